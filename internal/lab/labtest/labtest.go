@@ -1,0 +1,28 @@
+// Package labtest gives tests the running lab's coordinates, or skips them when the lab
+// is not up. With HCA_LAB_REQUIRED=1 (set by `make test` and CI) a missing lab fails
+// the test instead, so a broken lab can never turn the suite green by skipping.
+package labtest
+
+import (
+	"os"
+	"testing"
+)
+
+// Require returns the values of the named environment variables (written by
+// `go run ./tools/lab up` to .lab/env and exported by `make test`). It skips the test
+// when one is empty, or fails it when HCA_LAB_REQUIRED=1.
+func Require(t testing.TB, names ...string) map[string]string {
+	t.Helper()
+	vals := make(map[string]string, len(names))
+	for _, n := range names {
+		v := os.Getenv(n)
+		if v == "" {
+			if os.Getenv("HCA_LAB_REQUIRED") == "1" {
+				t.Fatalf("lab variable %s is not set: run `go run ./tools/lab up` and source .lab/env (HCA_LAB_REQUIRED=1 forbids skipping)", n)
+			}
+			t.Skipf("lab variable %s is not set: run `go run ./tools/lab up` and source .lab/env", n)
+		}
+		vals[n] = v
+	}
+	return vals
+}
