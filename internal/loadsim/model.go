@@ -1,0 +1,112 @@
+package loadsim
+
+import "math"
+
+// This file is the pure queueing model: no Kubernetes, no HTTP, no clock.
+
+// Buckets are the upper bounds, in seconds, of the http_request_duration_seconds
+// histogram (the +Inf bucket is implicit).
+var Buckets = [NumBuckets]float64{.005, .01, .025, .05, .1, .2, .25, .5, 1, 2.5, 5, 10}
+
+// NumBuckets is the number of finite histogram buckets.
+const NumBuckets = 12
+
+const (
+	// DefaultCPUPerRequest is the CPU cost of one request in CPU-seconds when
+	// none is given: 10m of CPU per request/s.
+	DefaultCPUPerRequest = 0.01
+
+	// DefaultPodCPU is the capacity, in cores, assumed for a pod that declares
+	// neither a CPU request nor a CPU limit on any container.
+	DefaultPodCPU = 1.0
+
+	// MaxLatencyUtilisation caps ρ = served/capacity in the latency formula, so
+	// a saturated pod has a large but finite response time (100× the service
+	// time) instead of an infinite one.
+	MaxLatencyUtilisation = 0.99
+)
+
+// PodResources is a ready pod's CPU declaration in cores: the sums over its
+// containers. Zero means "not declared".
+type PodResources struct {
+	Request float64
+	Limit   float64
+}
+
+// EffectiveLimit is the CPU, in cores, the pod can use: its limit, or its
+// request when it declares no limit (a documented simplification: a real pod
+// without a limit may burst to the node's free CPU), or [DefaultPodCPU] when it
+// declares neither.
+func (r PodResources) EffectiveLimit() float64 {
+	switch {
+	case r.Limit > 0:
+		return r.Limit
+	case r.Request > 0:
+		return r.Request
+	default:
+		return DefaultPodCPU
+	}
+}
+
+// PodLoad is the model's steady state for one ready pod. Rates are per second.
+type PodLoad struct {
+	// Share is the offered load sent to the pod (req/s): λ/n.
+	Share float64
+	// Capacity is the pod's service rate μ = limit/cpuPerRequest (req/s).
+	Capacity float64
+	// Served is min(Share, Capacity) (req/s), answered with status 200.
+	Served float64
+	// Errors is Share-Served (req/s), answered with status 503.
+	Errors float64
+	// CPU is the CPU usage in cores: Served×cpuPerRequest, so at most the limit.
+	CPU float64
+	// Utilisation is CPU/request as the HPA defines it (0 when the pod
+	// declares no request).
+	Utilisation float64
+	// MeanLatency is the M/M/1 mean response time 1/(μ-λs) in seconds, with
+	// ρ = λs/μ capped at [MaxLatencyUtilisation].
+	MeanLatency float64
+	// Buckets[i] is the expected number of served requests per second whose
+	// response time is at most [Buckets][i]: Served×(1-exp(-(μ-λs)×le)).
+	Buckets [NumBuckets]float64
+}
+
+// Compute splits the offered load (req/s) evenly across the ready pods, whose
+// resources are given in pods, and writes each pod's state to out, which must be
+// at least as long as pods. It returns the load no pod received: all of offered
+// when pods is empty, else 0 (requests beyond a pod's capacity are counted as
+// that pod's errors, not here). cpuPerRequest is in CPU-seconds and must be > 0.
+//
+// Each pod is an M/M/1 queue with service rate μ = limit/cpuPerRequest. It
+// serves λs = min(λ/n, μ); its response time is exponentially distributed
+// with rate μ-λs (ρ = λs/μ capped at 0.99 for this), so latency grows without
+// bound as utilisation approaches 1. Histogram buckets hold exact expected
+// counts. Compute does not allocate.
+func Compute(offered, cpuPerRequest float64, pods []PodResources, out []PodLoad) (unassigned float64) {
+	if len(pods) == 0 {
+		return offered
+	}
+	share := offered / float64(len(pods))
+	for i, res := range pods {
+		limit := res.EffectiveLimit()
+		mu := limit / cpuPerRequest
+		served := math.Min(share, mu)
+		p := &out[i]
+		p.Share = share
+		p.Capacity = mu
+		p.Served = served
+		p.Errors = share - served
+		p.CPU = served * cpuPerRequest
+		p.Utilisation = 0
+		if res.Request > 0 {
+			p.Utilisation = p.CPU / res.Request
+		}
+		// Rate of the exponential response-time distribution: μ-λs with ρ capped.
+		theta := mu - math.Min(served, MaxLatencyUtilisation*mu)
+		p.MeanLatency = 1 / theta
+		for b, le := range Buckets {
+			p.Buckets[b] = served * -math.Expm1(-theta*le)
+		}
+	}
+	return 0
+}

@@ -1,0 +1,234 @@
+package loadsim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// scrape fetches and parses base/metrics.
+func scrape(t *testing.T, base string) map[string]*dto.MetricFamily {
+	t.Helper()
+	code, body := call(t, "GET", base+"/metrics", "")
+	if code != 200 {
+		t.Fatalf("GET /metrics: %d %s", code, body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("parse /metrics: %v\n%s", err, body)
+	}
+	return mfs
+}
+
+// series returns the metrics of family name whose labels include want.
+func series(mfs map[string]*dto.MetricFamily, name string, want map[string]string) []*dto.Metric {
+	var out []*dto.Metric
+	mf := mfs[name]
+	if mf == nil {
+		return nil
+	}
+next:
+	for _, m := range mf.Metric {
+		have := map[string]string{}
+		for _, l := range m.Label {
+			have[l.GetName()] = l.GetValue()
+		}
+		for k, v := range want {
+			if have[k] != v {
+				continue next
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// value returns the single counter or gauge value of name with labels want.
+func value(t *testing.T, mfs map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
+	t.Helper()
+	ms := series(mfs, name, want)
+	if len(ms) != 1 {
+		t.Fatalf("%s%v: %d series, want 1", name, want, len(ms))
+	}
+	switch {
+	case ms[0].Counter != nil:
+		return ms[0].Counter.GetValue()
+	case ms[0].Gauge != nil:
+		return ms[0].Gauge.GetValue()
+	}
+	t.Fatalf("%s%v is neither counter nor gauge", name, want)
+	return 0
+}
+
+func TestNoReadyPodsCountsAllLoadAsErrors(t *testing.T) {
+	s, clk := newTestSim(t, nil)
+	base := serve(t, s.Handler())
+	ctx := context.Background()
+	app := map[string]string{"namespace": "shop", "app": "web"}
+	unassigned := map[string]string{"namespace": "shop", "app": "web", "code": "503", "pod": "", "cluster": ""}
+
+	call(t, "PUT", base+"/v1/apps/shop/web", `{"rps": 10}`)
+	s.rescan(ctx)
+	s.tick(ctx) // first tick: starts the clock for this app
+	clk.Step(2 * time.Second)
+	s.tick(ctx)
+	mfs := scrape(t, base)
+	if got := value(t, mfs, "http_requests_total", unassigned); got != 20 {
+		t.Errorf("503 without pod after 2 s at 10 rps = %v, want 20", got)
+	}
+	if got := value(t, mfs, "loadsim_offered_load_rps", app); got != 10 {
+		t.Errorf("offered = %v, want 10", got)
+	}
+	if got := value(t, mfs, "loadsim_ready_pods", app); got != 0 {
+		t.Errorf("ready pods = %v, want 0", got)
+	}
+	if n := len(series(mfs, "container_cpu_usage_seconds_total", app)); n != 0 {
+		t.Errorf("%d CPU series without pods, want 0", n)
+	}
+
+	// dt-aware integration: a 3 s gap at the new rate adds 3×40.
+	call(t, "PUT", base+"/v1/apps/shop/web", `{"rps": 40}`)
+	clk.Step(3 * time.Second)
+	s.tick(ctx)
+	mfs = scrape(t, base)
+	if got := value(t, mfs, "http_requests_total", unassigned); got != 140 {
+		t.Errorf("503 after 3 s more at 40 rps = %v, want 140", got)
+	}
+
+	call(t, "DELETE", base+"/v1/apps/shop/web", "")
+	mfs = scrape(t, base)
+	for _, name := range []string{"http_requests_total", "loadsim_offered_load_rps", "loadsim_ready_pods"} {
+		if n := len(series(mfs, name, app)); n != 0 {
+			t.Errorf("%s: %d series after DELETE, want 0", name, n)
+		}
+	}
+}
+
+// TestUpdateAcrossClusters drives the per-tick bookkeeping with observations
+// as the clusters would report them.
+func TestUpdateAcrossClusters(t *testing.T) {
+	s, clk := newTestSim(t, nil)
+	base := serve(t, s.Handler())
+	k := appKey{"shop", "web"}
+	s.setLoad(k, 80, 0.002) // μ = 0.1/0.002 = 50 req/s per pod
+	pod := func(name string) observedPod { return observedPod{name: name, res: PodResources{Request: 0.1, Limit: 0.1}} }
+	tick := func(obs map[string]clusterResult) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.update(s.apps[k], obs, clk.Now())
+	}
+	podLabels := func(cluster, name string) map[string]string {
+		return map[string]string{"cluster": cluster, "namespace": "shop", "pod": name, "app": "web"}
+	}
+
+	// Two pods in the private cluster, the burst cluster has no Deployment.
+	tick(map[string]clusterResult{"private": {pods: []observedPod{pod("a"), pod("b")}}, "burst": {absent: true}})
+	clk.Step(time.Second)
+	tick(map[string]clusterResult{"private": {pods: []observedPod{pod("a"), pod("b")}}, "burst": {absent: true}})
+	mfs := scrape(t, base)
+	for _, p := range []string{"a", "b"} {
+		l := podLabels("private", p)
+		if got := value(t, mfs, "container_cpu_usage_seconds_total", map[string]string{"pod": p, "cluster": "private", "container": "app"}); math.Abs(got-0.08) > 1e-12 {
+			t.Errorf("pod %s CPU after 1 s = %v, want 40 req/s × 0.002 = 0.08", p, got)
+		}
+		if got := value(t, mfs, "loadsim_cpu_request_cores", l); got != 0.1 {
+			t.Errorf("pod %s request = %v, want 0.1", p, got)
+		}
+		if got := value(t, mfs, "loadsim_cpu_limit_cores", l); got != 0.1 {
+			t.Errorf("pod %s limit = %v, want 0.1", p, got)
+		}
+		if got := value(t, mfs, "http_requests_total", map[string]string{"pod": p, "code": "200"}); got != 40 {
+			t.Errorf("pod %s 200s = %v, want 40", p, got)
+		}
+		h := series(mfs, "http_request_duration_seconds", l)
+		if len(h) != 1 || h[0].Histogram.GetSampleCount() != 40 {
+			t.Fatalf("pod %s histogram = %v, want count 40", p, h)
+		}
+		// θ = 50-40 = 10/s: the le=0.25 bucket holds 40×(1-e^-2.5) = 36.7 → 36.
+		for _, b := range h[0].Histogram.Bucket {
+			if b.GetUpperBound() == 0.25 && b.GetCumulativeCount() != 36 {
+				t.Errorf("pod %s bucket le=0.25 = %d, want 36", p, b.GetCumulativeCount())
+			}
+		}
+	}
+
+	// A burst cluster joins with two more pods: each of the four now gets 20.
+	clk.Step(time.Second)
+	four := map[string]clusterResult{"private": {pods: []observedPod{pod("a"), pod("b")}}, "burst": {pods: []observedPod{pod("a"), pod("c")}}}
+	tick(four)
+	st, _ := s.App("shop", "web")
+	if st.ReadyPods != 4 {
+		t.Fatalf("ready pods = %d, want 4 (same pod name in two clusters is two pods)", st.ReadyPods)
+	}
+	for _, p := range st.Pods {
+		if p.ShareRPS != 20 || math.Abs(p.Utilisation-0.4) > 1e-12 {
+			t.Errorf("%s/%s: share %v utilisation %v, want 20 and 0.4", p.Cluster, p.Pod, p.ShareRPS, p.Utilisation)
+		}
+	}
+
+	// The burst cluster stops answering: its pods keep their share until
+	// StaleAfter, then are dropped and their series removed.
+	clk.Step(time.Second)
+	tick(map[string]clusterResult{"private": four["private"], "burst": {err: errors.New("connection refused")}})
+	if st, _ = s.App("shop", "web"); st.ReadyPods != 4 || st.ClusterErrors["burst"] == "" {
+		t.Errorf("right after an error: %d pods, errors %v; want 4 pods and an error for burst", st.ReadyPods, st.ClusterErrors)
+	}
+	clk.Step(s.opts.StaleAfter)
+	tick(map[string]clusterResult{"private": four["private"], "burst": {err: errors.New("connection refused")}})
+	if st, _ = s.App("shop", "web"); st.ReadyPods != 2 {
+		t.Errorf("after StaleAfter: %d pods, want 2", st.ReadyPods)
+	}
+	mfs = scrape(t, base)
+	if n := len(series(mfs, "container_cpu_usage_seconds_total", map[string]string{"cluster": "burst"})); n != 0 {
+		t.Errorf("%d CPU series left for the burst cluster's pods, want 0", n)
+	}
+	if n := len(series(mfs, "http_request_duration_seconds", map[string]string{"cluster": "private"})); n != 2 {
+		t.Errorf("%d histogram series for the private cluster, want 2", n)
+	}
+
+	// The cluster leaves the lab entirely and pod b goes away.
+	clk.Step(time.Second)
+	tick(map[string]clusterResult{"private": {pods: []observedPod{pod("a")}}})
+	if st, _ = s.App("shop", "web"); st.ReadyPods != 1 || st.Pods[0].Pod != "a" || st.Pods[0].ErrorRPS != 30 {
+		t.Errorf("one pod left: %+v, want pod a with 80-50 = 30 error rps", st.Pods)
+	}
+}
+
+// BenchmarkTickUpdate is one tick's bookkeeping (model plus counter
+// integration, under the lock) for 100 apps of 10 pods, without the
+// Kubernetes calls.
+func BenchmarkTickUpdate(b *testing.B) {
+	s, err := New(Options{Clusters: StaticSource(nil)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	obs := map[appKey]map[string]clusterResult{}
+	for a := range 100 {
+		k := appKey{"bench", fmt.Sprintf("app-%d", a)}
+		s.setLoad(k, float64(10+a), DefaultCPUPerRequest)
+		pods := make([]observedPod, 10)
+		for p := range pods {
+			pods[p] = observedPod{name: fmt.Sprintf("app-%d-%d", a, p), res: PodResources{Request: 0.25, Limit: 0.5}}
+		}
+		obs[k] = map[string]clusterResult{"private": {pods: pods[:6]}, "burst": {pods: pods[6:]}}
+	}
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(time.Second)
+		s.mu.Lock()
+		for k, a := range s.apps {
+			s.update(a, obs[k], now)
+		}
+		s.mu.Unlock()
+	}
+}
