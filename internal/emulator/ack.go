@@ -45,7 +45,8 @@ package emulator
 //     these ErrorCode() is "" (exactly as against real ACK): callers match the code in
 //     Message(), which holds the whole JSON body, or decode Message() as JSON.
 //
-// Every ACK cluster is a real lab cluster named "ack-<cluster_id>", started through
+// Every ACK cluster is a real lab cluster named "ack-" + the first 12 hex digits of its
+// cluster ID (the lab caps names at 40 characters), started through
 // Clusters.CreateCluster in the background (state "initial" until it returns, then
 // "running", or "failed"); its workers are one kwok node pool per ACK node pool, sized
 // from the ECS instance type. DeleteCluster moves the cluster to "deleting" and removes
@@ -266,7 +267,7 @@ func (a *ACK) createCluster(w http.ResponseWriter, r *http.Request, reqID string
 			return
 		}
 	}
-	id := "c" + ackRandHex(16)
+	id, labName := a.newClusterIDLocked()
 	ctx, cancel := context.WithTimeout(a.ctx, a.opts.CreateTimeout)
 	c := &ackCluster{
 		id:           id,
@@ -274,7 +275,7 @@ func (a *ACK) createCluster(w http.ResponseWriter, r *http.Request, reqID string
 		region:       spec.region,
 		clusterType:  spec.clusterType,
 		clusterSpec:  spec.clusterSpec,
-		labName:      ackLabClusterNamePrefix + id,
+		labName:      labName,
 		vpcID:        spec.vpcID,
 		vswitchIDs:   spec.vswitchIDs,
 		pools:        spec.pools,
@@ -397,6 +398,24 @@ func (a *ACK) runDelete(c *ackCluster, taskID string) {
 	t.state = ACKTaskSuccess
 	delete(a.byID, c.id)
 	a.logf("ack: cluster %s deleted", c.id)
+}
+
+// newClusterIDLocked returns a new cluster ID shaped as ACK's ("c" and 32 hex digits)
+// and its lab cluster name, "ack-" and the ID's first 12 hex digits: short, because
+// the lab names nodes "<cluster>-<pool>-<index>" and a node's name is also its
+// kubernetes.io/hostname label value, at most 63 characters.
+func (a *ACK) newClusterIDLocked() (id, labName string) {
+	for {
+		id = "c" + ackRandHex(16)
+		labName = ackLabClusterNamePrefix + id[1:13]
+		taken := false
+		for _, c := range a.byID {
+			taken = taken || c.labName == labName
+		}
+		if !taken {
+			return id, labName
+		}
+	}
 }
 
 func (a *ACK) newTaskLocked(clusterID, taskType string, now time.Time) string {

@@ -28,8 +28,9 @@ const ackMaxPoolNodes = 100
 
 var (
 	ackClusterNameRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}_-]{0,62}$`)
-	ackPoolNameRE    = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
-	ackClusterSpecs  = []string{"ack.pro.small", "ack.standard"}
+	// The lab's rule for pool names (lab.ValidateClusterName).
+	ackPoolNameRE   = regexp.MustCompile(`^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$`)
+	ackClusterSpecs = []string{"ack.pro.small", "ack.standard"}
 )
 
 // ackCreateBody is the part of CreateCluster's JSON body (ManagedKubernetes) that the
@@ -129,7 +130,7 @@ func ackParseCreate(body []byte, version string) (*ackCreateSpec, error) {
 		case name == "":
 			return nil, fmt.Errorf("%s.nodepool_info.name is required: name every node pool", prefix)
 		case !ackPoolNameRE.MatchString(name):
-			return nil, fmt.Errorf("%s.nodepool_info.name %q cannot be used by the ACK emulator: use lowercase letters, digits and '-' (at most 63)", prefix, name)
+			return nil, fmt.Errorf("%s.nodepool_info.name %q cannot be used by the ACK emulator: use 1-40 lowercase letters, digits and '-', starting with a letter and not ending with '-'", prefix, name)
 		case names[name]:
 			return nil, fmt.Errorf("%s.nodepool_info.name %q is used twice (%s is the pool of num_of_nodes): give each node pool its own name", prefix, name, ackDefaultNodePoolName)
 		}

@@ -61,6 +61,16 @@ func ackTarget(t testing.TB, req *requests.RoaRequest, endpoint string) {
 	req.Scheme, req.Domain, req.Port = u.Scheme, u.Hostname(), u.Port()
 }
 
+// ackTargetCommon is ackTarget for the SDK's common (hand-built) requests.
+func ackTargetCommon(t testing.TB, req *requests.CommonRequest, endpoint string) {
+	t.Helper()
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatalf("parse endpoint %q: %v", endpoint, err)
+	}
+	req.Scheme, req.Domain, req.Port = u.Scheme, u.Hostname(), u.Port()
+}
+
 // ackErrCode returns the HTTP status and error code of an SDK error. Gateway errors
 // carry the code in ErrorCode(); CS errors ({"code":...}) only in the JSON of Message().
 func ackErrCode(t testing.TB, err error) (int, string, string) {
@@ -326,9 +336,7 @@ func TestACKNotFound(t *testing.T) {
 	t.Run("unknown operation", func(t *testing.T) {
 		req := requests.NewCommonRequest()
 		req.Method, req.Product, req.Version, req.PathPattern = "GET", "CS", "2015-12-15", "/no/such/api"
-		req.Scheme = "http"
-		u, _ := url.Parse(endpoint)
-		req.Domain, req.Port = u.Hostname(), u.Port()
+		ackTargetCommon(t, req, endpoint)
 		_, err := c.ProcessCommonRequest(req)
 		status, code, _ := ackErrCode(t, err)
 		if status != http.StatusNotFound || code != ACKErrActionNotFound {
