@@ -120,7 +120,9 @@ func TestUpdateAcrossClusters(t *testing.T) {
 	base := serve(t, s.Handler())
 	k := appKey{"shop", "web"}
 	s.setLoad(k, 80, 0.002) // μ = 0.1/0.002 = 50 req/s per pod
-	pod := func(name string) observedPod { return observedPod{name: name, res: PodResources{Request: 0.1, Limit: 0.1}} }
+	pod := func(name string) observedPod {
+		return observedPod{name: name, res: PodResources{Request: 0.1, Limit: 0.1}}
+	}
 	tick := func(obs map[string]clusterResult) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
