@@ -1,0 +1,29 @@
+package emulator
+
+import (
+	"context"
+
+	"github.com/hca-project/terraform-provider-hca/internal/lab"
+)
+
+// Clusters starts and stops real lab clusters. *lab.Clusters implements it.
+type Clusters interface {
+	// CreateCluster starts a control plane and its node pools and returns once
+	// the apiserver answers. It fails if a cluster of that name exists.
+	CreateCluster(ctx context.Context, spec lab.ClusterSpec) (*lab.ClusterInfo, error)
+	// DeleteCluster stops every process of the cluster and removes its files.
+	// Deleting a cluster that does not exist is not an error.
+	DeleteCluster(ctx context.Context, name string) error
+	// SetNodePool creates, resizes (Count) or removes (Count 0) a node pool.
+	SetNodePool(ctx context.Context, cluster string, pool lab.NodePool) error
+}
+
+// Lab credentials. The emulators accept requests signed with these keys only, as
+// a cloud accepts only its own account's keys.
+const (
+	AWSAccessKeyID       = "AKIAHCALAB0000000001"
+	AWSSecretAccessKey   = "hcalabsecretkey0000000000000000000000001"
+	AWSAccountID         = "000000000000"
+	AlicloudAccessKey    = "LTAIhcalab00000001"
+	AlicloudAccessSecret = "hcalabalicloudsecret000000001"
+)

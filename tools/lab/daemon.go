@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"log/slog"
+	"net/http"
+
+	"github.com/hca-project/terraform-provider-hca/internal/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab"
+	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
+)
+
+// daemonHandlers builds the daemon's HTTP handlers by name (aws, ack, loadsim) and
+// the loop that must run beside them.
+func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, awsPort, ackPort, loadsimPort int, logger *log.Logger) (map[string]http.Handler, func(context.Context) error, error) {
+	slogger := slog.New(slog.NewTextHandler(logger.Writer(), nil))
+	aws, err := emulator.NewAWS(clusters, emulator.AWSOptions{
+		BaseURL: fmt.Sprintf("http://127.0.0.1:%d", awsPort),
+		Logger:  slogger.With("component", "aws"),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	ack := emulator.NewACK(clusters, emulator.ACKOptions{
+		Logf: func(format string, args ...any) { logger.Printf("ack: "+format, args...) },
+	})
+	sim, err := loadsim.New(loadsim.Options{Clusters: loadsim.DirSource(dir), Logger: slogger.With("component", "loadsim")})
+	if err != nil {
+		return nil, nil, err
+	}
+	return map[string]http.Handler{"aws": aws, "ack": ack, "loadsim": sim.Handler()}, sim.Run, nil
+}
