@@ -242,9 +242,9 @@ func resolve(cfg rawConfig, getenv func(string) string) (settings, []problem) {
 		STS: r.configOnly(pathEndpointSTS, ep.STS),
 		ACK: r.configOnly(pathEndpointACK, ep.ACK),
 	}
-	for _, e := range []setting{s.Endpoints.EKS, s.Endpoints.STS, s.Endpoints.ACK} {
-		r.endpoint(e)
-	}
+	r.endpoint(s.Endpoints.EKS, "https://eks.us-east-1.amazonaws.com")
+	r.endpoint(s.Endpoints.STS, "https://sts.us-east-1.amazonaws.com")
+	r.endpoint(s.Endpoints.ACK, "https://cs.cn-hangzhou.aliyuncs.com")
 	return s, r.problems
 }
 
@@ -433,6 +433,10 @@ func (r *resolver) direct(k kubeSettings, cfg rawConfig) {
 }
 
 func (r *resolver) aws(ar *assumeRoleSettings) {
+	if !ar.RoleARN.IsSet() && !ar.RoleARN.Unknown {
+		r.add(pathRoleARN, "Missing aws.assume_role.role_arn",
+			"The aws.assume_role block is present but role_arn is not set. Set role_arn to the ARN of the IAM role to assume, or remove the assume_role block.")
+	}
 	if ar.RoleARN.Known() && !roleARNPattern.MatchString(ar.RoleARN.Value) {
 		r.add(pathRoleARN, "Invalid aws.assume_role.role_arn",
 			fmt.Sprintf("aws.assume_role.role_arn must be an IAM role ARN such as \"arn:aws:iam::123456789012:role/hca\"; got %q.", ar.RoleARN.Value))
@@ -458,11 +462,11 @@ func (r *resolver) alicloud(a alicloudSettings) {
 	}
 }
 
-func (r *resolver) endpoint(e setting) {
+func (r *resolver) endpoint(e setting, example string) {
 	if !e.Known() {
 		return
 	}
-	if msg := checkURL(e.Value, "https://eks.us-east-1.amazonaws.com"); msg != "" {
+	if msg := checkURL(e.Value, example); msg != "" {
 		r.add(e.Path, "Invalid "+e.Path.String(), fmt.Sprintf("%s %s", e.Path, msg))
 	}
 }
@@ -472,7 +476,10 @@ func (r *resolver) endpoint(e setting) {
 func checkURL(s, example string) string {
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Sprintf("must be an absolute http:// or https:// URL such as %q; the value does not parse as a URL.", example)
+		if strings.Contains(s, "@") {
+			return fmt.Sprintf("must be an absolute http:// or https:// URL such as %q; the value does not parse as a URL.", example)
+		}
+		return fmt.Sprintf("must be an absolute http:// or https:// URL such as %q; got %q.", example, s)
 	}
 	if u.User != nil {
 		return fmt.Sprintf("must not contain user information (user:password@); use a URL such as %q.", example)

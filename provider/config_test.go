@@ -181,7 +181,7 @@ func TestResolve(t *testing.T) {
 			name: "host without scheme",
 			cfg:  rawConfig{Host: known("127.0.0.1:6443"), Token: known(token)},
 			problems: []wantProblem{{pathHost, "Invalid host",
-				[]string{`host must be an absolute http:// or https:// URL`}}},
+				[]string{`host must be an absolute http:// or https:// URL`, `got "127.0.0.1:6443"`}}},
 		},
 		{
 			name: "host with another scheme from environment",
@@ -263,7 +263,7 @@ func TestResolve(t *testing.T) {
 		},
 		{
 			name: "invalid endpoints",
-			cfg:  rawConfig{Endpoints: &rawEndpoints{EKS: known("eks.local:4566"), STS: known("https://"), ACK: known("://x")}},
+			cfg:  rawConfig{Endpoints: &rawEndpoints{EKS: known("eks.local:4566"), STS: known("https://"), ACK: known("://admin:hunter2@cs.local")}},
 			problems: []wantProblem{
 				{pathEndpointEKS, "Invalid endpoints.eks", []string{`endpoints.eks must be an absolute http:// or https:// URL`, `got "eks.local:4566"`}},
 				{pathEndpointSTS, "Invalid endpoints.sts", []string{`got "https://"`}},
@@ -313,6 +313,12 @@ func TestResolve(t *testing.T) {
 				wantSetting(t, s.AWS.AssumeRole.RoleARN, "arn:aws:iam::123456789012:role/hca", "")
 				wantSetting(t, s.AWS.AssumeRole.SessionName, "ci-run.42", "")
 			},
+		},
+		{
+			name: "aws assume_role without role_arn",
+			cfg:  rawConfig{AWS: &rawAWS{AssumeRole: &rawAssumeRole{SessionName: known("ci")}}},
+			problems: []wantProblem{{pathRoleARN, "Missing aws.assume_role.role_arn",
+				[]string{"Set role_arn to the ARN", "or remove the assume_role block"}}},
 		},
 		{
 			name: "aws assume_role with invalid ARN and session name",

@@ -155,9 +155,10 @@ func (p *hcaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 							"source. No environment fallback.",
 						Attributes: map[string]schema.Attribute{
 							"role_arn": schema.StringAttribute{
-								Required: true,
+								Optional: true,
 								Description: "ARN of the IAM role to assume, such as " +
-									"`arn:aws:iam::123456789012:role/hca`. No environment fallback.",
+									"`arn:aws:iam::123456789012:role/hca`; required in an `assume_role` block. " +
+									"No environment fallback.",
 							},
 							"session_name": schema.StringAttribute{
 								Optional: true,
