@@ -72,6 +72,9 @@ const (
 	BinNginx                 = "nginx"
 )
 
+// systemBinDirs are searched for Debian-packaged binaries missing from PATH.
+var systemBinDirs = []string{"/usr/sbin", "/usr/bin"}
+
 // AllBinaries lists every binary `lab up` needs.
 var AllBinaries = []string{
 	BinEtcd, BinKubeAPIServer, BinKubeControllerManager, BinKubeScheduler, BinKwok,
@@ -97,7 +100,7 @@ func (b *Binaries) Path(ctx context.Context, name string) (string, error) {
 		p, err := exec.LookPath(name)
 		if err != nil {
 			// Debian installs nginx in /usr/sbin, which may not be on PATH.
-			for _, d := range []string{"/usr/sbin", "/usr/bin"} {
+			for _, d := range systemBinDirs {
 				if _, serr := os.Stat(filepath.Join(d, name)); serr == nil {
 					return filepath.Join(d, name), nil
 				}
@@ -313,7 +316,7 @@ func (b *Binaries) goBuild(ctx context.Context, name, dir, out string, env []str
 	err = cmd.Run()
 	logf.Close()
 	if err != nil {
-		return fmt.Errorf("build %s failed (%v); see %s:\n%s", name, err, logPath, tailLog(logPath, 1500))
+		return fmt.Errorf("build %s failed (%v): %s; full log in %s (check GOPROXY/network, then rerun)", name, err, lastLine(tailLog(logPath, 2000)), logPath)
 	}
 	if out != "" {
 		if err := os.Rename(out+".tmp", out); err != nil {
@@ -322,6 +325,12 @@ func (b *Binaries) goBuild(ctx context.Context, name, dir, out string, env []str
 	}
 	b.logf("built %s in %s", name, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// lastLine returns the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 func moveInto(src, dst string) error {

@@ -376,6 +376,13 @@ func validatePool(p NodePool) error {
 	if p.Count < 0 {
 		return fmt.Errorf("node pool %s: count %d is negative; use 0 to remove the pool", p.Name, p.Count)
 	}
+	for _, t := range p.Taints {
+		switch t.Effect {
+		case "NoSchedule", "PreferNoSchedule", "NoExecute":
+		default:
+			return fmt.Errorf("node pool %s: taint %s has effect %q; use NoSchedule, PreferNoSchedule or NoExecute", p.Name, t.Key, t.Effect)
+		}
+	}
 	if p.Count == 0 {
 		return nil
 	}
@@ -430,9 +437,14 @@ func setNodePool(ctx context.Context, cs kubernetes.Interface, cluster string, p
 			corev1.ResourceMemory: resource.MustParse(p.Memory),
 			corev1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
 		}
+		var taints []corev1.Taint
+		for _, t := range p.Taints {
+			taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+		}
 		node := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
 				Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}},
+			Spec: corev1.NodeSpec{Taints: taints},
 			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity,
 				NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "fake", OperatingSystem: "linux", Architecture: "amd64"}},
 		}

@@ -16,6 +16,15 @@ type NodePool struct {
 	Pods int `json:"pods,omitempty"`
 	// Labels are extra node labels (for example an instance type).
 	Labels map[string]string `json:"labels,omitempty"`
+	// Taints are set on every node of the pool.
+	Taints []Taint `json:"taints,omitempty"`
+}
+
+// Taint is a node taint; Effect is NoSchedule, PreferNoSchedule or NoExecute.
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
 }
 
 // ClusterSpec describes a lab cluster to start.
