@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/hca-project/terraform-provider-hca/internal/cloud"
+	"github.com/hca-project/terraform-provider-hca/internal/lab"
 )
 
 const eksTestRole = "arn:aws:iam::000000000000:role/eks-cluster"
@@ -382,5 +383,34 @@ func TestEKSLabRoundTrip(t *testing.T) {
 	if resp, err := hc.Get(aws.ToString(cl.Endpoint) + "/readyz"); err == nil {
 		resp.Body.Close()
 		t.Errorf("apiserver %s still answers (%d) after DeleteCluster", aws.ToString(cl.Endpoint), resp.StatusCode)
+	}
+}
+
+func TestEKSLabNames(t *testing.T) {
+	tests := []struct {
+		prefix, name, want string
+	}{
+		{prefix: "eks-", name: "burst-1", want: "eks-burst-1"},
+		{prefix: "eks-", name: "Burst_1", want: "eks-burst-1"},
+		{prefix: "eks-", name: "trailing_", want: "eks-trailing"},
+		{prefix: "", name: "workers", want: "workers"},
+		{prefix: "", name: "1st-pool", want: "ng-1st-pool"},
+		{prefix: "", name: "_x", want: "x"},
+		{prefix: "eks-", name: strings.Repeat("a", 100)},
+		{prefix: "", name: strings.Repeat("B_", 31) + "c"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.prefix+tc.name, func(t *testing.T) {
+			got := eksLabName(tc.prefix, tc.name)
+			if tc.want != "" && got != tc.want {
+				t.Errorf("eksLabName(%q, %q) = %q, want %q", tc.prefix, tc.name, got, tc.want)
+			}
+			if err := lab.ValidateClusterName(got); err != nil {
+				t.Errorf("eksLabName(%q, %q) = %q, not a valid lab name: %v", tc.prefix, tc.name, got, err)
+			}
+			if again := eksLabName(tc.prefix, tc.name); again != got {
+				t.Errorf("eksLabName is not stable: %q then %q", got, again)
+			}
+		})
 	}
 }
