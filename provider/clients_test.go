@@ -164,7 +164,7 @@ func clearAWSEnv(t *testing.T) {
 	dir := t.TempDir()
 	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
 		"AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE",
-		"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL_EKS"} {
+		"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL_EKS", "AWS_CA_BUNDLE"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
@@ -238,6 +238,20 @@ func TestLoadAWSConfig(t *testing.T) {
 		}
 	})
 
+	t.Run("web identity from the environment (Terraform Cloud dynamic credentials)", func(t *testing.T) {
+		clearAWSEnv(t)
+		t.Setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/tfc")
+		t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", writeFile(t, "token", "eyJ.fake.jwt"))
+		t.Setenv("AWS_REGION", "us-east-1")
+		cfg, err := loadAWSConfig(ctx, awsSettings{}, "", "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !aws.IsCredentialsProvider(cfg.Credentials, (*stscreds.WebIdentityRoleProvider)(nil)) {
+			t.Errorf("credentials provider is %T, want a web identity provider", cfg.Credentials)
+		}
+	})
+
 	t.Run("assume_role wraps the default chain", func(t *testing.T) {
 		clearAWSEnv(t)
 		t.Setenv("AWS_ACCESS_KEY_ID", "AKIAENVENVENVENV0001")
@@ -302,6 +316,47 @@ func TestNewClients(t *testing.T) {
 		}
 		if _, err := c.ControlCluster(); !errors.Is(err, ErrControlClusterNotConfigured) {
 			t.Errorf("ControlCluster() error = %v, want ErrControlClusterNotConfigured", err)
+		}
+	})
+
+	t.Run("service endpoints: configuration over the SDK's environment", func(t *testing.T) {
+		clearAWSEnv(t)
+		t.Setenv("AWS_REGION", "us-east-1")
+		t.Setenv("AWS_ENDPOINT_URL_EKS", "http://127.0.0.1:1111")
+		t.Setenv("AWS_ENDPOINT_URL_STS", "http://127.0.0.1:2222")
+		for _, tt := range []struct {
+			name             string
+			endpoints        *rawEndpoints
+			wantEKS, wantSTS string
+		}{
+			{"environment", nil, "http://127.0.0.1:1111", "http://127.0.0.1:2222"},
+			{"configuration", &rawEndpoints{EKS: known("http://127.0.0.1:3333"), STS: known("http://127.0.0.1:4444")},
+				"http://127.0.0.1:3333", "http://127.0.0.1:4444"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				s, probs := resolve(rawConfig{Endpoints: tt.endpoints}, func(string) string { return "" })
+				if len(probs) > 0 {
+					t.Fatalf("problems: %+v", probs)
+				}
+				c, _, err := newClients(ctx, s, false, "test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, err := c.EKS()
+				if err != nil {
+					t.Fatal(err)
+				}
+				st, err := c.STS()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := aws.ToString(e.Options().BaseEndpoint); got != tt.wantEKS {
+					t.Errorf("EKS endpoint = %q, want %q", got, tt.wantEKS)
+				}
+				if got := aws.ToString(st.Options().BaseEndpoint); got != tt.wantSTS {
+					t.Errorf("STS endpoint = %q, want %q", got, tt.wantSTS)
+				}
+			})
 		}
 	})
 

@@ -135,8 +135,8 @@ func (p *hcaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			"aws": schema.SingleNestedBlock{
 				Description: "Amazon Web Services settings, for EKS burst clusters. Credentials always come from the AWS " +
 					"SDK's default chain: the `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN` " +
-					"environment variables, `AWS_WEB_IDENTITY_TOKEN_FILE` with `AWS_ROLE_ARN` (Terraform Cloud " +
-					"dynamic credentials), shared config and credentials files, or instance metadata.",
+					"environment variables, a web identity token (`AWS_WEB_IDENTITY_TOKEN_FILE` with `AWS_ROLE_ARN`), the " +
+					"shared config and credentials files, or container and instance metadata.",
 				Attributes: map[string]schema.Attribute{
 					"region": schema.StringAttribute{
 						Optional: true,
