@@ -15,10 +15,6 @@ var (
 	_ datasource.DataSourceWithConfigure = (*controlClusterDataSource)(nil)
 )
 
-// controlClusterTimeout bounds the version request, as discovery's
-// ServerVersion takes no context.
-const controlClusterTimeout = 30 * time.Second
-
 // NewControlClusterDataSource returns the hca_control_cluster data source.
 func NewControlClusterDataSource() datasource.DataSource {
 	return &controlClusterDataSource{}
@@ -68,8 +64,9 @@ func (d *controlClusterDataSource) Read(ctx context.Context, _ datasource.ReadRe
 		resp.Diagnostics.AddError("Control cluster not configured", ControlClusterNotConfiguredDetail)
 		return
 	}
+	// Discovery's ServerVersion takes no context: bound the request instead.
 	if cfg.Timeout == 0 {
-		cfg.Timeout = controlClusterTimeout
+		cfg.Timeout = 30 * time.Second
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
