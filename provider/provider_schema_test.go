@@ -1,0 +1,71 @@
+package provider
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+)
+
+// TestProviderSchema checks the schema's contract with users: every attribute
+// documents its environment fallback (or says it has none), and secrets are
+// sensitive.
+func TestProviderSchema(t *testing.T) {
+	var resp fwprovider.SchemaResponse
+	New("test")().Schema(context.Background(), fwprovider.SchemaRequest{}, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatalf("schema diagnostics: %v", resp.Diagnostics)
+	}
+	if diags := resp.Schema.ValidateImplementation(context.Background()); diags.HasError() {
+		t.Fatalf("schema implementation: %v", diags)
+	}
+
+	attrs := map[string]schema.Attribute{}
+	var walk func(prefix string, as map[string]schema.Attribute, bs map[string]schema.Block)
+	walk = func(prefix string, as map[string]schema.Attribute, bs map[string]schema.Block) {
+		for n, a := range as {
+			attrs[prefix+n] = a
+		}
+		for n, b := range bs {
+			nb, ok := b.(schema.SingleNestedBlock)
+			if !ok {
+				t.Fatalf("block %s%s is %T, want a single nested block", prefix, n, b)
+			}
+			if nb.Description == "" {
+				t.Errorf("block %s%s has no description", prefix, n)
+			}
+			walk(prefix+n+".", nb.Attributes, nb.Blocks)
+		}
+	}
+	walk("", resp.Schema.Attributes, resp.Schema.Blocks)
+
+	envFallback := map[string]string{
+		"kubeconfig_path": EnvKubeConfigPath, "kubeconfig_context": EnvKubeContext, "host": EnvKubeHost,
+		"cluster_ca_certificate": EnvKubeCACert, "token": EnvKubeToken, "client_certificate": EnvKubeClientCert,
+		"client_key": EnvKubeClientKey, "alicloud.region": EnvAlicloudRegion, "alicloud.access_key": EnvAlicloudAccessKey,
+		"alicloud.secret_key": EnvAlicloudSecretKey, "aws.region": "AWS_REGION", "aws.profile": "AWS_PROFILE",
+		"endpoints.eks": "AWS_ENDPOINT_URL_EKS", "endpoints.sts": "AWS_ENDPOINT_URL_STS",
+	}
+	sensitive := map[string]bool{"token": true, "client_key": true, "alicloud.access_key": true, "alicloud.secret_key": true}
+	if len(attrs) != 18 {
+		t.Errorf("schema has %d attributes, want 18", len(attrs))
+	}
+	for name, a := range attrs {
+		desc := a.GetDescription()
+		if env, ok := envFallback[name]; ok {
+			if !strings.Contains(desc, "`"+env+"`") {
+				t.Errorf("%s: description does not name its environment fallback %s: %q", name, env, desc)
+			}
+		} else if !strings.Contains(desc, "No environment fallback.") {
+			t.Errorf("%s: description does not say it has no environment fallback: %q", name, desc)
+		}
+		if got := a.IsSensitive(); got != sensitive[name] {
+			t.Errorf("%s: sensitive = %v, want %v", name, got, sensitive[name])
+		}
+		if !a.IsOptional() || a.IsRequired() || a.IsComputed() {
+			t.Errorf("%s: want optional, not required or computed", name)
+		}
+	}
+}
