@@ -366,10 +366,8 @@ func podResources(p *corev1.Pod) PodResources {
 
 // update applies one tick's observations to a. Caller holds s.mu.
 func (s *Sim) update(a *app, byCluster map[string]clusterResult, now time.Time) {
-	if a.clusterErr == nil {
-		a.clusterErr = map[string]string{}
-	}
-	clear(a.clusterErr)
+	prevErr := a.clusterErr
+	a.clusterErr = map[string]string{}
 	var current []observedPod
 	var owners []string
 	for cluster, r := range byCluster {
@@ -377,7 +375,9 @@ func (s *Sim) update(a *app, byCluster map[string]clusterResult, now time.Time) 
 		switch {
 		case r.err != nil:
 			a.clusterErr[cluster] = r.err.Error()
-			s.log.Warn("loadsim: observe", "err", r.err)
+			if prevErr[cluster] != a.clusterErr[cluster] {
+				s.log.Warn("loadsim: observe", "err", r.err) // once per new error, not every tick
+			}
 			if o, ok := a.seen[cluster]; ok && now.Sub(o.at) <= s.opts.StaleAfter {
 				pods = o.pods
 			}

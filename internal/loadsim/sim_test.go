@@ -234,3 +234,43 @@ func BenchmarkTickUpdate(b *testing.B) {
 		s.mu.Unlock()
 	}
 }
+
+func TestRunTicksOnTheClock(t *testing.T) {
+	s, clk := newTestSim(t, nil)
+	s.setLoad(appKey{"shop", "web"}, 5, DefaultCPUPerRequest)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+
+	unserved := func() float64 {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		return s.apps[appKey{"shop", "web"}].unserved
+	}
+	// Each Step fires the ticker once Run waits on it; the first tick is at start.
+	deadline := time.Now().Add(10 * time.Second)
+	for unserved() < 15 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s of stepping, unserved = %v, want >= 15 (3 ticks of 1 s at 5 rps)", unserved())
+		}
+		if clk.HasWaiters() {
+			clk.Step(time.Second)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if got := unserved(); math.Mod(got, 5) != 0 {
+		t.Errorf("unserved = %v, want a multiple of 5 (whole 1 s ticks)", got)
+	}
+	if err := s.Run(ctx); err == nil {
+		t.Error("second concurrent Run returned nil, want an error")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run after cancel = %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+}
