@@ -305,7 +305,7 @@ func (a *ACK) createCluster(w http.ResponseWriter, r *http.Request, reqID string
 	a.wg.Add(1)
 	a.mu.Unlock()
 
-	a.logf("ack: cluster %s (%q) initial: starting lab cluster %s", id, spec.name, c.labName)
+	a.logf("cluster %s (%q) initial: starting lab cluster %s", id, spec.name, c.labName)
 	go a.runCreate(ctx, c, task, labSpec)
 
 	ackJSON(w, http.StatusOK, map[string]string{"cluster_id": id, "request_id": reqID, "task_id": task})
@@ -336,14 +336,14 @@ func (a *ACK) runCreate(ctx context.Context, c *ackCluster, taskID string, spec 
 		if c.state == ACKStateInitial { // not being deleted meanwhile
 			c.state, c.failure, c.updated = ACKStateFailed, err.Error(), now
 		}
-		a.logf("ack: cluster %s failed: %v", c.id, err)
+		a.logf("cluster %s failed: %v", c.id, err)
 		return
 	}
 	t.state = ACKTaskSuccess
 	c.server, c.kubeconfig = info.Server, kubeconfig
 	if c.state == ACKStateInitial {
 		c.state, c.updated = ACKStateRunning, now
-		a.logf("ack: cluster %s running at %s", c.id, info.Server)
+		a.logf("cluster %s running at %s", c.id, info.Server)
 	}
 }
 
@@ -368,7 +368,7 @@ func (a *ACK) deleteCluster(w http.ResponseWriter, reqID, id string) {
 	a.wg.Add(1)
 	a.mu.Unlock()
 
-	a.logf("ack: cluster %s deleting lab cluster %s", id, c.labName)
+	a.logf("cluster %s deleting lab cluster %s", id, c.labName)
 	go a.runDelete(c, task)
 	ackJSON(w, http.StatusAccepted, map[string]string{"cluster_id": id, "request_id": reqID, "task_id": task})
 }
@@ -392,12 +392,12 @@ func (a *ACK) runDelete(c *ackCluster, taskID string) {
 	if err != nil {
 		t.state, t.errCode, t.errMessage = ACKTaskFail, "ErrorDeleteCluster", err.Error()
 		c.state, c.failure, c.updated = ACKStateDeleteFailed, err.Error(), now
-		a.logf("ack: cluster %s delete failed: %v", c.id, err)
+		a.logf("cluster %s delete failed: %v", c.id, err)
 		return
 	}
 	t.state = ACKTaskSuccess
 	delete(a.byID, c.id)
-	a.logf("ack: cluster %s deleted", c.id)
+	a.logf("cluster %s deleted", c.id)
 }
 
 // newClusterIDLocked returns a new cluster ID shaped as ACK's ("c" and 32 hex digits)
