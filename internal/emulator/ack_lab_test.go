@@ -402,3 +402,48 @@ func BenchmarkACKCreateToRunning(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// TestACKLabDeleteWhileStarting deletes a cluster still "initial": the start is
+// cancelled, and neither the ACK cluster nor its lab cluster remains.
+func TestACKLabDeleteWhileStarting(t *testing.T) {
+	endpoint, clusters := ackStart(t, ACKOptions{})
+	c := ackClient(t, AlicloudAccessKey, AlicloudAccessSecret)
+	resp, err := ackCreate(t, c, endpoint, ackManagedBody("hca-short-lived", 2, "ecs.g6.xlarge"))
+	if err != nil {
+		t.Fatalf("CreateCluster: %v", err)
+	}
+	del := ackDelete(t, c, endpoint, resp.ClusterId)
+	if again := ackDelete(t, c, endpoint, resp.ClusterId); again != del {
+		t.Errorf("second DeleteCluster while deleting gave task %s, want the running %s", again, del)
+	}
+	ackWaitGone(t, c, endpoint, resp.ClusterId)
+	if _, ti := ackTaskInfoOf(t, c, endpoint, del); ti.State != ACKTaskSuccess {
+		t.Errorf("delete task = %+v, want success", ti)
+	}
+	if _, ti := ackTaskInfoOf(t, c, endpoint, resp.TaskId); ti.State == ACKTaskRunning {
+		t.Errorf("create task still running after the cluster was deleted: %+v", ti)
+	}
+	labName := ackLabClusterNamePrefix + resp.ClusterId[1:13]
+	if st, err := clusters.Get(labName); err == nil {
+		t.Errorf("lab cluster %s left behind (apiserver %s)", labName, st.Server)
+	}
+}
+
+// TestACKLabEndpoint checks the emulator the running lab serves (HCA_LAB_ACK_ENDPOINT),
+// the one the provider's tests use: signed requests pass, unsigned ones do not.
+func TestACKLabEndpoint(t *testing.T) {
+	endpoint := labtest.Require(t, "HCA_LAB_ACK_ENDPOINT")["HCA_LAB_ACK_ENDPOINT"]
+	c := ackClient(t, AlicloudAccessKey, AlicloudAccessSecret)
+	l := ackListV1(t, c, endpoint, "")
+	if l.PageInfo.PageNumber != 1 || l.PageInfo.TotalCount != len(l.Clusters) {
+		t.Errorf("DescribeClustersV1 page_info %+v for %d clusters", l.PageInfo, len(l.Clusters))
+	}
+	_, err := ackDetail(t, c, endpoint, "c00000000000000000000000000000000")
+	if status, code, _ := ackErrCode(t, err); status != http.StatusNotFound || code != ACKErrClusterNotFound {
+		t.Errorf("unknown cluster: %d %s, want 404 %s", status, code, ACKErrClusterNotFound)
+	}
+	_, err = ackDetail(t, ackClient(t, AlicloudAccessKey, "wrong"), endpoint, "c00000000000000000000000000000000")
+	if status, code, _ := ackErrCode(t, err); status != http.StatusBadRequest || code != ACKErrSignatureMismatch {
+		t.Errorf("wrong secret: %d %s, want 400 %s", status, code, ACKErrSignatureMismatch)
+	}
+}
