@@ -89,15 +89,18 @@ const (
 
 // ACK error codes the emulator answers with.
 const (
-	ACKErrClusterNotFound    = "ErrorClusterNotFound"
-	ACKErrClusterNameExists  = "ErrorClusterNameAlreadyExist"
-	ACKErrInvalidParameter   = "InvalidParameter"
-	ACKErrClusterState       = "ErrorClusterState"
-	ACKErrTaskNotFound       = "ErrorTaskNotFound"
-	ACKErrAccessKeyNotFound  = "InvalidAccessKeyId.NotFound"
-	ACKErrSignatureMismatch  = "SignatureDoesNotMatch"
-	ACKErrActionNotFound     = "InvalidAction.NotFound"
-	ACKErrInternal           = "InternalError"
+	ACKErrClusterNotFound   = "ErrorClusterNotFound"
+	ACKErrClusterNameExists = "ErrorClusterNameAlreadyExist"
+	ACKErrInvalidParameter  = "InvalidParameter"
+	ACKErrClusterState      = "ErrorClusterState"
+	ACKErrTaskNotFound      = "ErrorTaskNotFound"
+	ACKErrAccessKeyNotFound = "InvalidAccessKeyId.NotFound"
+	ACKErrSignatureMismatch = "SignatureDoesNotMatch"
+	ACKErrActionNotFound    = "InvalidAction.NotFound"
+	ACKErrInternal          = "InternalError"
+)
+
+const (
 	ackDefaultKubeVersion    = "1.36.3-aliyun.1"
 	ackDefaultCreateTimeout  = 10 * time.Minute
 	ackDefaultDeleteTimeout  = 5 * time.Minute
@@ -233,7 +236,7 @@ func (a *ACK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case len(parts) == 1 && parts[0] == "clusters" && r.Method == http.MethodPost:
 		a.createCluster(w, r, reqID, body)
 	case len(parts) == 1 && parts[0] == "clusters" && r.Method == http.MethodGet:
-		a.describeClusters(w, r, reqID)
+		a.describeClusters(w, r)
 	case len(parts) == 3 && parts[0] == "api" && parts[1] == "v1" && parts[2] == "clusters" && r.Method == http.MethodGet:
 		a.describeClustersV1(w, r, reqID)
 	case len(parts) == 2 && parts[0] == "clusters" && parts[1] != "" && r.Method == http.MethodGet:
@@ -441,7 +444,7 @@ func (a *ACK) describeClusterDetail(w http.ResponseWriter, reqID, id string) {
 
 // describeClusters is the legacy DescribeClusters: a JSON array of cluster details,
 // filtered by the name (substring) and cluster_type query parameters.
-func (a *ACK) describeClusters(w http.ResponseWriter, r *http.Request, reqID string) {
+func (a *ACK) describeClusters(w http.ResponseWriter, r *http.Request) {
 	ackJSON(w, http.StatusOK, a.list(r))
 }
 
