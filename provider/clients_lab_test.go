@@ -17,7 +17,7 @@ import (
 // there, and the credentials must come from the default chain (here the
 // environment), signed so that the emulator accepts them.
 func TestClientsAgainstLabAWS(t *testing.T) {
-	endpoint := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT")["HCA_LAB_EKS_ENDPOINT"]
+	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT")
 	ctx := context.Background()
 
 	build := func(t *testing.T, accessKey, secretKey string) *Clients {
@@ -27,7 +27,7 @@ func TestClientsAgainstLabAWS(t *testing.T) {
 		t.Setenv("AWS_SECRET_ACCESS_KEY", secretKey)
 		s, probs := resolve(rawConfig{
 			AWS:       &rawAWS{Region: known("us-east-1")},
-			Endpoints: &rawEndpoints{EKS: known(endpoint), STS: known(endpoint)},
+			Endpoints: &rawEndpoints{EKS: known(env["HCA_LAB_EKS_ENDPOINT"]), STS: known(env["HCA_LAB_STS_ENDPOINT"])},
 		}, func(string) string { return "" })
 		if len(probs) > 0 {
 			t.Fatalf("problems: %+v", probs)

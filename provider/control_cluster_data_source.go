@@ -2,11 +2,13 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/discovery"
 )
 
@@ -71,15 +73,19 @@ func (d *controlClusterDataSource) Read(ctx context.Context, _ datasource.ReadRe
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		resp.Diagnostics.AddError("Error reading control cluster",
-			"Could not create a Kubernetes client for "+cfg.Host+": "+err.Error())
+			fmt.Sprintf("Could not create a Kubernetes client for %s: %v.", cfg.Host, err))
 		return
 	}
 	v, err := dc.ServerVersion()
 	if err != nil {
+		hint := "Check that the API server is reachable from where Terraform runs and that the provider's " +
+			"credentials are valid for it."
+		if apierrors.IsUnauthorized(err) {
+			hint = "The API server rejected the provider's credentials (401 Unauthorized): check token, or " +
+				"client_certificate and client_key, or the user of the kubeconfig context."
+		}
 		resp.Diagnostics.AddError("Error reading control cluster",
-			"Could not read the version of the API server at "+cfg.Host+": "+err.Error()+
-				". Check that the API server is reachable from where Terraform runs and that the provider's "+
-				"credentials are valid for it.")
+			fmt.Sprintf("Could not read the version of the API server at %s: %v. %s", cfg.Host, err, hint))
 		return
 	}
 	state := controlClusterModel{

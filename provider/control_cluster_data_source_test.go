@@ -203,8 +203,9 @@ func TestAccControlClusterDataSource_token(t *testing.T) {
 			{
 				// A token the API server does not know is rejected, which
 				// shows that the token is what authenticates the request.
-				Config:      providerBlock("not-a-valid-token"),
-				ExpectError: errorRe("Error reading control cluster", "Could not read the version of the API server at "+c.Host+":", "Unauthorized"),
+				Config: providerBlock("not-a-valid-token"),
+				ExpectError: errorRe("Error reading control cluster", "Could not read the version of the API server at "+c.Host+":",
+					"The API server rejected the provider's credentials (401 Unauthorized)"),
 			},
 		},
 	})
