@@ -88,6 +88,10 @@ func Compute(offered, cpuPerRequest float64, pods []PodResources, out []PodLoad)
 	}
 	share := offered / float64(len(pods))
 	for i, res := range pods {
+		if i > 0 && res == pods[i-1] {
+			out[i] = out[i-1] // pods of one Deployment are usually identical
+			continue
+		}
 		limit := res.EffectiveLimit()
 		mu := limit / cpuPerRequest
 		served := math.Min(share, mu)

@@ -208,22 +208,33 @@ func TestEffectiveLimit(t *testing.T) {
 }
 
 // BenchmarkTickModel is the pure model part of one tick for 100 apps of 10
-// ready pods each.
+// ready pods each: with identical pods per app (the usual Deployment) and
+// with every pod's resources different (the worst case).
 func BenchmarkTickModel(b *testing.B) {
 	const apps, podsPerApp = 100, 10
-	res := make([][]PodResources, apps)
-	out := make([][]PodLoad, apps)
-	for a := range res {
-		res[a] = make([]PodResources, podsPerApp)
-		for p := range res[a] {
-			res[a][p] = PodResources{Request: 0.25 + 0.05*float64(p), Limit: 0.5 + 0.05*float64(p)}
-		}
-		out[a] = make([]PodLoad, podsPerApp)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		for a := range res {
-			Compute(float64(10+a), DefaultCPUPerRequest, res[a], out[a])
-		}
+	for _, bc := range []struct {
+		name     string
+		distinct bool
+	}{{"identical pods", false}, {"distinct pods", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			res := make([][]PodResources, apps)
+			out := make([][]PodLoad, apps)
+			for a := range res {
+				res[a] = make([]PodResources, podsPerApp)
+				for p := range res[a] {
+					res[a][p] = PodResources{Request: 0.25, Limit: 0.5}
+					if bc.distinct {
+						res[a][p] = PodResources{Request: 0.25 + 0.05*float64(p), Limit: 0.5 + 0.05*float64(p)}
+					}
+				}
+				out[a] = make([]PodLoad, podsPerApp)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				for a := range res {
+					Compute(float64(10+a), DefaultCPUPerRequest, res[a], out[a])
+				}
+			}
+		})
 	}
 }
