@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -324,7 +323,37 @@ func (b *Binaries) goBuild(ctx context.Context, name, dir, out string, env []str
 		}
 	}
 	b.logf("built %s in %s", name, time.Since(start).Round(time.Second))
+	b.recordBuildTime(name, time.Since(start))
 	return nil
+}
+
+// buildTimesFile records how long each cold build took (for `lab bench`).
+const buildTimesFile = "build-times.json"
+
+func (b *Binaries) recordBuildTime(name string, d time.Duration) {
+	p := filepath.Join(b.cacheDir(), buildTimesFile)
+	times := map[string]float64{}
+	if raw, err := os.ReadFile(p); err == nil {
+		_ = json.Unmarshal(raw, &times)
+	}
+	times[name] = d.Seconds()
+	raw, _ := json.MarshalIndent(times, "", "  ")
+	_ = os.WriteFile(p, raw, 0o644)
+}
+
+// BuildTimes returns the recorded cold build time of each binary built here.
+func (b *Binaries) BuildTimes() map[string]time.Duration {
+	times := map[string]float64{}
+	raw, err := os.ReadFile(filepath.Join(b.cacheDir(), buildTimesFile))
+	if err != nil {
+		return nil
+	}
+	_ = json.Unmarshal(raw, &times)
+	out := make(map[string]time.Duration, len(times))
+	for k, v := range times {
+		out[k] = time.Duration(v * float64(time.Second))
+	}
+	return out
 }
 
 // lastLine returns the last non-empty line of s.
@@ -347,14 +376,3 @@ var goVersion = sync.OnceValue(func() string {
 	}
 	return strings.TrimSpace(string(raw))
 })
-
-// cachedBinaries lists what the cache holds (for `lab status`).
-func (b *Binaries) cachedBinaries() []string {
-	ents, _ := os.ReadDir(filepath.Join(b.cacheDir(), "bin"))
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	return names
-}

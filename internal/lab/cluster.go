@@ -179,7 +179,9 @@ func (c *Clusters) CreateCluster(ctx context.Context, spec ClusterSpec) (info *C
 	}{
 		{"apiserver", "kube-apiserver", nil, true},
 		{"admin", "hca-lab-admin", []string{"system:masters"}, false},
-		{"controller-manager", "system:kube-controller-manager", nil, false},
+		// One identity for all controllers (no per-controller service account
+		// tokens): it needs the rights of every controller, so it is a master.
+		{"controller-manager", "system:kube-controller-manager", []string{"system:masters"}, false},
 		{"scheduler", "system:kube-scheduler", nil, false},
 	} {
 		crt, key, err := ca.issue(leaf.cn, leaf.orgs, leaf.server)
@@ -248,6 +250,10 @@ func (c *Clusters) CreateCluster(ctx context.Context, spec ClusterSpec) (info *C
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--enable-priority-and-fairness=false",
+		// No node lifecycle controller runs (kwok nodes have no kubelet whose
+		// heartbeats could be late under load), so nothing would remove the
+		// not-ready taint this plugin puts on new nodes.
+		"--disable-admission-plugins=TaintNodesByCondition",
 		"--profiling=false",
 		"--v=1",
 	}

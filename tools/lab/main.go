@@ -8,6 +8,7 @@
 //	go run ./tools/lab cluster create NAME [--nodes N --node-cpu Q --node-memory Q]
 //	go run ./tools/lab cluster delete NAME
 //	go run ./tools/lab cluster list
+//	go run ./tools/lab bench [--ups N]
 //
 // `serve` is internal: the detached daemon that hosts the cloud emulators and loadsim.
 package main
@@ -37,6 +38,7 @@ commands:
   env       print the lab's environment (source .lab/env for the same)
   build     build or find every lab binary, printing the cache paths
   cluster   create NAME | delete NAME | list: extra lab clusters
+  bench     measure build, start-up and memory figures in a temporary lab
 `
 
 func main() {
@@ -144,6 +146,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return nil
 	case "cluster":
 		return clusterCmd(ctx, dir, bins, args[1:], out)
+	case "bench":
+		return bench(ctx, root, bins, args[1:], out)
 	case "serve":
 		return serve(ctx, root, args[1:])
 	default:
