@@ -417,7 +417,8 @@ func (l *Lab) startDaemon(ctx context.Context, st *state, _ map[string]string) e
 		"--aws-port="+strconv.Itoa(st.Ports["aws"]),
 		"--ack-port="+strconv.Itoa(st.Ports["ack"]),
 		"--loadsim-port="+strconv.Itoa(st.Ports["loadsim"]))
-	p, err := startProc(compDaemon, filepath.Join(l.Dir, "logs", "daemon.log"), l.Dir, nil, l.Daemon[0], args...)
+	env := []string{"HCA_REPO_ROOT=" + l.Bins.RepoDir}
+	p, err := startProc(compDaemon, filepath.Join(l.Dir, "logs", "daemon.log"), l.Dir, env, l.Daemon[0], args...)
 	if err != nil {
 		return err
 	}
