@@ -1,0 +1,123 @@
+package scaling
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// PodSample is one pod's metric sample as an algorithm sees it.
+type PodSample struct {
+	// Name identifies the pod (used in reasons and for determinism only).
+	Name string
+	// Value is the pod's utilisation or metric value, in the same unit as
+	// [Input.Target] (for CPU utilisation both are percent of the request, e.g.
+	// 48 for 48 %). Ignored when Missing is true.
+	Value float64
+	// Ready reports whether the pod is Ready. Algorithms treat not-ready pods
+	// as Kubernetes does (see each algorithm).
+	Ready bool
+	// Missing reports that the pod exists but has no sample.
+	Missing bool
+	// StartedAt is the pod's start time (zero when unknown).
+	StartedAt time.Time
+}
+
+// Input is everything an algorithm needs for one decision.
+type Input struct {
+	// Now is the decision time. Algorithms read time only from here.
+	Now time.Time
+	// Current is the current replica count of the target.
+	Current int32
+	// Min and Max bound the decision: 0 <= Min <= Max. Min may be 0 (scale to
+	// zero); see each algorithm for what it does from 0 replicas.
+	Min, Max int32
+	// Target is the desired value per pod, in the unit of PodSample.Value
+	// (utilisation percent, or a metric value per pod). Must be > 0.
+	Target float64
+	// Pods are the target's pods and their samples. Ignored when External is
+	// set.
+	Pods []PodSample
+	// External, when non-nil, is a total metric for the whole target (for
+	// example a PromQL sum of requests per second) used instead of Pods: the
+	// desired count is then about External / Target.
+	External *float64
+}
+
+// Decision is an algorithm's answer.
+type Decision struct {
+	// Desired is the recommended replica count, always within [Min, Max] of a
+	// valid Input.
+	Desired int32
+	// Reason explains the decision for humans (events, status). It is
+	// deterministic: the same inputs and history give the same text.
+	Reason string
+	// Limited reports that Desired was clamped by Min/Max or by a rate,
+	// policy or stabilisation rule.
+	Limited bool
+}
+
+// Algorithm decides replica counts. Implementations that need history keep it
+// in their own struct: use one instance per scaled target, and do not call it
+// from several goroutines at once.
+type Algorithm interface {
+	// Name is the algorithm's kind as written in a BurstPolicy:
+	// "kubernetes", "frss" or "panic".
+	Name() string
+	// Decide returns the replica count for in. It never panics. For an input
+	// that fails [Validate] it holds: Desired is Current clamped into
+	// [Min, Max] (or Current itself when Min > Max or Current < 0 gives no
+	// sane bound), Limited is true and Reason starts with "invalid input: ".
+	// Callers should run Validate first and surface its error.
+	Decide(in Input) Decision
+}
+
+// ErrInvalidInput is wrapped by every error [Validate] returns.
+var ErrInvalidInput = errors.New("invalid scaling input")
+
+// Validate reports the first problem with in, naming the field and the fix.
+// Pod values that are NaN, infinite or negative are not errors: algorithms
+// treat such samples as missing.
+func Validate(in Input) error {
+	switch {
+	case in.Min < 0:
+		return fmt.Errorf("%w: Min is %d: set it to 0 or more", ErrInvalidInput, in.Min)
+	case in.Max < 1:
+		return fmt.Errorf("%w: Max is %d: set it to 1 or more", ErrInvalidInput, in.Max)
+	case in.Min > in.Max:
+		return fmt.Errorf("%w: Min (%d) is greater than Max (%d): lower Min or raise Max", ErrInvalidInput, in.Min, in.Max)
+	case in.Current < 0:
+		return fmt.Errorf("%w: Current is %d: pass the target's replica count, 0 or more", ErrInvalidInput, in.Current)
+	case math.IsNaN(in.Target) || math.IsInf(in.Target, 0) || in.Target <= 0:
+		return fmt.Errorf("%w: Target is %v: set a finite value greater than 0", ErrInvalidInput, in.Target)
+	case in.Now.IsZero():
+		return fmt.Errorf("%w: Now is the zero time: pass the decision time", ErrInvalidInput)
+	case in.External != nil && (math.IsNaN(*in.External) || math.IsInf(*in.External, 0) || *in.External < 0):
+		return fmt.Errorf("%w: External is %v: pass a finite total of 0 or more, or nil to use Pods", ErrInvalidInput, *in.External)
+	}
+	return nil
+}
+
+// invalid is the hold decision Decide returns for an input that fails
+// Validate.
+func invalid(in Input, err error) Decision {
+	d := in.Current
+	if in.Min <= in.Max && in.Min >= 0 {
+		d = clamp(d, in.Min, in.Max)
+	} else if d < 0 {
+		d = 0
+	}
+	return Decision{Desired: d, Reason: "invalid input: " + err.Error(), Limited: true}
+}
+
+// clamp returns v limited to [lo, hi] (lo <= hi).
+func clamp(v, lo, hi int32) int32 {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
