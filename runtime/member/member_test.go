@@ -96,7 +96,9 @@ func TestEKSCredentials(t *testing.T) {
 		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: []string{"subnet-0a1b2c3d", "subnet-0e1f2a3b"}}}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = cli.DeleteCluster(context.Background(), &eks.DeleteClusterInput{Name: aws.String(name)}) })
+	t.Cleanup(func() {
+		_, _ = cli.DeleteCluster(context.Background(), &eks.DeleteClusterInput{Name: aws.String(name)})
+	})
 	if _, err := member.RESTConfig(ctx, member.Credentials{EKS: &member.EKSCluster{Name: name, Region: "eu-central-1"}}, api, nil); err == nil || !strings.Contains(err.Error(), "wait until it is ACTIVE") {
 		t.Fatalf("RESTConfig of a CREATING cluster: %v, want a wait-until-ACTIVE error", err)
 	}
