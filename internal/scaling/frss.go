@@ -124,10 +124,11 @@ func (f *FRSS) Decide(in Input) Decision {
 	}
 
 	var b strings.Builder
+	b.Grow(256)
 	proposed, ok := f.need(in, &b)
 	if !ok {
 		b.WriteString(": holding ")
-		b.WriteString(itoa(cur))
+		writeInt(&b, cur)
 		return Decision{Desired: cur, Reason: b.String()}
 	}
 
@@ -155,39 +156,48 @@ func (f *FRSS) Decide(in Input) Decision {
 			b.WriteString(f.cfg.DownWindow.String())
 			b.WriteString(" down window is ")
 		}
-		b.WriteString(itoa(stable))
+		writeInt(&b, stable)
 	}
 
 	final := stable
 	switch {
 	case stable > cur:
 		lim := ceilInt64(float64(max(cur, 1)) * (1 + f.cfg.ScaleUpRate))
-		allowed, why := int64(in.Max), "max replicas "+itoa(in.Max)
+		allowed, byRate := int64(in.Max), false
 		if lim < allowed {
-			allowed, why = lim, "scale-up rate "+num(f.cfg.ScaleUpRate)
+			allowed, byRate = lim, true
 		}
 		if int64(stable) > allowed {
 			final = int32(allowed)
 			b.WriteString("; limited to ")
-			b.WriteString(itoa(final))
-			b.WriteString(" by ")
-			b.WriteString(why)
+			writeInt(&b, final)
+			if byRate {
+				b.WriteString(" by scale-up rate ")
+				writeNum(&b, f.cfg.ScaleUpRate)
+			} else {
+				b.WriteString(" by max replicas")
+			}
 		}
 	case stable < cur:
 		removed := sumAfter(f.downs, downCut)
 		lim := int64(cur) - (int64(f.cfg.ShrinkStep) - removed)
 		lim = min(lim, int64(cur))
-		allowed, why := int64(in.Min), "min replicas "+itoa(in.Min)
+		allowed, byStep := int64(in.Min), false
 		if lim > allowed {
-			allowed = lim
-			why = "shrinkage of " + itoa(f.cfg.ShrinkStep) + " pods per " + f.cfg.DownWindow.String()
+			allowed, byStep = lim, true
 		}
 		if int64(stable) < allowed {
 			final = int32(allowed)
 			b.WriteString("; limited to ")
-			b.WriteString(itoa(final))
-			b.WriteString(" by ")
-			b.WriteString(why)
+			writeInt(&b, final)
+			if byStep {
+				b.WriteString(" by shrinkage of ")
+				writeInt(&b, f.cfg.ShrinkStep)
+				b.WriteString(" pods per ")
+				b.WriteString(f.cfg.DownWindow.String())
+			} else {
+				b.WriteString(" by min replicas")
+			}
 		}
 	}
 	if final < cur {
@@ -209,14 +219,14 @@ func (f *FRSS) need(in Input, b *strings.Builder) (int32, bool) {
 	if in.External != nil {
 		sum = *in.External
 		b.WriteString("external total ")
-		b.WriteString(num(sum))
+		writeNum(b, sum)
 		b.WriteString(" for target ")
-		b.WriteString(num(target))
+		writeNum(b, target)
 		b.WriteString(" per pod")
 		if cur == 0 {
 			n := ceilReplicas(sum / target)
 			b.WriteString(" from 0 replicas: need ")
-			b.WriteString(itoa(n))
+			writeInt(b, n)
 			return n, true
 		}
 		count = int(cur)
@@ -236,31 +246,31 @@ func (f *FRSS) need(in Input, b *strings.Builder) (int32, bool) {
 		}
 		if count == 0 {
 			b.WriteString("no metrics from ready pods (")
-			b.WriteString(itoa(int32(len(in.Pods))))
+			writeInt(b, int32(len(in.Pods)))
 			b.WriteString(" pods, ")
-			b.WriteString(itoa(int32(unready)))
+			writeInt(b, int32(unready))
 			b.WriteString(" not ready, ")
-			b.WriteString(itoa(int32(missing)))
+			writeInt(b, int32(missing))
 			b.WriteString(" without a sample)")
 			return 0, false
 		}
 		b.WriteString("sum ")
-		b.WriteString(num(sum))
+		writeNum(b, sum)
 		b.WriteString(" over ")
-		b.WriteString(itoa(int32(count)))
+		writeInt(b, int32(count))
 		b.WriteString(" ready pods for target ")
-		b.WriteString(num(target))
+		writeNum(b, target)
 	}
 	ratio := sum / (float64(count) * target)
 	b.WriteString(" (ratio ")
-	b.WriteString(num(ratio))
+	writeNum(b, ratio)
 	b.WriteString(")")
 	tol := f.cfg.Tolerance
 	if math.Abs(ratio-1) <= tol {
 		b.WriteString(" within tolerance ")
-		b.WriteString(num(tol))
+		writeNum(b, tol)
 		b.WriteString(": need ")
-		b.WriteString(itoa(cur))
+		writeInt(b, cur)
 		return cur, true
 	}
 	if ratio < 1 && missing > 0 {
@@ -268,25 +278,25 @@ func (f *FRSS) need(in Input, b *strings.Builder) (int32, bool) {
 		count += missing
 		ratio = sum / (float64(count) * target)
 		b.WriteString("; ")
-		b.WriteString(itoa(int32(missing)))
+		writeInt(b, int32(missing))
 		b.WriteString(" pods without a sample counted at target (ratio ")
-		b.WriteString(num(ratio))
+		writeNum(b, ratio)
 		b.WriteString(")")
 		if ratio >= 1-tol {
 			b.WriteString(": need ")
-			b.WriteString(itoa(cur))
+			writeInt(b, cur)
 			return cur, true
 		}
 	}
 	n := ceilReplicas(sum / target)
 	if (ratio > 1 && n < cur) || (ratio < 1 && n > cur) {
 		b.WriteString(": ")
-		b.WriteString(itoa(n))
+		writeInt(b, n)
 		b.WriteString(" would reverse the direction, need ")
-		b.WriteString(itoa(cur))
+		writeInt(b, cur)
 		return cur, true
 	}
 	b.WriteString(": need ")
-	b.WriteString(itoa(n))
+	writeInt(b, n)
 	return n, true
 }

@@ -3,6 +3,7 @@ package scaling
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -85,14 +86,22 @@ func usable(v float64) bool {
 	return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0
 }
 
-// num formats v for a reason: at most two decimals, no exponent for the
-// values scaling deals with, so reasons stay deterministic and readable.
-func num(v float64) string {
-	if math.IsInf(v, 0) || math.IsNaN(v) || math.Abs(v) >= 1e15 {
-		return strconv.FormatFloat(v, 'g', 4, 64)
-	}
-	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
-}
-
 // itoa formats a replica count.
 func itoa(n int32) string { return strconv.FormatInt(int64(n), 10) }
+
+// writeNum writes v for a reason: at most two decimals and no exponent for
+// the values scaling deals with, so reasons stay deterministic and readable.
+func writeNum(b *strings.Builder, v float64) {
+	var buf [32]byte
+	if math.IsInf(v, 0) || math.IsNaN(v) || math.Abs(v) >= 1e15 {
+		b.Write(strconv.AppendFloat(buf[:0], v, 'g', 4, 64))
+		return
+	}
+	b.Write(strconv.AppendFloat(buf[:0], math.Round(v*100)/100, 'f', -1, 64))
+}
+
+// writeInt writes n to b without an intermediate string.
+func writeInt(b *strings.Builder, n int32) {
+	var buf [12]byte
+	b.Write(strconv.AppendInt(buf[:0], int64(n), 10))
+}

@@ -275,10 +275,11 @@ func (k *Kubernetes) Decide(in Input) Decision {
 	}
 
 	var b strings.Builder
+	b.Grow(256)
 	proposed, ok := k.metricReplicas(in, &b)
 	if !ok {
 		b.WriteString(": holding ")
-		b.WriteString(itoa(cur))
+		writeInt(&b, cur)
 		return Decision{Desired: cur, Reason: b.String()}
 	}
 	stable := k.stabilize(now, cur, proposed)
@@ -292,7 +293,7 @@ func (k *Kubernetes) Decide(in Input) Decision {
 			b.WriteString(k.cfg.ScaleDown.StabilizationWindow.String())
 			b.WriteString(" scale-down window is ")
 		}
-		b.WriteString(itoa(stable))
+		writeInt(&b, stable)
 	}
 	final := k.limit(in, now, cur, stable, &b)
 	k.record(now, cur, final)
@@ -307,19 +308,19 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 	if in.External != nil {
 		total := *in.External
 		b.WriteString("external total ")
-		b.WriteString(num(total))
+		writeNum(b, total)
 		b.WriteString(" for target ")
-		b.WriteString(num(in.Target))
+		writeNum(b, in.Target)
 		b.WriteString(" per pod")
 		if cur == 0 {
 			n := ceilReplicas(total / in.Target)
 			b.WriteString(" from 0 replicas: recommend ")
-			b.WriteString(itoa(n))
+			writeInt(b, n)
 			return n, true
 		}
 		ratio := total / (in.Target * float64(cur))
 		b.WriteString(" (ratio ")
-		b.WriteString(num(ratio))
+		writeNum(b, ratio)
 		b.WriteString(")")
 		if k.within(ratio) {
 			k.writeWithin(b, cur)
@@ -327,7 +328,7 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 		}
 		n := ceilReplicas(total / in.Target)
 		b.WriteString(": recommend ")
-		b.WriteString(itoa(n))
+		writeInt(b, n)
 		return n, true
 	}
 
@@ -347,24 +348,24 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 	}
 	if ready == 0 {
 		b.WriteString("no metrics from ready pods (")
-		b.WriteString(itoa(int32(len(in.Pods))))
+		writeInt(b, int32(len(in.Pods)))
 		b.WriteString(" pods, ")
-		b.WriteString(itoa(int32(unready)))
+		writeInt(b, int32(unready))
 		b.WriteString(" not ready, ")
-		b.WriteString(itoa(int32(missing)))
+		writeInt(b, int32(missing))
 		b.WriteString(" without a sample)")
 		return 0, false
 	}
 	avg := k.average(sum, ready)
 	ratio := avg / in.Target
 	b.WriteString("average ")
-	b.WriteString(num(avg))
+	writeNum(b, avg)
 	b.WriteString(" for target ")
-	b.WriteString(num(in.Target))
+	writeNum(b, in.Target)
 	b.WriteString(" over ")
-	b.WriteString(itoa(int32(ready)))
+	writeInt(b, int32(ready))
 	b.WriteString(" ready pods (ratio ")
-	b.WriteString(num(ratio))
+	writeNum(b, ratio)
 	b.WriteString(")")
 
 	upWithUnready := unready > 0 && ratio > 1
@@ -375,7 +376,7 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 		}
 		n := ceilReplicas(ratio * float64(ready))
 		b.WriteString(": recommend ")
-		b.WriteString(itoa(n))
+		writeInt(b, n)
 		return n, true
 	}
 
@@ -390,25 +391,25 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 			newSum += fill * float64(missing)
 			count += missing
 			b.WriteString("; ")
-			b.WriteString(itoa(int32(missing)))
+			writeInt(b, int32(missing))
 			b.WriteString(" pods without a sample counted at ")
-			b.WriteString(num(fill))
+			writeNum(b, fill)
 		case ratio > 1:
 			count += missing
 			b.WriteString("; ")
-			b.WriteString(itoa(int32(missing)))
+			writeInt(b, int32(missing))
 			b.WriteString(" pods without a sample counted at 0")
 		}
 	}
 	if upWithUnready {
 		count += unready
 		b.WriteString("; ")
-		b.WriteString(itoa(int32(unready)))
+		writeInt(b, int32(unready))
 		b.WriteString(" not-ready pods counted at 0")
 	}
 	newRatio := k.average(newSum, count) / in.Target
 	b.WriteString(" (new ratio ")
-	b.WriteString(num(newRatio))
+	writeNum(b, newRatio)
 	b.WriteString(")")
 	if k.within(newRatio) {
 		k.writeWithin(b, cur)
@@ -416,19 +417,19 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 	}
 	if (ratio < 1 && newRatio > 1) || (ratio > 1 && newRatio < 1) {
 		b.WriteString(": would reverse the direction, recommend ")
-		b.WriteString(itoa(cur))
+		writeInt(b, cur)
 		return cur, true
 	}
 	n := ceilReplicas(newRatio * float64(count))
 	if (newRatio < 1 && n > cur) || (newRatio > 1 && n < cur) {
 		b.WriteString(": ")
-		b.WriteString(itoa(n))
+		writeInt(b, n)
 		b.WriteString(" would reverse the direction, recommend ")
-		b.WriteString(itoa(cur))
+		writeInt(b, cur)
 		return cur, true
 	}
 	b.WriteString(": recommend ")
-	b.WriteString(itoa(n))
+	writeInt(b, n)
 	return n, true
 }
 
@@ -444,11 +445,11 @@ func (k *Kubernetes) average(sum float64, n int) float64 {
 
 func (k *Kubernetes) writeWithin(b *strings.Builder, cur int32) {
 	b.WriteString(" within tolerance [-")
-	b.WriteString(num(k.tolDown * 100))
+	writeNum(b, k.tolDown*100)
 	b.WriteString("%, +")
-	b.WriteString(num(k.tolUp * 100))
+	writeNum(b, k.tolUp*100)
 	b.WriteString("%]: recommend ")
-	b.WriteString(itoa(cur))
+	writeInt(b, cur)
 }
 
 // stabilize is stabilizeRecommendationWithBehaviors: it records proposed and
@@ -486,16 +487,19 @@ func (k *Kubernetes) limit(in Input, now time.Time, cur, desired int32, b *strin
 		if lim < int64(cur) {
 			lim = int64(cur)
 		}
-		allowed, why := int64(in.Max), "max replicas "+itoa(in.Max)
+		allowed, byPolicy := int64(in.Max), false
 		if allowed > lim {
-			allowed = lim
-			why = k.rulesText("scale-up", k.cfg.ScaleUp)
+			allowed, byPolicy = lim, true
 		}
 		if int64(desired) > allowed {
 			b.WriteString("; limited to ")
-			b.WriteString(itoa(int32(allowed)))
-			b.WriteString(" by ")
-			b.WriteString(why)
+			writeInt(b, int32(allowed))
+			if byPolicy {
+				b.WriteString(" by ")
+				k.writeRules(b, "scale-up", k.cfg.ScaleUp)
+			} else {
+				b.WriteString(" by max replicas")
+			}
 			return int32(allowed)
 		}
 	case desired < cur:
@@ -503,28 +507,31 @@ func (k *Kubernetes) limit(in Input, now time.Time, cur, desired int32, b *strin
 		if lim > int64(cur) {
 			lim = int64(cur)
 		}
-		allowed, why := int64(in.Min), "min replicas "+itoa(in.Min)
+		allowed, byPolicy := int64(in.Min), false
 		if allowed < lim {
-			allowed = lim
-			why = k.rulesText("scale-down", k.cfg.ScaleDown)
+			allowed, byPolicy = lim, true
 		}
 		if int64(desired) < allowed {
 			b.WriteString("; limited to ")
-			b.WriteString(itoa(int32(allowed)))
-			b.WriteString(" by ")
-			b.WriteString(why)
+			writeInt(b, int32(allowed))
+			if byPolicy {
+				b.WriteString(" by ")
+				k.writeRules(b, "scale-down", k.cfg.ScaleDown)
+			} else {
+				b.WriteString(" by min replicas")
+			}
 			return int32(allowed)
 		}
 	}
 	return desired
 }
 
-func (k *Kubernetes) rulesText(dir string, r HPARules) string {
-	if r.SelectPolicy == SelectDisabled {
-		return dir + " disabled"
-	}
-	var b strings.Builder
+func (k *Kubernetes) writeRules(b *strings.Builder, dir string, r HPARules) {
 	b.WriteString(dir)
+	if r.SelectPolicy == SelectDisabled {
+		b.WriteString(" disabled")
+		return
+	}
 	b.WriteString(" policies (")
 	b.WriteString(string(r.SelectPolicy))
 	b.WriteString(" of")
@@ -533,7 +540,7 @@ func (k *Kubernetes) rulesText(dir string, r HPARules) string {
 			b.WriteString(",")
 		}
 		b.WriteString(" ")
-		b.WriteString(itoa(p.Value))
+		writeInt(b, p.Value)
 		if p.Type == PercentPolicy {
 			b.WriteString("%")
 		} else {
@@ -543,7 +550,6 @@ func (k *Kubernetes) rulesText(dir string, r HPARules) string {
 		b.WriteString(p.Period.String())
 	}
 	b.WriteString(")")
-	return b.String()
 }
 
 // periodStart is the replica count at the start of a policy period: the

@@ -175,6 +175,7 @@ func (p *Panic) Decide(in Input) Decision {
 		}
 	}
 	var b strings.Builder
+	b.Grow(256)
 	switch {
 	case in.External != nil:
 		p.obs = pushStamped(p.obs, stamped{at: now, v: *in.External})
@@ -204,7 +205,7 @@ func (p *Panic) Decide(in Input) Decision {
 		b.WriteString("no data in the ")
 		b.WriteString(p.cfg.StableWindow.String())
 		b.WriteString(" stable window: holding ")
-		b.WriteString(itoa(cur))
+		writeInt(&b, cur)
 		return Decision{Desired: cur, Reason: b.String(), Limited: cur != in.Current}
 	}
 	stableAvg := stableSum / float64(stableN)
@@ -225,23 +226,23 @@ func (p *Panic) Decide(in Input) Decision {
 	over := dppc/readyF >= p.cfg.PanicThreshold/100
 
 	b.WriteString("stable average ")
-	b.WriteString(num(stableAvg))
+	writeNum(&b, stableAvg)
 	b.WriteString(" and panic average ")
-	b.WriteString(num(panicAvg))
+	writeNum(&b, panicAvg)
 	b.WriteString(" for target ")
-	b.WriteString(num(target))
+	writeNum(&b, target)
 	b.WriteString(" per pod over ")
-	b.WriteString(itoa(int32(min(ready, math.MaxInt32))))
+	writeInt(&b, int32(min(ready, math.MaxInt32)))
 	b.WriteString(" ready pods: stable ")
-	b.WriteString(itoa(stablePods))
+	writeInt(&b, stablePods)
 	b.WriteString(", panic ")
-	b.WriteString(itoa(panicPods))
+	writeInt(&b, panicPods)
 
 	switch {
 	case over && p.panicTime.IsZero():
 		p.panicTime = now
 		b.WriteString("; panic starts (panic pods at least ")
-		b.WriteString(num(p.cfg.PanicThreshold))
+		writeNum(&b, p.cfg.PanicThreshold)
 		b.WriteString("% of ready)")
 	case over:
 		p.panicTime = now
@@ -261,13 +262,13 @@ func (p *Panic) Decide(in Input) Decision {
 			p.maxPanic = desired
 		} else if desired < p.maxPanic {
 			b.WriteString("; panicking: keeping ")
-			b.WriteString(itoa(p.maxPanic))
+			writeInt(&b, p.maxPanic)
 		}
 		desired = p.maxPanic
 	}
 	if unbounded != desired && (desired == ceilReplicas(maxUp) || desired == ceilReplicas(maxDown)) {
 		b.WriteString("; rate-limited to ")
-		b.WriteString(itoa(desired))
+		writeInt(&b, desired)
 	}
 
 	if p.cfg.ScaleDownDelay > 0 {
@@ -278,7 +279,7 @@ func (p *Panic) Decide(in Input) Decision {
 		}
 		if delayed != desired {
 			b.WriteString("; scale-down delay keeps ")
-			b.WriteString(itoa(delayed))
+			writeInt(&b, delayed)
 			desired = delayed
 		}
 	}
@@ -290,7 +291,7 @@ func (p *Panic) Decide(in Input) Decision {
 		} else {
 			b.WriteString("; max replicas ")
 		}
-		b.WriteString(itoa(final))
+		writeInt(&b, final)
 	}
 	return Decision{Desired: final, Reason: b.String(), Limited: final != unbounded}
 }
