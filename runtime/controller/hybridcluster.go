@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
 
 // HybridClusterReconciler probes every HybridCluster: reachability, Kubernetes
@@ -33,6 +34,8 @@ type HybridClusterReconciler struct {
 	Recorder events.EventRecorder
 	// Interval between probes of one cluster (default 30 s).
 	Interval time.Duration
+	// Telemetry, when set, exports hca_cluster_reachable.
+	Telemetry *telemetry.Metrics
 }
 
 // SetupWithManager registers the prober.
@@ -71,6 +74,13 @@ func (r *HybridClusterReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		hc.Status.Allocatable, hc.Status.Free = p.allocatable, p.free
 		cond.Status, cond.Reason = metav1.ConditionTrue, "Probed"
 		cond.Message = fmt.Sprintf("Kubernetes %s, %d nodes", p.version, p.nodes)
+	}
+	if r.Telemetry != nil {
+		v := 0.0
+		if hc.Status.Reachable {
+			v = 1
+		}
+		r.Telemetry.ClusterReachable.WithLabelValues(hc.Name).Set(v)
 	}
 	changed := meta.SetStatusCondition(&hc.Status.Conditions, cond)
 	if changed && r.Recorder != nil {

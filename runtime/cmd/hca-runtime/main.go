@@ -1,0 +1,109 @@
+// Command hca-runtime is the HCA controller that terraform-provider-hca installs.
+//
+//	hca-runtime run [flags]     run the controllers (in the cluster, or out of it with --kubeconfig)
+//	hca-runtime version         print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time: -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `usage: hca-runtime <command> [flags]
+
+commands:
+  run       run the controllers (see hca-runtime run -h)
+  version   print the version
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if err == nil {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "hca-runtime:", err)
+	var u usageError
+	if errors.As(err, &u) {
+		os.Exit(2)
+	}
+	os.Exit(1)
+}
+
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageError{"no command given"}
+	}
+	switch args[0] {
+	case "version":
+		fmt.Fprintln(stdout, version)
+		return nil
+	case "run":
+		opts, err := parseRunFlags(args[1:], stderr)
+		if err != nil {
+			return err
+		}
+		return run(ctx, opts)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return usageError{fmt.Sprintf("unknown command %q", args[0])}
+	}
+}
+
+type runOptions struct {
+	kubeconfig       string
+	prometheusURL    string
+	consulAddr       string
+	leaderElect      bool
+	leaderElectionNS string
+	metricsAddr      string
+	probeAddr        string
+	probeInterval    string
+	awsRegion        string
+	eksEndpoint      string
+	stsEndpoint      string
+	logLevel         string
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
+	var o runOptions
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the control cluster when running out of cluster (default: in-cluster config, then $KUBECONFIG)")
+	fs.StringVar(&o.prometheusURL, "prometheus-url", "", "Prometheus base URL for workload metrics and SLOs (empty: metric-driven scaling is off)")
+	fs.StringVar(&o.consulAddr, "consul-addr", "", "Consul HTTP address host:port to publish remote replicas to (empty: Consul is off)")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader so that only one replica acts")
+	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's namespace)")
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 disables them)")
+	fs.StringVar(&o.probeInterval, "cluster-probe-interval", "30s", "how often hybrid clusters are probed")
+	fs.StringVar(&o.awsRegion, "aws-region", "", "default AWS region for EKS clusters (credentials come from the SDK's default chain)")
+	fs.StringVar(&o.eksEndpoint, "eks-endpoint", "", "EKS API endpoint override (the lab's emulator)")
+	fs.StringVar(&o.stsEndpoint, "sts-endpoint", "", "STS endpoint override (the lab's emulator)")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return o, usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return o, usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	return o, nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/go-logr/logr"
+	consul "github.com/hashicorp/consul/api"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/metrics"
+	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
+	"github.com/hca-project/terraform-provider-hca/runtime/controller"
+	"github.com/hca-project/terraform-provider-hca/runtime/member"
+	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
+)
+
+func run(ctx context.Context, o runOptions) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return usageError{fmt.Sprintf("--log-level %q: use debug, info, warn or error", o.logLevel)}
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	ctrl.SetLogger(logr.FromSlogHandler(logger.Handler()))
+	interval, err := time.ParseDuration(o.probeInterval)
+	if err != nil || interval <= 0 {
+		return usageError{fmt.Sprintf("--cluster-probe-interval %q: use a positive duration such as 30s", o.probeInterval)}
+	}
+	for name, u := range map[string]string{"--prometheus-url": o.prometheusURL, "--eks-endpoint": o.eksEndpoint, "--sts-endpoint": o.stsEndpoint} {
+		if u == "" {
+			continue
+		}
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return usageError{fmt.Sprintf("%s %q: use an absolute http(s) URL", name, u)}
+		}
+	}
+	cfg, err := restConfig(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := hcav1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "hca-runtime.hca.dev",
+		LeaderElectionNamespace: o.leaderElectionNS,
+	})
+	if err != nil {
+		return fmt.Errorf("create controller manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: telemetry.New(nil), ProbeInterval: interval}
+	var aws member.EKSAPI
+	if o.awsRegion != "" || o.eksEndpoint != "" || os.Getenv("AWS_REGION") != "" {
+		awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(firstNonEmpty(o.awsRegion, os.Getenv("AWS_REGION"), "us-east-1")))
+		if err != nil {
+			return fmt.Errorf("load AWS configuration: %w", err)
+		}
+		aws = &member.AWSAPI{Config: awsCfg, EKSEndpoint: o.eksEndpoint, STSEndpoint: o.stsEndpoint}
+	}
+	deps.Members = &controller.Members{Control: mgr.GetAPIReader(), AWS: aws, Clock: deps.Clock, Options: client.Options{Scheme: scheme}}
+	if o.consulAddr != "" {
+		cc, err := consul.NewClient(&consul.Config{Address: o.consulAddr})
+		if err != nil {
+			return fmt.Errorf("consul client for %s: %w", o.consulAddr, err)
+		}
+		deps.Catalog = catalog.New(cc.Catalog(), cc.Health())
+	}
+	if o.prometheusURL != "" {
+		src, err := metrics.NewPrometheus(o.prometheusURL, metrics.WithLogger(logger))
+		if err != nil {
+			return fmt.Errorf("prometheus source: %w", err)
+		}
+		deps.Metrics = src
+	}
+	if err := controller.Setup(mgr, deps); err != nil {
+		return err
+	}
+	logger.Info("starting hca-runtime", "version", version, "prometheus", o.prometheusURL != "", "consul", o.consulAddr != "", "leaderElection", o.leaderElect)
+	return mgr.Start(ctx)
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("load --kubeconfig %s: %w", kubeconfig, err)
+		}
+		return cfg, nil
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no control cluster: not running in a cluster and no --kubeconfig or $KUBECONFIG: %w", err)
+	}
+	return cfg, nil
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
