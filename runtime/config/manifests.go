@@ -1,0 +1,162 @@
+package config
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed rbac/role.yaml
+var roleYAML []byte
+
+// Name is the name of the runtime's Deployment, service account and roles.
+const Name = "hca-runtime"
+
+// Options shape the install.
+type Options struct {
+	// Namespace to install into (default "hca-system").
+	Namespace string
+	// Image of hca-runtime (required).
+	Image string
+	// Replicas of the Deployment (default 1; more than 1 turns leader election on).
+	Replicas int32
+	// PrometheusURL and ConsulAddr are passed to the runtime (empty: off).
+	PrometheusURL, ConsulAddr string
+	// LogLevel is debug, info, warn or error (default info).
+	LogLevel string
+	// Resources of the runtime container (default 100m/128Mi requests, 256Mi limit).
+	Resources *corev1.ResourceRequirements
+	// ExtraArgs are appended to `hca-runtime run`.
+	ExtraArgs []string
+}
+
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+func (o *Options) defaults() error {
+	if o.Namespace == "" {
+		o.Namespace = "hca-system"
+	}
+	if !dnsLabel.MatchString(o.Namespace) {
+		return fmt.Errorf("namespace %q is not a DNS label: use lowercase letters, digits and '-'", o.Namespace)
+	}
+	if o.Image == "" {
+		return fmt.Errorf("image is empty: name the hca-runtime image, e.g. ghcr.io/hca-project/hca-runtime:v0.1.0")
+	}
+	if o.Replicas == 0 {
+		o.Replicas = 1
+	}
+	if o.Replicas < 0 {
+		return fmt.Errorf("replicas %d is negative: use 1 or more", o.Replicas)
+	}
+	switch o.LogLevel {
+	case "":
+		o.LogLevel = "info"
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("log level %q: use debug, info, warn or error", o.LogLevel)
+	}
+	if o.Resources == nil {
+		o.Resources = &corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
+		}
+	}
+	return nil
+}
+
+// ClusterRole returns the generated least-privilege ClusterRole.
+func ClusterRole() (*rbacv1.ClusterRole, error) {
+	var r rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict(roleYAML, &r); err != nil {
+		return nil, fmt.Errorf("decode embedded rbac/role.yaml: %w", err)
+	}
+	return &r, nil
+}
+
+// Objects returns, in apply order, every object of the install except the CRDs.
+func Objects(o Options) ([]any, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	labels := map[string]string{"app.kubernetes.io/name": Name, "app.kubernetes.io/part-of": "hca"}
+	meta := func(name string, namespaced bool) metav1.ObjectMeta {
+		m := metav1.ObjectMeta{Name: name, Labels: labels}
+		if namespaced {
+			m.Namespace = o.Namespace
+		}
+		return m
+	}
+	role, err := ClusterRole()
+	if err != nil {
+		return nil, err
+	}
+	role.TypeMeta = metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"}
+	role.Labels = labels
+	args := []string{"run", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081", "--log-level=" + o.LogLevel}
+	if o.Replicas > 1 {
+		args = append(args, "--leader-elect=true", "--leader-election-namespace="+o.Namespace)
+	}
+	if o.PrometheusURL != "" {
+		args = append(args, "--prometheus-url="+o.PrometheusURL)
+	}
+	if o.ConsulAddr != "" {
+		args = append(args, "--consul-addr="+o.ConsulAddr)
+	}
+	args = append(args, o.ExtraArgs...)
+	falseV, trueV := false, true
+	uid := int64(65532)
+	probe := func(path string) *corev1.Probe {
+		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromString("probes")}},
+			PeriodSeconds: 10}
+	}
+	dep := &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: meta(Name, true),
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &o.Replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": Name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					ServiceAccountName: Name,
+					SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: &trueV, RunAsUser: &uid},
+					Containers: []corev1.Container{{
+						Name: "runtime", Image: o.Image, Args: args,
+						Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 8080}, {Name: "probes", ContainerPort: 8081}},
+						LivenessProbe: probe("/healthz"), ReadinessProbe: probe("/readyz"),
+						Resources: *o.Resources,
+						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: &falseV, ReadOnlyRootFilesystem: &trueV,
+							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
+					}},
+				},
+			},
+		},
+	}
+	leaderRules := []rbacv1.PolicyRule{
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+	}
+	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: Name, Namespace: o.Namespace}}
+	return []any{
+		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: meta(o.Namespace, false)},
+		&corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta(Name, true)},
+		role,
+		&rbacv1.ClusterRoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"}, ObjectMeta: meta(Name, false),
+			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: Name}, Subjects: subject},
+		&rbacv1.Role{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"}, ObjectMeta: meta(Name+"-leader-election", true), Rules: leaderRules},
+		&rbacv1.RoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"}, ObjectMeta: meta(Name+"-leader-election", true),
+			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: Name + "-leader-election"}, Subjects: subject},
+		dep,
+		&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: meta(Name+"-metrics", true),
+			Spec: corev1.ServiceSpec{Selector: map[string]string{"app.kubernetes.io/name": Name},
+				Ports: []corev1.ServicePort{{Name: "metrics", Port: 8080, TargetPort: intstr.FromString("metrics")}}}},
+	}, nil
+}

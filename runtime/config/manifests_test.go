@@ -1,0 +1,219 @@
+package config_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
+	"github.com/hca-project/terraform-provider-hca/runtime/config"
+	"github.com/hca-project/terraform-provider-hca/runtime/config/crd"
+	"github.com/hca-project/terraform-provider-hca/runtime/controller"
+)
+
+func TestObjects(t *testing.T) {
+	tests := []struct {
+		name     string
+		opts     config.Options
+		wantErr  string
+		wantArgs []string
+		noArgs   []string
+	}{
+		{"defaults", config.Options{Image: "hca-runtime:dev"}, "", []string{"run", "--log-level=info"}, []string{"--leader-elect=true"}},
+		{"ha with prometheus and consul", config.Options{Image: "i", Replicas: 2, PrometheusURL: "http://prom:9090", ConsulAddr: "consul:8500", LogLevel: "debug"}, "",
+			[]string{"--leader-elect=true", "--leader-election-namespace=hca-system", "--prometheus-url=http://prom:9090", "--consul-addr=consul:8500", "--log-level=debug"}, nil},
+		{"no image", config.Options{}, "image is empty", nil, nil},
+		{"bad namespace", config.Options{Image: "i", Namespace: "HCA"}, `namespace "HCA" is not a DNS label`, nil, nil},
+		{"bad log level", config.Options{Image: "i", LogLevel: "trace"}, `log level "trace"`, nil, nil},
+		{"negative replicas", config.Options{Image: "i", Replicas: -1}, "replicas -1 is negative", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := config.Objects(tt.opts)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dep *appsv1.Deployment
+			kinds := []string{}
+			for _, o := range objs {
+				kinds = append(kinds, fmt.Sprintf("%T", o))
+				if d, ok := o.(*appsv1.Deployment); ok {
+					dep = d
+				}
+			}
+			if dep == nil {
+				t.Fatalf("no Deployment among %v", kinds)
+			}
+			args := dep.Spec.Template.Spec.Containers[0].Args
+			for _, a := range tt.wantArgs {
+				if !slices.Contains(args, a) {
+					t.Errorf("args %v lack %q", args, a)
+				}
+			}
+			for _, a := range tt.noArgs {
+				if slices.Contains(args, a) {
+					t.Errorf("args %v should not have %q", args, a)
+				}
+			}
+			if _, ok := objs[0].(*corev1.Namespace); !ok {
+				t.Errorf("first object is %T, want the Namespace (apply order)", objs[0])
+			}
+		})
+	}
+}
+
+func TestClusterRoleIsLeastPrivilege(t *testing.T) {
+	role, err := config.ClusterRole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(role.Rules) == 0 {
+		t.Fatal("generated ClusterRole has no rules")
+	}
+	for _, r := range role.Rules {
+		for _, v := range r.Verbs {
+			if v == "*" {
+				t.Errorf("rule %+v grants every verb", r)
+			}
+		}
+		for _, res := range r.Resources {
+			if res == "*" {
+				t.Errorf("rule %+v grants every resource", r)
+			}
+			if res == "secrets" && (slices.Contains(r.Verbs, "list") || slices.Contains(r.Verbs, "watch")) && !slices.Contains(r.Verbs, "create") {
+				// listing every Secret of the cluster is not needed to read credentials
+				t.Errorf("rule %+v lists or watches Secrets cluster-wide", r)
+			}
+		}
+	}
+}
+
+// TestInstalledRBACSuffices applies the install to the lab's private cluster and
+// runs the hybrid cluster prober impersonating the runtime's service account: the
+// generated role must let it do its work, and nothing more is granted.
+func TestInstalledRBACSuffices(t *testing.T) {
+	env := labtest.Require(t, "HCA_LAB_PRIVATE_KUBECONFIG")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg, err := clientcmd.BuildConfigFromFlags("", env["HCA_LAB_PRIVATE_KUBECONFIG"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crd.Install(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = hcav1.AddToScheme(scheme)
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := fmt.Sprintf("hca-rbac-%d", rand.IntN(1e6))
+	objs, err := config.Objects(config.Options{Namespace: ns, Image: "hca-runtime:test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A ClusterRole per test namespace so parallel runs do not fight over one.
+	for _, o := range objs {
+		switch v := o.(type) {
+		case *rbacv1.ClusterRole:
+			v.Name = ns
+		case *rbacv1.ClusterRoleBinding:
+			v.Name, v.RoleRef.Name = ns, ns
+		}
+	}
+	if err := config.Apply(ctx, admin, objs); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		bg := context.Background()
+		_ = admin.Delete(bg, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		_ = admin.Delete(bg, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		_ = admin.Delete(bg, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	})
+	// Applying again is a no-op (idempotent install).
+	if err := config.Apply(ctx, admin, objs); err != nil {
+		t.Fatalf("second apply: %v", err)
+	}
+
+	raw, _ := os.ReadFile(env["HCA_LAB_PRIVATE_KUBECONFIG"])
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "private", Namespace: ns}, Data: map[string][]byte{"kubeconfig": raw}}
+	if err := admin.Create(ctx, sec); err != nil {
+		t.Fatal(err)
+	}
+	hcName := ns + "-private"
+	hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: hcName}, Spec: hcav1.HybridClusterSpec{Role: hcav1.RolePrimary, Provider: hcav1.ProviderPrivate,
+		Credentials: hcav1.ClusterCredentials{SecretRef: &hcav1.SecretKeyRef{Namespace: ns, Name: "private"}}}}
+	if err := admin.Create(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Delete(context.Background(), hc) })
+
+	sa := rest.CopyConfig(cfg)
+	sa.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + config.Name}
+	saClient, err := client.New(sa, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not granted: listing Secrets, or touching Deployments of the install.
+	if err := saClient.List(ctx, &corev1.SecretList{}, client.InNamespace(ns)); err == nil {
+		t.Error("the runtime's service account can list Secrets")
+	}
+	mgr, err := ctrl.NewManager(sa, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &controller.HybridClusterReconciler{Client: mgr.GetClient(), Clock: clock.RealClock{}, Interval: time.Second, Recorder: mgr.GetEventRecorder("hca-runtime"),
+		Members: &controller.Members{Control: mgr.GetAPIReader(), Options: client.Options{Scheme: scheme}}}
+	if err := r.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	mctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() { _ = mgr.Start(mctx) }()
+	for {
+		var got hcav1.HybridCluster
+		if err := admin.Get(ctx, types.NamespacedName{Name: hcName}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionReachable); c != nil {
+			if c.Status != metav1.ConditionTrue {
+				t.Fatalf("prober under the runtime's RBAC: %s: %s", c.Reason, c.Message)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the prober, running as the runtime's service account, never wrote status (missing RBAC?)")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
