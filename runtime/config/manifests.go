@@ -130,7 +130,7 @@ func Objects(o Options) ([]any, error) {
 					SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: &trueV, RunAsUser: &uid},
 					Containers: []corev1.Container{{
 						Name: "runtime", Image: o.Image, Args: args,
-						Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 8080}, {Name: "probes", ContainerPort: 8081}},
+						Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: 8080}, {Name: "probes", ContainerPort: 8081}},
 						LivenessProbe: probe("/healthz"), ReadinessProbe: probe("/readyz"),
 						Resources: *o.Resources,
 						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: &falseV, ReadOnlyRootFilesystem: &trueV,
