@@ -14,8 +14,11 @@
 //     while panicking, bounded scale-up and scale-down rates).
 //
 // An Algorithm value keeps the history it needs (past recommendations, metric
-// windows) in its own struct, pruned by time so memory stays bounded. Use one
-// instance per scaled target; instances are not safe for concurrent use.
+// windows) in its own struct, pruned by time (and capped) so memory stays
+// bounded. Use one instance per scaled target; instances are not safe for
+// concurrent use. Decide never panics and keeps a valid input's decision
+// within [Min, Max]; an input that fails [Validate] gets a hold decision
+// whose Reason starts with "invalid input: ".
 //
 // The package also places replicas over clusters and partitions federated
 // min/max (placement*.go, federation*.go).
