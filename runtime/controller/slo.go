@@ -1,0 +1,200 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/metrics"
+	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
+)
+
+// SLOReconciler is the SLO control loop (Polaris' SLO controller): a watch
+// loop over ServiceLevelObjectives feeding an evaluation loop (see slo_eval.go)
+// that reads every due SLO's metrics in one batch at its evaluationInterval.
+// Each result is written here: status (currentValue, compliancePercent,
+// lastEvaluationTime, conditions) and the strategy object named after the SLO
+// (HorizontalElasticityStrategy, VerticalElasticityStrategy, or the
+// SLOOutputAnnotation of a BurstPolicy) carrying the compliance. It knows
+// nothing of how strategies act; switching spec.elasticityStrategy.kind
+// deletes the old object and writes the new one.
+//
+// Missing data (no sample, NaN, errors, an unreachable source) never reaches a
+// strategy: the strategy object keeps its last output, and the SLO's
+// MetricsAvailable=False and Degraded=True conditions say why.
+//
+// +kubebuilder:rbac:groups=hca.dev,resources=servicelevelobjectives,verbs=get;list;watch
+// +kubebuilder:rbac:groups=hca.dev,resources=servicelevelobjectives/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies;verticalelasticitystrategies,verbs=get;list;watch;create;patch;update;delete
+// +kubebuilder:rbac:groups=hca.dev,resources=burstpolicies,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=hca.dev,resources=hybridclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets,verbs=get;list;watch
+type SLOReconciler struct {
+	Client client.Client
+	// Reader reads targets and prices for cost efficiency (default Client).
+	Reader client.Reader
+	// Source reads the metrics (nil: every SLO is Degraded with NoMetricSource).
+	Source metrics.Source
+	// Clock schedules evaluations (default the real clock).
+	Clock clock.Clock
+	// Queries selects the workloads' series (zero: the lab exporter's names, 1m window).
+	Queries   SLOQueries
+	Recorder  events.EventRecorder
+	Telemetry *telemetry.Metrics
+	// MaxConcurrentReconciles bounds parallel status/strategy writes (default 8).
+	MaxConcurrentReconciles int
+
+	eval *sloEvaluator
+}
+
+// SetupWithManager registers the watch loop and the evaluation loop.
+func (r *SLOReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.Reader == nil {
+		r.Reader = r.Client
+	}
+	if r.MaxConcurrentReconciles <= 0 {
+		r.MaxConcurrentReconciles = 8
+	}
+	r.eval = newSLOEvaluator(r.Source, r.Reader, r.Clock, r.Queries, r.Telemetry)
+	if err := mgr.Add(r.eval); err != nil {
+		return fmt.Errorf("add SLO evaluation loop: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&hcav1.ServiceLevelObjective{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesRawSource(source.Channel(r.eval.events, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
+		Named("servicelevelobjective").
+		Complete(r)
+}
+
+// Reconcile registers the SLO with the evaluation loop, removes the objects of
+// strategies it no longer uses, and writes its latest evaluation, if any.
+func (r *SLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var s hcav1.ServiceLevelObjective
+	if err := r.Client.Get(ctx, req.NamespacedName, &s); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.eval.remove(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if !s.DeletionTimestamp.IsZero() {
+		r.eval.remove(req.NamespacedName)
+		return ctrl.Result{}, nil
+	}
+	r.eval.upsert(s.DeepCopy())
+	before := s.DeepCopy()
+
+	if err := removeStrategies(ctx, r.Client, &s); err != nil {
+		r.countError("strategy-cleanup")
+		return ctrl.Result{}, err
+	}
+	want := strategyRef(&s)
+	if s.Status.Strategy != nil && *s.Status.Strategy != want {
+		r.event(&s, corev1.EventTypeNormal, "StrategySwitched", "Switch", "strategy %s %s replaced by %s %s", s.Status.Strategy.Kind, s.Status.Strategy.Name, want.Kind, want.Name)
+		s.Status.Strategy = nil
+	}
+
+	res := r.eval.result(req.NamespacedName)
+	if res != nil && res.generation == s.Generation {
+		if err := r.apply(ctx, &s, res); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if !equality.Semantic.DeepEqual(before.Status, s.Status) {
+		if err := r.Client.Status().Patch(ctx, &s, client.MergeFrom(before)); err != nil {
+			r.countError("status")
+			return ctrl.Result{}, fmt.Errorf("patch status of SLO %s: %w", req.NamespacedName, err)
+		}
+	}
+	if res != nil {
+		r.eval.applied(req.NamespacedName, res)
+	}
+	return ctrl.Result{}, nil
+}
+
+// apply puts one evaluation result into s.Status and, when it has data, into
+// the strategy object.
+func (r *SLOReconciler) apply(ctx context.Context, s *hcav1.ServiceLevelObjective, res *sloResult) error {
+	at := metav1.NewTime(res.at)
+	s.Status.LastEvaluationTime = &at
+	s.Status.ObservedGeneration = s.Generation
+	set := func(typ string, status metav1.ConditionStatus, reason, msg string) {
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: s.Generation})
+	}
+	if res.err != nil {
+		reason := failureReason(res.err)
+		msg := truncate(res.err.Error(), 1024)
+		metricsStatus := metav1.ConditionFalse
+		if reason == ReasonInvalidObjective || reason == ReasonEvaluationPanicked {
+			metricsStatus = metav1.ConditionUnknown
+		}
+		changed := meta.FindStatusCondition(s.Status.Conditions, hcav1.ConditionDegraded)
+		set(hcav1.ConditionMetricsAvailable, metricsStatus, reason, msg)
+		set(hcav1.ConditionDegraded, metav1.ConditionTrue, reason, "holding the last strategy output: "+msg)
+		set(hcav1.ConditionReady, metav1.ConditionFalse, reason, "the SLO could not be evaluated; see Degraded")
+		if changed == nil || changed.Status != metav1.ConditionTrue || changed.Reason != reason {
+			r.event(s, corev1.EventTypeWarning, reason, "Evaluate", "%s", msg)
+		}
+		return nil
+	}
+	if err := writeStrategy(ctx, r.Client, s, res.compliance); err != nil {
+		r.countError("strategy-write")
+		if failureReason(err) == ReasonInvalidObjective {
+			set(hcav1.ConditionReady, metav1.ConditionFalse, "StrategyInvalid", truncate(err.Error(), 1024))
+			s.Status.CurrentValue, s.Status.CompliancePercent = res.value, ptrTo(res.compliance)
+			return nil
+		}
+		return err
+	}
+	ref := strategyRef(s)
+	s.Status.Strategy = &ref
+	s.Status.CurrentValue = truncate(res.value, 64)
+	s.Status.CompliancePercent = ptrTo(res.compliance)
+	set(hcav1.ConditionMetricsAvailable, metav1.ConditionTrue, ReasonEvaluated, "the SLO's metrics returned a value")
+	set(hcav1.ConditionDegraded, metav1.ConditionFalse, ReasonEvaluated, "")
+	set(hcav1.ConditionReady, metav1.ConditionTrue, ReasonEvaluated, fmt.Sprintf("compliance %d%% written to %s %s", res.compliance, ref.Kind, ref.Name))
+	return nil
+}
+
+func (r *SLOReconciler) countError(kind string) {
+	if r.Telemetry != nil {
+		r.Telemetry.Errors.WithLabelValues("slo", kind).Inc()
+	}
+}
+
+func (r *SLOReconciler) event(obj *hcav1.ServiceLevelObjective, typ, reason, action, note string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(obj, nil, typ, reason, action, note, args...)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,232 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/slo"
+	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
+)
+
+// Defaults of the strategies' stabilisation windows when the SLO sets none (the
+// API's documented defaults: scale up at once, scale down after 5 minutes).
+const (
+	defaultStrategyUpWindow   = 0
+	defaultStrategyDownWindow = 5 * time.Minute
+)
+
+// HorizontalStrategyReconciler acts on HorizontalElasticityStrategies: it scales
+// the target (in the cluster it runs in, the primary) to slo.Horizontal's
+// ceil(current x compliance / 100), within tolerance, stabilisation windows and
+// min/max, through the scale subresource. It knows nothing of the SLO that wrote
+// the strategy.
+//
+// It acts once per SLO output: when the strategy's generation (which changes
+// with spec.sloOutput) differs from status.observedGeneration. Acting again on
+// the same output would compound (3 -> 5 -> 8 on one violation measured at 3).
+// A decision held back by a window is retried for the same output, from the
+// replica count it was measured at, until the window lets it through.
+//
+// The recommendation history of the windows is kept in memory per object. It is
+// derivable and short-lived: after a restart the windows start empty, so the
+// first decision is not held back by proposals made before the restart (at
+// worst one scale-down comes earlier than the window wanted); nothing is
+// duplicated, because observedGeneration is in the status.
+//
+// +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=apps,resources=deployments/scale;statefulsets/scale,verbs=get;update;patch
+type HorizontalStrategyReconciler struct {
+	Client    client.Client
+	Clock     clock.PassiveClock
+	Recorder  events.EventRecorder
+	Telemetry *telemetry.Metrics
+
+	mu    sync.Mutex
+	state map[types.NamespacedName]*horizontalState
+}
+
+type horizontalState struct {
+	history    []slo.Recommendation
+	generation int64 // the output the last decision was for
+	base       int32 // replicas when that output was first acted on
+	held       bool  // a window held that decision back
+}
+
+// SetupWithManager registers the controller.
+func (r *HorizontalStrategyReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.HorizontalElasticityStrategy{}).Named("horizontalelasticitystrategy").Complete(r)
+}
+
+func (r *HorizontalStrategyReconciler) stateOf(key types.NamespacedName) *horizontalState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == nil {
+		r.state = map[types.NamespacedName]*horizontalState{}
+	}
+	st, ok := r.state[key]
+	if !ok {
+		st = &horizontalState{}
+		r.state[key] = st
+	}
+	return st
+}
+
+func windows(w *hcav1.StabilizationWindows) (up, down time.Duration) {
+	up, down = defaultStrategyUpWindow, defaultStrategyDownWindow
+	if w != nil {
+		if w.ScaleUp != nil {
+			up = w.ScaleUp.Duration
+		}
+		if w.ScaleDown != nil {
+			down = w.ScaleDown.Duration
+		}
+	}
+	return up, down
+}
+
+func tolerance(o hcav1.SLOOutput) float64 {
+	if o.Tolerance == nil {
+		return slo.DefaultTolerance
+	}
+	return o.Tolerance.AsApproximateFloat64()
+}
+
+// workload returns an empty object of the target's kind, for the scale subresource.
+func workload(ns string, t hcav1.TargetRef) client.Object {
+	meta := metav1.ObjectMeta{Namespace: ns, Name: string(t.Name)}
+	if t.Kind == hcav1.WorkloadStatefulSet {
+		return &appsv1.StatefulSet{ObjectMeta: meta}
+	}
+	return &appsv1.Deployment{ObjectMeta: meta}
+}
+
+// Reconcile decides and scales once per SLO output.
+func (r *HorizontalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var hs hcav1.HorizontalElasticityStrategy
+	if err := r.Client.Get(ctx, req.NamespacedName, &hs); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.mu.Lock()
+			delete(r.state, req.NamespacedName)
+			r.mu.Unlock()
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	st := r.stateOf(req.NamespacedName)
+	retry := st.held && st.generation == hs.Generation
+	if hs.Status.ObservedGeneration == hs.Generation && !retry {
+		return ctrl.Result{}, nil
+	}
+	before := hs.DeepCopy()
+	now := r.Clock.Now()
+	policy := req.String()
+
+	target := workload(hs.Namespace, hs.Spec.Target)
+	scale := &autoscalingv1.Scale{}
+	if err := r.Client.SubResource("scale").Get(ctx, target, scale); err != nil {
+		r.count("target")
+		if apierrors.IsNotFound(err) {
+			r.degrade(ctx, &hs, before, "TargetNotFound", fmt.Sprintf("%s %s/%s not found: create it or fix spec.target", hs.Spec.Target.Kind, hs.Namespace, hs.Spec.Target.Name))
+			return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("get scale of %s %s/%s: %w", hs.Spec.Target.Kind, hs.Namespace, hs.Spec.Target.Name, err)
+	}
+	current := scale.Spec.Replicas
+	base := current
+	if retry {
+		base = st.base
+	}
+	up, down := windows(hs.Spec.Stabilization)
+	cfg := slo.HorizontalConfig{
+		MinReplicas: max(hs.Spec.StaticConfig.MinReplicas, 1), MaxReplicas: hs.Spec.StaticConfig.MaxReplicas,
+		Tolerance: tolerance(hs.Spec.SLOOutput), ScaleUpWindow: up, ScaleDownWindow: down,
+	}
+	d, err := slo.Horizontal(now, base, float64(hs.Spec.SLOOutput.CompliancePercent), cfg, st.history)
+	if err != nil {
+		r.count("invalid")
+		hs.Status.ObservedGeneration = hs.Generation
+		st.held = false
+		r.degrade(ctx, &hs, before, ReasonInvalidObjective, err.Error())
+		return ctrl.Result{}, nil
+	}
+	st.history, st.generation, st.base, st.held = d.History, hs.Generation, base, d.Stabilised
+
+	direction := "hold"
+	if d.Desired != current {
+		direction = "up"
+		if d.Desired < current {
+			direction = "down"
+		}
+		scale.Spec.Replicas = d.Desired
+		if err := r.Client.SubResource("scale").Update(ctx, target, client.WithSubResourceBody(scale)); err != nil {
+			r.count("scale")
+			return ctrl.Result{}, fmt.Errorf("scale %s %s/%s to %d: %w", hs.Spec.Target.Kind, hs.Namespace, hs.Spec.Target.Name, d.Desired, err)
+		}
+		t := metav1.NewTime(now)
+		hs.Status.LastScaleTime = &t
+	}
+	if r.Telemetry != nil {
+		r.Telemetry.Decisions.WithLabelValues(policy, "slo-horizontal", direction).Inc()
+	}
+	hs.Status.ObservedGeneration = hs.Generation
+	hs.Status.CurrentReplicas = current
+	hs.Status.DesiredReplicas = d.Desired
+	msg := fmt.Sprintf("compliance %d%%: %s; %d -> %d replicas (proposed %d)", hs.Spec.SLOOutput.CompliancePercent, d.Reason, current, d.Desired, d.Proposed)
+	meta.SetStatusCondition(&hs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Decided", Message: msg, ObservedGeneration: hs.Generation})
+	meta.SetStatusCondition(&hs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: "Decided", ObservedGeneration: hs.Generation})
+	if r.Recorder != nil {
+		reason := "Held"
+		if direction != "hold" {
+			reason = "Scaled"
+		}
+		r.Recorder.Eventf(&hs, nil, corev1.EventTypeNormal, reason, "Scale", "%s", msg)
+	}
+	if err := r.Client.Status().Patch(ctx, &hs, client.MergeFrom(before)); err != nil {
+		r.count("status")
+		return ctrl.Result{}, fmt.Errorf("patch status of horizontal strategy %s: %w", req, err)
+	}
+	if d.Stabilised {
+		return ctrl.Result{RequeueAfter: retryAfter(up, down)}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// retryAfter is how soon a held decision is tried again.
+func retryAfter(up, down time.Duration) time.Duration {
+	w := max(up, down) / 10
+	return min(max(w, time.Second), 30*time.Second)
+}
+
+func (r *HorizontalStrategyReconciler) count(kind string) {
+	if r.Telemetry != nil {
+		r.Telemetry.Errors.WithLabelValues("horizontal-strategy", kind).Inc()
+	}
+}
+
+func (r *HorizontalStrategyReconciler) degrade(ctx context.Context, hs, before *hcav1.HorizontalElasticityStrategy, reason, msg string) {
+	meta.SetStatusCondition(&hs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: msg, ObservedGeneration: hs.Generation})
+	meta.SetStatusCondition(&hs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: hs.Generation})
+	if r.Recorder != nil {
+		r.Recorder.Eventf(hs, nil, corev1.EventTypeWarning, reason, "Scale", "%s", msg)
+	}
+	_ = r.Client.Status().Patch(ctx, hs, client.MergeFrom(before))
+}
