@@ -1,0 +1,455 @@
+package controller
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
+)
+
+// This file is the burst controller's decision: pure functions of what the
+// reconciler observed (no client, no clock of their own). The replica maths
+// itself is internal/scaling's (Place, ScaleBack and the algorithms); here it is
+// combined into one plan per target Deployment.
+
+// burstTotalSource says where the total replica count (all clusters) of a target
+// comes from.
+type burstTotalSource int
+
+const (
+	// burstTotalFromDeployment: whoever scales the primary Deployment (a user, an
+	// HPA) sets the total; the controller only redistributes it.
+	burstTotalFromDeployment burstTotalSource = iota
+	// burstTotalFromAlgorithm: the policy's algorithm decided the total from
+	// metrics (burstInput.AlgorithmTotal).
+	burstTotalFromAlgorithm
+	// burstTotalKeep: metrics drive the total but no evaluation is due; keep
+	// the stored total.
+	burstTotalKeep
+)
+
+// burstInput is everything one decision for one target Deployment needs.
+type burstInput struct {
+	Now time.Time
+	// Threshold is how long a pod must be Unschedulable before it bursts.
+	Threshold time.Duration
+	Min, Max  int32
+	Mode      scaling.PlacementMode
+	Pod       scaling.PodRequests
+	// Primary is the primary cluster's name.
+	Primary string
+
+	// PrimarySpec is the primary Deployment's spec.replicas.
+	PrimarySpec int32
+	// PrimaryWritten is the replica count the controller last wrote to the
+	// primary (BurstPrimaryAnnotation), nil if it never did.
+	PrimaryWritten *int32
+	// StoredTotal is the total last decided (BurstTotalAnnotation), nil if none.
+	StoredTotal *int32
+
+	TotalSource     burstTotalSource
+	AlgorithmTotal  int32
+	AlgorithmReason string
+	// NoScaleDown: a metric is missing, so the total may rise but never fall.
+	NoScaleDown bool
+
+	// Scheduled counts the primary pods bound to a node, Unassigned those not
+	// (yet) bound (both without terminating pods).
+	Scheduled, Unassigned int32
+	// Unschedulable holds, for each primary pod whose PodScheduled condition is
+	// False with reason Unschedulable, since when.
+	Unschedulable []time.Time
+	// PrimaryFit is how many more pods would fit in the primary's free capacity.
+	PrimaryFit int32
+
+	// Targets are the policy's burst targets, Current being the replicas of the
+	// target's copy there.
+	Targets []scaling.BurstTarget
+	// Drain are clusters that still hold copies but are no longer burst
+	// targets: their replicas go back to the primary.
+	Drain []scaling.BurstTarget
+}
+
+// burstPlan is the decision for one target Deployment.
+type burstPlan struct {
+	// Total is the replica count over all clusters after the plan.
+	Total int32
+	// Primary is the primary Deployment's replica count after the plan.
+	Primary int32
+	// Burst is the replica count per burst (and drain) cluster after the plan.
+	Burst map[string]int32
+	// Actions name what changed, in order: "scale-up", "scale-down", "burst",
+	// "move-back", "drain". Empty: nothing to do.
+	Actions []string
+	// Reason explains the decision for status and events.
+	Reason string
+	// RequeueAfter is when the next Unschedulable pod reaches the threshold
+	// (0: none waiting).
+	RequeueAfter time.Duration
+	// Skipped are the targets placement skipped, with why.
+	Skipped []scaling.PlacementSkip
+	// Unplaced is the part of a deficit no target could take (those pods stay
+	// Pending in the primary).
+	Unplaced int32
+	// Blocked is the part of a reduction held back because it sits on an
+	// unreachable cluster.
+	Blocked int32
+}
+
+// BurstTotal is the sum of the burst replicas.
+func (p burstPlan) BurstTotal() int32 {
+	var n int32
+	for _, v := range p.Burst {
+		n += v
+	}
+	return n
+}
+
+func burstClamp(v, lo, hi int32) int32 { return max(lo, min(v, hi)) }
+
+// burstWithCurrent returns targets with Current taken from cur.
+func burstWithCurrent(targets []scaling.BurstTarget, cur map[string]int32) []scaling.BurstTarget {
+	out := make([]scaling.BurstTarget, len(targets))
+	for i, t := range targets {
+		t.Current = cur[t.Name]
+		out[i] = t
+	}
+	return out
+}
+
+// burstDecide plans one target Deployment: the total (from the Deployment, the
+// algorithm or the stored value, within [Min, Max]; never lower while metrics
+// are missing), then
+//
+//   - a higher total is added to the primary (pods that do not fit there will
+//     burst once they have been Unschedulable for Threshold);
+//   - a lower total first removes Unschedulable primary pods (they serve
+//     nothing), then scaling.ScaleBack's order: burst clusters, most expensive
+//     first, the primary last;
+//   - pods Unschedulable for Threshold, up to the primary's unscheduled
+//     replicas, are placed over the targets with scaling.Place and removed
+//     from the primary (the total is unchanged);
+//   - with nothing pending or in flight in the primary and room there
+//     (PrimaryFit), burst replicas move back, most expensive first;
+//   - copies in clusters that are no longer targets move back to the primary.
+//
+// Writes are ordered by the reconciler so that a crash between two of them
+// leaves clusters this function repairs: see BurstReconciler.apply.
+func burstDecide(in burstInput) (burstPlan, error) {
+	cur := map[string]int32{}
+	var burstNow int32
+	for _, t := range append(append([]scaling.BurstTarget{}, in.Targets...), in.Drain...) {
+		if _, dup := cur[t.Name]; dup {
+			return burstPlan{}, fmt.Errorf("cluster %s is listed twice: list each burst target once", t.Name)
+		}
+		if t.Name == in.Primary {
+			return burstPlan{}, fmt.Errorf("cluster %s is both the primary and a burst target: remove it from burstTargets", t.Name)
+		}
+		cur[t.Name] = t.Current
+		burstNow += t.Current
+	}
+	userChanged := in.PrimaryWritten != nil && in.PrimarySpec != *in.PrimaryWritten
+	base := in.PrimarySpec
+	if userChanged && in.TotalSource == burstTotalFromDeployment {
+		// The new spec.replicas is the total the user wants; the distribution
+		// it changes is the one the controller wrote.
+		base = *in.PrimaryWritten
+	}
+	current := base + burstNow
+	var notes []string
+	var total int32
+	switch in.TotalSource {
+	case burstTotalFromAlgorithm:
+		total = in.AlgorithmTotal
+		if total != current && in.AlgorithmReason != "" {
+			notes = append(notes, in.AlgorithmReason)
+		}
+	case burstTotalKeep:
+		total = current
+		if in.StoredTotal != nil {
+			total = *in.StoredTotal
+		}
+	default:
+		switch {
+		case userChanged:
+			total = in.PrimarySpec
+			notes = append(notes, fmt.Sprintf("Deployment scaled to %d replicas", in.PrimarySpec))
+		case in.StoredTotal != nil:
+			total = *in.StoredTotal
+		default:
+			total = current
+		}
+	}
+	if in.NoScaleDown && total < current {
+		notes = append(notes, fmt.Sprintf("holding %d replicas: metrics are missing, never scale down on missing data", current))
+		total = current
+	}
+	if c := burstClamp(total, in.Min, in.Max); c != total {
+		notes = append(notes, fmt.Sprintf("total %d clamped to [%d, %d]", total, in.Min, in.Max))
+		total = c
+	}
+
+	plan := burstPlan{Total: total, Burst: maps.Clone(cur)}
+	primary := base
+	all := append(append([]scaling.BurstTarget{}, in.Targets...), in.Drain...)
+
+	for _, d := range in.Drain {
+		if d.Current == 0 {
+			continue
+		}
+		if !d.Reachable {
+			plan.Blocked += d.Current
+			notes = append(notes, fmt.Sprintf("cannot drain %s (no longer a burst target): unreachable", d.Name))
+			continue
+		}
+		primary += d.Current
+		plan.Burst[d.Name] = 0
+		plan.Actions = append(plan.Actions, "drain")
+		notes = append(notes, fmt.Sprintf("%d replicas back from %s (no longer a burst target)", d.Current, d.Name))
+	}
+
+	var removedPending int32
+	switch {
+	case total > current:
+		primary += total - current
+		plan.Actions = append(plan.Actions, "scale-up")
+		notes = append(notes, fmt.Sprintf("scale up from %d to %d replicas in %s", current, total, in.Primary))
+	case total < current:
+		excess := current - total
+		removedPending = min(excess, int32(len(in.Unschedulable)), primary)
+		primary -= removedPending
+		excess -= removedPending
+		var parts []string
+		if removedPending > 0 {
+			parts = append(parts, fmt.Sprintf("%d Unschedulable from %s", removedPending, in.Primary))
+		}
+		if excess > 0 {
+			sb, err := scaling.ScaleBack(excess, in.Pod, in.Primary, primary, burstWithCurrent(all, plan.Burst))
+			if err != nil {
+				return burstPlan{}, fmt.Errorf("scale back: %w", err)
+			}
+			for _, r := range sb.Reductions {
+				if r.Primary {
+					primary -= r.Replicas
+				} else {
+					plan.Burst[r.Cluster] -= r.Replicas
+				}
+				parts = append(parts, fmt.Sprintf("%d from %s", r.Replicas, r.Cluster))
+			}
+			plan.Blocked += sb.Blocked
+			if sb.Blocked > 0 {
+				parts = append(parts, fmt.Sprintf("%d held on unreachable clusters", sb.Blocked))
+			}
+		}
+		plan.Actions = append(plan.Actions, "scale-down")
+		notes = append(notes, fmt.Sprintf("scale down from %d to %d replicas: %s", current, total, strings.Join(parts, ", ")))
+	}
+
+	var ripe int32
+	for _, since := range in.Unschedulable {
+		wait := since.Add(in.Threshold).Sub(in.Now)
+		if wait <= 0 {
+			ripe++
+		} else if plan.RequeueAfter == 0 || wait < plan.RequeueAfter {
+			plan.RequeueAfter = wait
+		}
+	}
+	deficit := max(0, min(ripe-removedPending, primary-in.Scheduled))
+	if deficit > 0 {
+		pl, err := scaling.Place(deficit, in.Pod, burstWithCurrent(in.Targets, plan.Burst), in.Mode)
+		if err != nil {
+			return burstPlan{}, fmt.Errorf("place deficit: %w", err)
+		}
+		plan.Skipped, plan.Unplaced = pl.Skipped, pl.Unplaced
+		var parts []string
+		for _, a := range pl.Assignments {
+			plan.Burst[a.Target] += a.Replicas
+			parts = append(parts, fmt.Sprintf("%d to %s", a.Replicas, a.Target))
+		}
+		primary -= pl.Placed()
+		note := fmt.Sprintf("%d replicas Unschedulable in %s for %v", deficit, in.Primary, in.Threshold)
+		if len(parts) > 0 {
+			plan.Actions = append(plan.Actions, "burst")
+			note += ": burst " + strings.Join(parts, ", ") + " (placement " + string(in.Mode) + ")"
+		}
+		if pl.Unplaced > 0 {
+			note += fmt.Sprintf("; %d could not be placed", pl.Unplaced)
+		}
+		for _, s := range pl.Skipped {
+			note += fmt.Sprintf("; skipped %s: %s", s.Target, s.Reason)
+		}
+		notes = append(notes, note)
+	}
+
+	burstAfter := plan.BurstTotal()
+	if deficit == 0 && total == current && !userChanged && len(in.Unschedulable) == 0 &&
+		in.Unassigned == 0 && in.Scheduled >= in.PrimarySpec && in.PrimaryFit > 0 && burstAfter > 0 {
+		k := min(in.PrimaryFit, burstAfter)
+		sb, err := scaling.ScaleBack(k, in.Pod, in.Primary, 0, burstWithCurrent(all, plan.Burst))
+		if err != nil {
+			return burstPlan{}, fmt.Errorf("move back: %w", err)
+		}
+		var parts []string
+		for _, r := range sb.Reductions {
+			plan.Burst[r.Cluster] -= r.Replicas
+			primary += r.Replicas
+			parts = append(parts, fmt.Sprintf("%d from %s", r.Replicas, r.Cluster))
+		}
+		if len(parts) > 0 {
+			plan.Actions = append(plan.Actions, "move-back")
+			notes = append(notes, fmt.Sprintf("%s has room for %d more: moved back %s", in.Primary, in.PrimaryFit, strings.Join(parts, ", ")))
+		}
+	}
+	plan.Primary = primary
+	plan.Reason = strings.Join(notes, "; ")
+	return plan, nil
+}
+
+// burstPodRequests is what one pod of spec requests: the sum over containers,
+// at least the largest init container, plus the pod overhead (as the
+// scheduler counts it, without sidecar subtleties).
+func burstPodRequests(spec *corev1.PodSpec) scaling.PodRequests {
+	var cpu, mem int64
+	for _, c := range spec.Containers {
+		cpu += c.Resources.Requests.Cpu().MilliValue()
+		mem += c.Resources.Requests.Memory().Value()
+	}
+	for _, c := range spec.InitContainers {
+		cpu = max(cpu, c.Resources.Requests.Cpu().MilliValue())
+		mem = max(mem, c.Resources.Requests.Memory().Value())
+	}
+	cpu += spec.Overhead.Cpu().MilliValue()
+	mem += spec.Overhead.Memory().Value()
+	return scaling.PodRequests{CPUMilli: cpu, MemoryBytes: mem}
+}
+
+// burstPodScheduling classifies a pod: bound to a node, or Unschedulable since
+// a time (PodScheduled False with reason Unschedulable).
+func burstPodScheduling(p *corev1.Pod) (scheduled bool, unschedulable bool, since time.Time) {
+	if p.Spec.NodeName != "" {
+		return true, false, time.Time{}
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			since := c.LastTransitionTime.Time
+			if since.IsZero() {
+				since = p.CreationTimestamp.Time
+			}
+			return false, true, since
+		}
+	}
+	return false, false, time.Time{}
+}
+
+// burstPodReady reports the pod's Ready condition.
+func burstPodReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// burstPodActive is false for terminating and finished pods.
+func burstPodActive(p *corev1.Pod) bool {
+	return p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+}
+
+// burstPrimaryFit estimates how many more pods of spec (requesting req) the
+// cluster can schedule: over Ready, schedulable nodes that match the pod's
+// nodeSelector and whose NoSchedule/NoExecute taints the pod tolerates, the sum
+// of the pods that fit in each node's allocatable CPU, memory and pod count
+// minus what its active pods request. Node affinity and topology spread are not
+// modelled (an overestimate shows as Pending pods, which burst again).
+func burstPrimaryFit(spec *corev1.PodSpec, req scaling.PodRequests, nodes []corev1.Node, pods []corev1.Pod) int32 {
+	type usage struct{ cpu, mem, pods int64 }
+	used := map[string]*usage{}
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		u := used[p.Spec.NodeName]
+		if u == nil {
+			u = &usage{}
+			used[p.Spec.NodeName] = u
+		}
+		r := burstPodRequests(&p.Spec)
+		u.cpu += r.CPUMilli
+		u.mem += r.MemoryBytes
+		u.pods++
+	}
+	names := make([]string, 0, len(nodes))
+	byName := map[string]*corev1.Node{}
+	for i := range nodes {
+		names = append(names, nodes[i].Name)
+		byName[nodes[i].Name] = &nodes[i]
+	}
+	sort.Strings(names)
+	var total int64
+	for _, name := range names {
+		n := byName[name]
+		if !burstNodeEligible(spec, n) {
+			continue
+		}
+		u := used[name]
+		if u == nil {
+			u = &usage{}
+		}
+		fit := n.Status.Allocatable.Pods().Value() - u.pods
+		if req.CPUMilli > 0 {
+			fit = min(fit, (n.Status.Allocatable.Cpu().MilliValue()-u.cpu)/req.CPUMilli)
+		}
+		if req.MemoryBytes > 0 {
+			fit = min(fit, (n.Status.Allocatable.Memory().Value()-u.mem)/req.MemoryBytes)
+		}
+		if fit > 0 {
+			total += fit
+		}
+	}
+	return int32(min(total, 1<<30))
+}
+
+func burstNodeEligible(spec *corev1.PodSpec, n *corev1.Node) bool {
+	if n.Spec.Unschedulable || n.DeletionTimestamp != nil {
+		return false
+	}
+	ready := false
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			ready = true
+		}
+	}
+	if !ready {
+		return false
+	}
+	for k, v := range spec.NodeSelector {
+		if n.Labels[k] != v {
+			return false
+		}
+	}
+	for i := range n.Spec.Taints {
+		t := &n.Spec.Taints[i]
+		if t.Effect == corev1.TaintEffectPreferNoSchedule {
+			continue
+		}
+		tolerated := false
+		for j := range spec.Tolerations {
+			if spec.Tolerations[j].ToleratesTaint(klog.Background(), t, false) {
+				tolerated = true
+				break
+			}
+		}
+		if !tolerated {
+			return false
+		}
+	}
+	return true
+}

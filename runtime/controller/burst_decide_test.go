@@ -1,0 +1,398 @@
+package controller
+
+import (
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
+)
+
+var burstT0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func burstI32(v int32) *int32 { return &v }
+
+// burstAt returns n Unschedulable-since times, age ago.
+func burstAt(n int, age time.Duration) []time.Time {
+	out := make([]time.Time, n)
+	for i := range out {
+		out[i] = burstT0.Add(-age)
+	}
+	return out
+}
+
+func burstTgt(name string, current int32, mods ...func(*scaling.BurstTarget)) scaling.BurstTarget {
+	t := scaling.BurstTarget{Name: name, Current: current, Reachable: true, Weight: 1,
+		FreeCPUMilli: 1 << 40, FreeMemoryBytes: 1 << 50}
+	for _, m := range mods {
+		m(&t)
+	}
+	return t
+}
+
+func TestBurstDecide(t *testing.T) {
+	pod := scaling.PodRequests{CPUMilli: 1000, MemoryBytes: 1 << 30}
+	base := func(mod func(*burstInput)) burstInput {
+		in := burstInput{Now: burstT0, Threshold: 5 * time.Second, Min: 1, Max: 100, Mode: scaling.PlacementPriority,
+			Pod: pod, Primary: "private", PrimarySpec: 10, Scheduled: 10,
+			Targets: []scaling.BurstTarget{burstTgt("b1", 0)}}
+		mod(&in)
+		return in
+	}
+	unreachable := func(t *scaling.BurstTarget) { t.Reachable = false }
+	expensive := func(t *scaling.BurstTarget) { t.PricePerVCPUHour = 0.1 }
+	cheap := func(t *scaling.BurstTarget) { t.PricePerVCPUHour = 0.01 }
+
+	tests := []struct {
+		name         string
+		in           burstInput
+		total        int32
+		primary      int32
+		burst        map[string]int32
+		actions      []string
+		requeueAfter time.Duration
+		unplaced     int32
+		skipped      []scaling.PlacementSkip
+	}{
+		{
+			name:  "all scheduled, nothing to do",
+			in:    base(func(*burstInput) {}),
+			total: 10, primary: 10, burst: map[string]int32{"b1": 0},
+		},
+		{
+			name: "pods Unschedulable past the threshold burst, total unchanged",
+			in: base(func(in *burstInput) {
+				in.Scheduled, in.Unassigned, in.Unschedulable = 6, 4, burstAt(4, 6*time.Second)
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 4}, actions: []string{"burst"},
+		},
+		{
+			name: "pods below the threshold wait, requeued when the first is due",
+			in: base(func(in *burstInput) {
+				in.Scheduled, in.Unassigned = 6, 4
+				in.Unschedulable = append(burstAt(3, 2*time.Second), burstT0.Add(-4*time.Second))
+			}),
+			total: 10, primary: 10, burst: map[string]int32{"b1": 0}, requeueAfter: time.Second,
+		},
+		{
+			name: "only the ripe pods burst",
+			in: base(func(in *burstInput) {
+				in.Scheduled, in.Unassigned = 6, 4
+				in.Unschedulable = append(burstAt(1, 10*time.Second), burstAt(3, time.Second)...)
+			}),
+			total: 10, primary: 9, burst: map[string]int32{"b1": 1}, actions: []string{"burst"}, requeueAfter: 4 * time.Second,
+		},
+		{
+			name: "threshold 0 bursts at once",
+			in: base(func(in *burstInput) {
+				in.Threshold, in.Scheduled, in.Unassigned, in.Unschedulable = 0, 8, 2, burstAt(2, 0)
+			}),
+			total: 10, primary: 8, burst: map[string]int32{"b1": 2}, actions: []string{"burst"},
+		},
+		{
+			name: "an unreachable target is skipped",
+			in: base(func(in *burstInput) {
+				in.Scheduled, in.Unassigned, in.Unschedulable = 6, 4, burstAt(4, time.Minute)
+				in.Targets = []scaling.BurstTarget{burstTgt("a-down", 0, unreachable), burstTgt("b1", 0)}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"a-down": 0, "b1": 4}, actions: []string{"burst"},
+			skipped: []scaling.PlacementSkip{{Target: "a-down", Reason: scaling.SkipUnreachable}},
+		},
+		{
+			name: "per-target max spills over, the rest stays pending",
+			in: base(func(in *burstInput) {
+				in.Scheduled, in.Unassigned, in.Unschedulable = 4, 6, burstAt(6, time.Minute)
+				in.Targets = []scaling.BurstTarget{
+					burstTgt("b1", 0, func(t *scaling.BurstTarget) { t.MaxReplicas = 2; t.Priority = 10 }),
+					burstTgt("b2", 0, func(t *scaling.BurstTarget) { t.MaxReplicas = 3 }),
+				}
+			}),
+			total: 10, primary: 5, burst: map[string]int32{"b1": 2, "b2": 3}, actions: []string{"burst"}, unplaced: 1,
+		},
+		{
+			name: "cheapest placement",
+			in: base(func(in *burstInput) {
+				in.Mode = scaling.PlacementCheapest
+				in.Scheduled, in.Unassigned, in.Unschedulable = 7, 3, burstAt(3, time.Minute)
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 0, expensive), burstTgt("b2", 0, cheap)}
+			}),
+			total: 10, primary: 7, burst: map[string]int32{"b1": 0, "b2": 3}, actions: []string{"burst"},
+		},
+		{
+			name: "user scales down: burst replicas go first",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled = 4, burstI32(6), burstI32(10), 4
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 4, primary: 4, burst: map[string]int32{"b1": 0}, actions: []string{"scale-down"},
+		},
+		{
+			name: "user scales up: the primary takes the increase, burst kept",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled = 12, burstI32(6), burstI32(10), 6
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 12, primary: 8, burst: map[string]int32{"b1": 4}, actions: []string{"scale-up"},
+		},
+		{
+			name: "crash after creating the copy, before shrinking the primary: Unschedulable primary replicas go, no second burst",
+			in: base(func(in *burstInput) {
+				in.PrimaryWritten, in.StoredTotal = burstI32(10), burstI32(10)
+				in.Scheduled, in.Unassigned, in.Unschedulable = 6, 4, burstAt(4, time.Minute)
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 4}, actions: []string{"scale-down"},
+		},
+		{
+			name: "crash after the primary patch of a scale-down: the burst copy shrinks next",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled = 4, burstI32(4), burstI32(4), 4
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 4, primary: 4, burst: map[string]int32{"b1": 0}, actions: []string{"scale-down"},
+		},
+		{
+			name: "scale-down removes the most expensive burst replicas first, primary last",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled = 6, burstI32(6), burstI32(7), 6
+				in.TotalSource, in.AlgorithmTotal = burstTotalFromAlgorithm, 7
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, cheap), burstTgt("b2", 2, expensive)}
+			}),
+			total: 7, primary: 6, burst: map[string]int32{"b1": 1, "b2": 0}, actions: []string{"scale-down"},
+		},
+		{
+			name: "room in the primary: replicas move back, most expensive first",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.PrimaryFit = 6, burstI32(6), burstI32(10), 6, 3
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, cheap), burstTgt("b2", 2, expensive)}
+			}),
+			total: 10, primary: 9, burst: map[string]int32{"b1": 1, "b2": 0}, actions: []string{"move-back"},
+		},
+		{
+			name: "no move back while primary pods are in flight",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.Unassigned, in.PrimaryFit = 6, burstI32(6), burstI32(10), 5, 1, 3
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 4},
+		},
+		{
+			name: "metrics missing: a lower algorithm total is held",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled = 6, burstI32(6), burstI32(10), 6
+				in.TotalSource, in.AlgorithmTotal, in.NoScaleDown = burstTotalFromAlgorithm, 3, true
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 4},
+		},
+		{
+			name: "metrics missing: an increase still happens",
+			in: base(func(in *burstInput) {
+				in.TotalSource, in.AlgorithmTotal, in.NoScaleDown = burstTotalFromAlgorithm, 14, true
+			}),
+			total: 14, primary: 14, burst: map[string]int32{"b1": 0}, actions: []string{"scale-up"},
+		},
+		{
+			name: "no evaluation due: the stored total stands even if the Deployment differs",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled = 6, burstI32(6), burstI32(10), 6
+				in.TotalSource = burstTotalKeep
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 4},
+		},
+		{
+			name: "a cluster that is no longer a target drains back to the primary",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled = 7, burstI32(7), burstI32(10), 7
+				in.Drain = []scaling.BurstTarget{burstTgt("old", 3)}
+			}),
+			total: 10, primary: 10, burst: map[string]int32{"b1": 0, "old": 0}, actions: []string{"drain"},
+		},
+		{
+			name: "an unreachable cluster keeps its replicas on scale-down (blocked)",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled = 2, burstI32(6), burstI32(10), 6
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4, unreachable)}
+			}),
+			total: 2, primary: 2, burst: map[string]int32{"b1": 4}, actions: []string{"scale-down"},
+		},
+		{
+			name: "the total is clamped to maxReplicas",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.Max, in.Scheduled = 30, 20, 10
+			}),
+			total: 20, primary: 20, burst: map[string]int32{"b1": 0}, actions: []string{"scale-down"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := burstDecide(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != tc.total || got.Primary != tc.primary || !maps.Equal(got.Burst, tc.burst) {
+				t.Errorf("total %d primary %d burst %v, want total %d primary %d burst %v (reason %q)",
+					got.Total, got.Primary, got.Burst, tc.total, tc.primary, tc.burst, got.Reason)
+			}
+			if !slices.Equal(got.Actions, tc.actions) {
+				t.Errorf("actions %v, want %v (reason %q)", got.Actions, tc.actions, got.Reason)
+			}
+			if got.RequeueAfter != tc.requeueAfter {
+				t.Errorf("requeue after %v, want %v", got.RequeueAfter, tc.requeueAfter)
+			}
+			if got.Unplaced != tc.unplaced || !slices.Equal(got.Skipped, tc.skipped) {
+				t.Errorf("unplaced %d skipped %v, want %d %v", got.Unplaced, got.Skipped, tc.unplaced, tc.skipped)
+			}
+			if len(tc.actions) > 0 && got.Reason == "" {
+				t.Error("a decision without a reason")
+			}
+			// The total is always what the clusters add up to, except for
+			// replicas held on unreachable clusters.
+			if sum := got.Primary + got.BurstTotal(); sum != got.Total+got.Blocked {
+				t.Errorf("primary + burst = %d, want total %d + blocked %d", sum, got.Total, got.Blocked)
+			}
+		})
+	}
+}
+
+func TestBurstDecideErrors(t *testing.T) {
+	in := burstInput{Now: burstT0, Min: 1, Max: 10, Mode: scaling.PlacementPriority, Primary: "private", PrimarySpec: 1,
+		Targets: []scaling.BurstTarget{burstTgt("b1", 0), burstTgt("b1", 0)}}
+	if _, err := burstDecide(in); err == nil {
+		t.Error("duplicate targets accepted")
+	}
+	in.Targets = []scaling.BurstTarget{burstTgt("private", 0)}
+	if _, err := burstDecide(in); err == nil {
+		t.Error("the primary as a burst target accepted")
+	}
+	in.Targets = []scaling.BurstTarget{burstTgt("b1", 0)}
+	in.Mode = "nearest"
+	in.Unschedulable, in.Unassigned = burstAt(1, time.Hour), 1
+	if _, err := burstDecide(in); err == nil {
+		t.Error("unknown placement mode accepted")
+	}
+}
+
+func burstNode(name string, cpu string, ready bool, mods ...func(*corev1.Node)) corev1.Node {
+	st := corev1.ConditionTrue
+	if !ready {
+		st = corev1.ConditionFalse
+	}
+	n := corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"pool": "a"}},
+		Status: corev1.NodeStatus{
+			Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")},
+			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: st}},
+		},
+	}
+	for _, m := range mods {
+		m(&n)
+	}
+	return n
+}
+
+func burstPodOn(node, cpu string) corev1.Pod {
+	return corev1.Pod{Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c",
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+}
+
+func TestBurstPrimaryFit(t *testing.T) {
+	taint := corev1.Taint{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}
+	tainted := func(n *corev1.Node) { n.Spec.Taints = []corev1.Taint{taint} }
+	tolerating := corev1.PodSpec{Tolerations: []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "x", Effect: corev1.TaintEffectNoSchedule}}}
+	req := scaling.PodRequests{CPUMilli: 1000}
+	finished := burstPodOn("n1", "2")
+	finished.Status.Phase = corev1.PodSucceeded
+	tests := []struct {
+		name  string
+		spec  corev1.PodSpec
+		nodes []corev1.Node
+		pods  []corev1.Pod
+		want  int32
+	}{
+		{"empty nodes", corev1.PodSpec{}, []corev1.Node{burstNode("n1", "4", true), burstNode("n2", "2500m", true)}, nil, 6},
+		{"used capacity", corev1.PodSpec{}, []corev1.Node{burstNode("n1", "4", true)}, []corev1.Pod{burstPodOn("n1", "1500m"), burstPodOn("n1", "1")}, 1},
+		{"finished pods free their requests", corev1.PodSpec{}, []corev1.Node{burstNode("n1", "4", true)}, []corev1.Pod{finished}, 4},
+		{"not-ready node", corev1.PodSpec{}, []corev1.Node{burstNode("n1", "4", false)}, nil, 0},
+		{"cordoned node", corev1.PodSpec{}, []corev1.Node{burstNode("n1", "4", true, func(n *corev1.Node) { n.Spec.Unschedulable = true })}, nil, 0},
+		{"untolerated taint", corev1.PodSpec{}, []corev1.Node{burstNode("n1", "4", true, tainted)}, nil, 0},
+		{"tolerated taint", tolerating, []corev1.Node{burstNode("n1", "4", true, tainted)}, nil, 4},
+		{"node selector", corev1.PodSpec{NodeSelector: map[string]string{"pool": "b"}}, []corev1.Node{burstNode("n1", "4", true)}, nil, 0},
+		{"over-committed node counts 0", corev1.PodSpec{}, []corev1.Node{burstNode("n1", "1", true), burstNode("n2", "2", true)}, []corev1.Pod{burstPodOn("n1", "3")}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := burstPrimaryFit(&tc.spec, req, tc.nodes, tc.pods); got != tc.want {
+				t.Errorf("fit %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBurstPodScheduling(t *testing.T) {
+	since := metav1.NewTime(burstT0)
+	tests := []struct {
+		name                     string
+		pod                      corev1.Pod
+		scheduled, unschedulable bool
+	}{
+		{"bound", corev1.Pod{Spec: corev1.PodSpec{NodeName: "n1"}}, true, false},
+		{"new, not yet tried", corev1.Pod{}, false, false},
+		{"unschedulable", corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, LastTransitionTime: since}}}}, false, true},
+		{"gated is not unschedulable", corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonSchedulingGated}}}}, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, u, at := burstPodScheduling(&tc.pod)
+			if s != tc.scheduled || u != tc.unschedulable {
+				t.Errorf("scheduled %v unschedulable %v, want %v %v", s, u, tc.scheduled, tc.unschedulable)
+			}
+			if u && !at.Equal(burstT0) {
+				t.Errorf("since %v, want %v", at, burstT0)
+			}
+		})
+	}
+}
+
+func TestBurstPodRequests(t *testing.T) {
+	spec := corev1.PodSpec{
+		Containers: []corev1.Container{
+			{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("128Mi")}}},
+			{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}}},
+		},
+		InitContainers: []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}}},
+		Overhead:       corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
+	}
+	got := burstPodRequests(&spec)
+	want := scaling.PodRequests{CPUMilli: 600, MemoryBytes: 1 << 30}
+	if got != want {
+		t.Errorf("requests %+v, want %+v", got, want)
+	}
+}
+
+func TestBurstPhase(t *testing.T) {
+	tests := []struct {
+		holding       bool
+		before, after int32
+		want          string
+	}{
+		{false, 0, 0, "Watching"},
+		{false, 0, 4, "Bursting"},
+		{false, 4, 4, "Bursting"},
+		{false, 4, 2, "ScalingBack"},
+		{false, 4, 0, "Watching"},
+		{true, 4, 4, "Degraded"},
+	}
+	for _, tc := range tests {
+		if got := burstPhase(tc.holding, tc.before, tc.after); string(got) != tc.want {
+			t.Errorf("burstPhase(%v, %d, %d) = %s, want %s", tc.holding, tc.before, tc.after, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,332 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
+)
+
+// Condition reasons of BurstPolicies.
+const (
+	BurstReasonReconciled        = "Reconciled"
+	BurstReasonNoTarget          = "TargetNotFound"
+	BurstReasonError             = "ReconcileError"
+	BurstReasonUnplaced          = "DeficitUnplaced"
+	BurstReasonUnreachable       = "BurstClusterUnreachable"
+	BurstReasonAllReachable      = "AllReachable"
+	BurstReasonMetricsMissing    = "MetricsUnavailable"
+	BurstReasonMetricsOK         = "MetricsAvailable"
+	BurstReasonNoMetricSource    = "NoMetricSource"
+	BurstReasonNoConsulClient    = "NoConsulClient"
+	BurstReasonInputsAvailable   = "InputsAvailable"
+	burstMaxDecisionReasonLength = 1024
+)
+
+// burstPhase sums up a round: Degraded while holding for missing metrics,
+// ScalingBack while burst replicas are being removed, Bursting while any run
+// in burst clusters, else Watching.
+func burstPhase(holding bool, burstBefore, burstAfter int32) hcav1.BurstPhase {
+	switch {
+	case holding:
+		return hcav1.PhaseDegraded
+	case burstAfter > 0 && burstAfter < burstBefore:
+		return hcav1.PhaseScalingBack
+	case burstAfter > 0:
+		return hcav1.PhaseBursting
+	default:
+		return hcav1.PhaseWatching
+	}
+}
+
+// patchStatus records the round in the policy's status with a merge patch of
+// the status subresource (skipped when nothing changed).
+func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy, deps []*appsv1.Deployment, views []*burstView, results []*burstTargetResult, consulErr error, now time.Time) error {
+	before := p.DeepCopy()
+	st := &p.Status
+	gen := p.Generation
+	st.ObservedGeneration = gen
+
+	var burstBefore int32
+	for _, c := range st.Replicas {
+		if c.Cluster != p.Spec.PrimaryCluster {
+			burstBefore += c.Desired
+		}
+	}
+	prim := hcav1.ClusterReplicas{Cluster: p.Spec.PrimaryCluster}
+	var total int32
+	var reasons []string
+	holding, changed := false, false
+	var errs []string
+	var unplaced int32
+	for _, t := range results {
+		prim.Desired += t.primary
+		prim.Ready += t.dep.Status.ReadyReplicas
+		prim.Pending += t.pending
+		total += t.primary
+		if t.err != nil {
+			errs = append(errs, t.err.Error())
+		}
+		unplaced += t.unplaced
+		if t.metrics != nil && t.metrics.noScaleDown {
+			holding = true
+		}
+		if len(t.plan.Actions) > 0 {
+			changed = true
+			reasons = append(reasons, t.dep.Name+": "+t.plan.Reason)
+		}
+	}
+	reps := []hcav1.ClusterReplicas{prim}
+	var burstAfter int32
+	var unreachable []string
+	for _, v := range views {
+		cr := hcav1.ClusterReplicas{Cluster: hcav1.ClusterName(v.name)}
+		for _, t := range results {
+			cr.Desired += t.achieved[v.name]
+		}
+		total += cr.Desired
+		if !v.reachable() {
+			if v.target != nil || !v.gone {
+				unreachable = append(unreachable, fmt.Sprintf("%s (%v)", v.name, v.err))
+			}
+			for _, old := range before.Status.Replicas {
+				if string(old.Cluster) == v.name {
+					cr.Ready, cr.Pending = old.Ready, old.Pending
+					if cr.Desired == 0 {
+						cr.Desired = old.Desired
+					}
+				}
+			}
+		} else {
+			for i := range v.pods {
+				pod := &v.pods[i]
+				if !burstPodActive(pod) || !burstPodOfCopies(pod, v) {
+					continue
+				}
+				if burstPodReady(pod) {
+					cr.Ready++
+				}
+				if _, u, _ := burstPodScheduling(pod); u {
+					cr.Pending++
+				}
+			}
+		}
+		burstAfter += cr.Desired
+		if cr.Desired > 0 || v.failed || (!v.reachable() && !v.gone && r.statusHas(before, v.name)) {
+			reps = append(reps, cr)
+		}
+	}
+	sort.SliceStable(reps[1:], func(i, j int) bool { return reps[1+i].Cluster < reps[1+j].Cluster })
+	st.Replicas = reps
+	st.Phase = burstPhase(holding, burstBefore, burstAfter)
+	if changed || st.LastDecision == nil {
+		reason := strings.Join(reasons, "; ")
+		if reason == "" {
+			reason = fmt.Sprintf("observed %d replicas", total)
+		}
+		if len(reason) > burstMaxDecisionReasonLength {
+			reason = reason[:burstMaxDecisionReasonLength-3] + "..."
+		}
+		var desired int32
+		for _, t := range results {
+			desired += t.total
+		}
+		st.LastDecision = &hcav1.Decision{Time: metav1.NewTime(now), Desired: desired, Reason: reason}
+	}
+
+	set := func(typ string, ok bool, reason, msg string) {
+		s := metav1.ConditionFalse
+		if ok {
+			s = metav1.ConditionTrue
+		}
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: typ, Status: s, Reason: reason, Message: burstTrim(msg), ObservedGeneration: gen, LastTransitionTime: metav1.NewTime(now)})
+	}
+
+	// Reachable: every burst target answered.
+	if len(unreachable) > 0 {
+		set(hcav1.ConditionReachable, false, BurstReasonUnreachable, "placement skips unreachable burst clusters: "+strings.Join(unreachable, "; "))
+	} else {
+		set(hcav1.ConditionReachable, true, BurstReasonAllReachable, fmt.Sprintf("%d burst clusters reachable", len(views)))
+	}
+
+	// MetricsAvailable.
+	switch {
+	case r.opts.Metrics == nil || len(p.Spec.Metrics) == 0:
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: hcav1.ConditionMetricsAvailable, Status: metav1.ConditionUnknown,
+			Reason: BurstReasonNoMetricSource, Message: "the runtime has no metric source: the total replica count follows the target Deployment's replicas",
+			ObservedGeneration: gen, LastTransitionTime: metav1.NewTime(now)})
+	default:
+		ok, msgs := true, []string{}
+		for _, t := range results {
+			if t.metrics != nil && t.metrics.message != "" {
+				msgs = append(msgs, t.dep.Name+": "+t.metrics.message)
+			}
+			if t.metrics != nil && !t.metrics.available {
+				ok = false
+			}
+		}
+		if ok {
+			set(hcav1.ConditionMetricsAvailable, true, BurstReasonMetricsOK, strings.Join(msgs, "; "))
+		} else {
+			set(hcav1.ConditionMetricsAvailable, false, BurstReasonMetricsMissing, strings.Join(msgs, "; ")+": holding, never scaling down on missing data")
+		}
+	}
+
+	// Degraded: an input is missing.
+	var degraded []string
+	degradedReason := BurstReasonInputsAvailable
+	if holding {
+		degradedReason = BurstReasonMetricsMissing
+		degraded = append(degraded, "metrics are missing: the total is held")
+	}
+	if len(unreachable) > 0 {
+		if degradedReason == BurstReasonInputsAvailable {
+			degradedReason = BurstReasonUnreachable
+		}
+		degraded = append(degraded, "burst clusters unreachable, skipped by placement: "+strings.Join(unreachable, "; "))
+	}
+	if unplaced > 0 {
+		if degradedReason == BurstReasonInputsAvailable {
+			degradedReason = BurstReasonUnplaced
+		}
+		degraded = append(degraded, fmt.Sprintf("%d replicas could not be placed in any burst cluster", unplaced))
+	}
+	if len(degraded) > 0 {
+		set(hcav1.ConditionDegraded, true, degradedReason, strings.Join(degraded, "; "))
+	} else {
+		set(hcav1.ConditionDegraded, false, degradedReason, "all inputs available")
+	}
+
+	// Ready.
+	if consulErr != nil {
+		errs = append(errs, consulErr.Error())
+	}
+	switch {
+	case len(deps) == 0:
+		set(hcav1.ConditionReady, false, BurstReasonNoTarget, "no Deployment matches spec.target in namespace "+p.Namespace)
+	case len(errs) > 0:
+		set(hcav1.ConditionReady, false, BurstReasonError, strings.Join(errs, "; "))
+	case unplaced > 0:
+		set(hcav1.ConditionReady, false, BurstReasonUnplaced, fmt.Sprintf("%d replicas could not be placed in any burst cluster", unplaced))
+	case p.Spec.Consul != nil && r.opts.Consul == nil:
+		set(hcav1.ConditionReady, false, BurstReasonNoConsulClient, "spec.consul is set but the runtime has no Consul address: replicas are not registered")
+	default:
+		set(hcav1.ConditionReady, true, BurstReasonReconciled, fmt.Sprintf("%d replicas: %s", total, burstStatusDistribution(reps)))
+	}
+
+	if equality.Semantic.DeepEqual(before.Status, p.Status) {
+		return nil
+	}
+	if err := r.client.Status().Patch(ctx, p, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("patch status of burst policy %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	return nil
+}
+
+// burstPodOfCopies reports whether a burst cluster's pod belongs to one of
+// the copies still there (by its burst-of label).
+func burstPodOfCopies(pod *corev1.Pod, v *burstView) bool {
+	for _, c := range v.copies {
+		if c.Labels[BurstOfLabel] == pod.Labels[BurstOfLabel] {
+			return true
+		}
+	}
+	return false
+}
+
+func burstStatusDistribution(reps []hcav1.ClusterReplicas) string {
+	parts := make([]string, 0, len(reps))
+	for _, c := range reps {
+		parts = append(parts, fmt.Sprintf("%s=%d", c.Cluster, c.Desired))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func burstTrim(s string) string {
+	const maxLen = 32768
+	if len(s) > maxLen {
+		return s[:maxLen-3] + "..."
+	}
+	return s
+}
+
+// syncConsul publishes the replicas of every cluster that runs some (the
+// primary and burst clusters with copies) as Consul service instances: one
+// external node per cluster, health from pod readiness, weight from the burst
+// target. Clusters left without copies are deregistered by cleanupCluster.
+func (r *BurstReconciler) syncConsul(ctx context.Context, p *hcav1.BurstPolicy, views []*burstView, results []*burstTargetResult) error {
+	c := p.Spec.Consul
+	if c == nil || r.opts.Consul == nil {
+		return nil
+	}
+	owner := p.Namespace + "/" + p.Name
+	service := func(cluster string, weight int32, pods []corev1.Pod) catalog.Service {
+		if weight < 1 {
+			weight = 1
+		}
+		tags := append([]string{"weight=" + strconv.Itoa(int(weight))}, c.Tags...)
+		s := catalog.Service{Name: c.ServiceName, Owner: owner, Cluster: cluster, Weight: int(weight), Tags: tags}
+		for i := range pods {
+			pod := &pods[i]
+			if !burstPodActive(pod) || pod.Status.PodIP == "" {
+				continue
+			}
+			s.Endpoints = append(s.Endpoints, catalog.Endpoint{ID: pod.Name, Address: pod.Status.PodIP, Port: int(c.Port), Ready: burstPodReady(pod)})
+		}
+		return s
+	}
+	var primaryPods []corev1.Pod
+	for _, t := range results {
+		primaryPods = append(primaryPods, t.pods...)
+	}
+	var errs []string
+	if _, err := r.opts.Consul.Sync(ctx, service(string(p.Spec.PrimaryCluster), 1, primaryPods)); err != nil {
+		errs = append(errs, err.Error())
+	}
+	for _, v := range views {
+		if !v.reachable() || len(v.copies) == 0 {
+			continue
+		}
+		weight := int32(1)
+		if v.target != nil && v.target.Weight != nil {
+			weight = *v.target.Weight
+		}
+		var pods []corev1.Pod
+		for i := range v.pods {
+			if burstPodOfCopies(&v.pods[i], v) {
+				pods = append(pods, v.pods[i])
+			}
+		}
+		if _, err := r.opts.Consul.Sync(ctx, service(v.name, weight, pods)); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("consul: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// removeConsul deregisters p's instances in cluster.
+func (r *BurstReconciler) removeConsul(ctx context.Context, p *hcav1.BurstPolicy, cluster string) error {
+	c := p.Spec.Consul
+	if c == nil || r.opts.Consul == nil {
+		return nil
+	}
+	if _, err := r.opts.Consul.Remove(ctx, c.ServiceName, p.Namespace+"/"+p.Name, cluster); err != nil {
+		return fmt.Errorf("consul: deregister %s in %s: %w", c.ServiceName, cluster, err)
+	}
+	return nil
+}

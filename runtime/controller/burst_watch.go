@@ -1,0 +1,336 @@
+package controller
+
+import (
+	"context"
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+)
+
+// burstPolicyPredicate lets through spec changes, deletions and annotation
+// changes of BurstPolicies, not the controller's own status patches.
+func burstPolicyPredicate() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		return o.GetGeneration() != n.GetGeneration() ||
+			!equality.Semantic.DeepEqual(o.GetDeletionTimestamp(), n.GetDeletionTimestamp()) ||
+			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
+			len(o.GetFinalizers()) != len(n.GetFinalizers())
+	}}
+}
+
+// burstPodChanged reports a change that matters to the controller: binding,
+// the PodScheduled or Ready condition, phase, address, deletion.
+func burstPodChanged(o, n *corev1.Pod) bool {
+	if o.Spec.NodeName != n.Spec.NodeName || o.Status.Phase != n.Status.Phase || o.Status.PodIP != n.Status.PodIP ||
+		(o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) || burstPodReady(o) != burstPodReady(n) {
+		return true
+	}
+	_, ou, os := burstPodScheduling(o)
+	_, nu, ns := burstPodScheduling(n)
+	return ou != nu || !os.Equal(ns)
+}
+
+type burstQueue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+func burstEnqueue(q burstQueue, reqs []reconcile.Request) {
+	for _, r := range reqs {
+		q.Add(r)
+	}
+}
+
+// podHandler maps primary pods to the policies targeting them; a pod that
+// leaves a node (deleted or finished) may free room, so it also wakes the
+// policies that have burst replicas to bring back.
+func (r *BurstReconciler) podHandler() handler.EventHandler {
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q burstQueue) {
+			burstEnqueue(q, r.podToPolicies(ctx, e.Object))
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q burstQueue) {
+			o, ok1 := e.ObjectOld.(*corev1.Pod)
+			n, ok2 := e.ObjectNew.(*corev1.Pod)
+			if !ok1 || !ok2 || !burstPodChanged(o, n) {
+				return
+			}
+			burstEnqueue(q, r.podToPolicies(ctx, n))
+			if o.Spec.NodeName != "" && burstPodActive(o) && !burstPodActive(n) {
+				burstEnqueue(q, r.burstingPolicies(ctx))
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q burstQueue) {
+			burstEnqueue(q, r.podToPolicies(ctx, e.Object))
+			if p, ok := e.Object.(*corev1.Pod); ok && p.Spec.NodeName != "" {
+				burstEnqueue(q, r.burstingPolicies(ctx))
+			}
+		},
+	}
+}
+
+// nodeHandler wakes the policies with burst replicas when primary capacity may
+// have grown (a node added, made schedulable, resized, Ready again).
+func (r *BurstReconciler) nodeHandler() handler.EventHandler {
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, _ event.CreateEvent, q burstQueue) {
+			burstEnqueue(q, r.burstingPolicies(ctx))
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q burstQueue) {
+			o, ok1 := e.ObjectOld.(*corev1.Node)
+			n, ok2 := e.ObjectNew.(*corev1.Node)
+			if !ok1 || !ok2 {
+				return
+			}
+			if o.Spec.Unschedulable != n.Spec.Unschedulable || !equality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
+				!equality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) || !maps.Equal(o.Labels, n.Labels) ||
+				burstNodeReady(o) != burstNodeReady(n) {
+				burstEnqueue(q, r.burstingPolicies(ctx))
+			}
+		},
+	}
+}
+
+func burstNodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func burstRequest(p *hcav1.BurstPolicy) reconcile.Request {
+	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: p.Name}}
+}
+
+// policiesIn lists the BurstPolicies of a namespace from the cache.
+func (r *BurstReconciler) policiesIn(ctx context.Context, ns string) []hcav1.BurstPolicy {
+	var list hcav1.BurstPolicyList
+	if err := r.client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		return nil
+	}
+	return list.Items
+}
+
+// targetsDeployment reports whether p targets d.
+func burstTargetsDeployment(p *hcav1.BurstPolicy, d metav1.Object) bool {
+	if n := p.Spec.Target.DeploymentName; n != "" {
+		return string(n) == d.GetName()
+	}
+	if len(p.Spec.Target.MatchLabels) == 0 {
+		return false
+	}
+	return labels.SelectorFromSet(p.Spec.Target.MatchLabels).Matches(labels.Set(d.GetLabels()))
+}
+
+func (r *BurstReconciler) podToPolicies(ctx context.Context, obj client.Object) []reconcile.Request {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	policies := r.policiesIn(ctx, pod.Namespace)
+	if len(policies) == 0 {
+		return nil
+	}
+	var deps appsv1.DeploymentList
+	if err := r.client.List(ctx, &deps, client.InNamespace(pod.Namespace)); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range policies {
+		p := &policies[i]
+		for j := range deps.Items {
+			d := &deps.Items[j]
+			if burstTargetsDeployment(p, d) && burstSelectorOf(d).Matches(labels.Set(pod.Labels)) {
+				out = append(out, burstRequest(p))
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (r *BurstReconciler) deploymentToPolicies(ctx context.Context, obj client.Object) []reconcile.Request {
+	if obj.GetLabels()[BurstManagedByLabel] == BurstManagedBy {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, p := range r.policiesIn(ctx, obj.GetNamespace()) {
+		if burstTargetsDeployment(&p, obj) {
+			out = append(out, burstRequest(&p))
+		}
+	}
+	return out
+}
+
+// burstingPolicies are the policies whose status records burst replicas.
+func (r *BurstReconciler) burstingPolicies(ctx context.Context) []reconcile.Request {
+	var list hcav1.BurstPolicyList
+	if err := r.client.List(ctx, &list); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		p := &list.Items[i]
+		for _, c := range p.Status.Replicas {
+			if c.Cluster != p.Spec.PrimaryCluster && c.Desired > 0 {
+				out = append(out, burstRequest(p))
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (r *BurstReconciler) clusterToPolicies(ctx context.Context, obj client.Object) []reconcile.Request {
+	var list hcav1.BurstPolicyList
+	if err := r.client.List(ctx, &list); err != nil {
+		return nil
+	}
+	name := hcav1.ClusterName(obj.GetName())
+	var out []reconcile.Request
+	for i := range list.Items {
+		p := &list.Items[i]
+		hit := p.Spec.PrimaryCluster == name
+		for _, t := range p.Spec.BurstTargets {
+			hit = hit || t.Cluster == name
+		}
+		for _, c := range p.Status.Replicas {
+			hit = hit || c.Cluster == name
+		}
+		if hit {
+			out = append(out, burstRequest(p))
+		}
+	}
+	return out
+}
+
+func (r *BurstReconciler) propagatedToPolicies(ctx context.Context, obj client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	for _, p := range r.policiesIn(ctx, obj.GetNamespace()) {
+		pr := p.Spec.Propagate
+		if pr == nil {
+			continue
+		}
+		var sel *hcav1.ObjectSelector
+		switch obj.(type) {
+		case *corev1.ConfigMap:
+			sel = pr.ConfigMaps
+		case *corev1.Secret:
+			sel = pr.Secrets
+		case *corev1.Service:
+			sel = pr.Services
+		}
+		if burstSelected(sel, obj) {
+			out = append(out, burstRequest(&p))
+		}
+	}
+	return out
+}
+
+// burstMemberWatch is a pod informer on one burst cluster, limited to pods
+// carrying BurstPolicyLabel; its events wake the owning policy (readiness for
+// Consul and status, pods going away).
+type burstMemberWatch struct {
+	cfg  *rest.Config
+	stop chan struct{}
+}
+
+// ensureWatch starts (or, after a credentials change, restarts) the pod
+// informer of a burst cluster.
+func (r *BurstReconciler) ensureWatch(name string, m *Member) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.baseCtx == nil || r.baseCtx.Err() != nil || m == nil || m.Kube == nil {
+		return
+	}
+	if w, ok := r.watches[name]; ok {
+		if w.cfg == m.Config {
+			return
+		}
+		close(w.stop)
+	}
+	w := &burstMemberWatch{cfg: m.Config, stop: make(chan struct{})}
+	r.watches[name] = w
+	factory := informers.NewSharedInformerFactoryWithOptions(m.Kube, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = BurstPolicyLabel }))
+	inf := factory.Core().V1().Pods().Informer()
+	_, _ = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: r.remoteEvent,
+		UpdateFunc: func(o, n any) {
+			op, ok1 := o.(*corev1.Pod)
+			np, ok2 := n.(*corev1.Pod)
+			if ok1 && ok2 && burstPodChanged(op, np) {
+				r.remoteEvent(n)
+			}
+		},
+		DeleteFunc: func(o any) {
+			if t, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+				o = t.Obj
+			}
+			r.remoteEvent(o)
+		},
+	})
+	factory.Start(w.stop)
+}
+
+func (r *BurstReconciler) stopWatches() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, w := range r.watches {
+		close(w.stop)
+		delete(r.watches, name)
+	}
+}
+
+// remoteEvent wakes the policy owning a burst cluster's pod.
+func (r *BurstReconciler) remoteEvent(obj any) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	label := pod.Labels[BurstPolicyLabel]
+	r.mu.Lock()
+	base := r.baseCtx
+	r.mu.Unlock()
+	if label == "" || base == nil {
+		return
+	}
+	for _, p := range r.policiesIn(base, pod.Namespace) {
+		if burstLabelValue(p.Name) != label {
+			continue
+		}
+		select {
+		case r.remote <- event.GenericEvent{Object: &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}}:
+		case <-base.Done():
+			return
+		}
+	}
+}
+
+// forget drops the in-memory algorithm state of a policy (key prefix
+// "namespace/name/").
+func (r *BurstReconciler) forget(prefix string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.algos {
+		if len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+			delete(r.algos, k)
+		}
+	}
+}
