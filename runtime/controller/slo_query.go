@@ -98,7 +98,8 @@ func planSLO(s *hcav1.ServiceLevelObjective, qc SLOQueries) (sloPlan, error) {
 		pct := l.Percentile.AsApproximateFloat64()
 		p.objective = slo.Objective{Kind: slo.KindLatency, Percentile: pct, ThresholdSeconds: l.Threshold.Seconds()}
 		h := metrics.Histogram{Metric: orDefault(l.HistogramMetric, defaultHistogramMetric), Filters: sel, Range: qc.Window}
-		p.exprs = []metrics.Expr{h.Quantile(pct / 100)}
+		// Rounded to 9 digits: 99.9 / 100 is 0.9990000000000001 in float64.
+		p.exprs = []metrics.Expr{h.Quantile(math.Round(pct*1e7) / 1e9)}
 	case hcav1.SLOAvailability:
 		a := spec.Availability
 		if a == nil {
