@@ -22,6 +22,7 @@ const usage = `usage: hca-runtime <command> [flags]
 
 commands:
   run       run the controllers (see hca-runtime run -h)
+  simulate  replay a load trace against a policy in virtual time (see hca-runtime simulate -h)
   version   print the version
 `
 
@@ -59,6 +60,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		return run(ctx, opts)
+	case "simulate":
+		return simulate(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,19 @@
+// Package simulate replays a load trace against a burst policy in virtual
+// time and measures how good the scaling decisions are.
+//
+// It runs the unmodified decision code of the runtime — the algorithms of
+// [scaling] (NewKubernetes, NewFRSS, NewPanic), [scaling.Place] to burst the
+// replicas the primary cluster cannot schedule and [scaling.ScaleBack] to
+// remove them again — against the application model of loadsim
+// ([loadsim.Compute]: per-pod utilisation, errors and an M/M/1 latency
+// curve from each ready pod's load share). Nothing sleeps: the simulation
+// advances a virtual clock one second at a time.
+//
+// Inputs are a policy in the BurstPolicy CRD's YAML ([ParsePolicy], with
+// the CRD's defaults), a CSV trace of seconds,requests_per_second
+// ([ParseTrace]) and a cluster model ([ParseClusterModel]: private and burst
+// capacity, prices, provisioning and start-up delays, metric scrape
+// interval and staleness). [Run] returns per-second series and the metrics
+// of [Metrics] (SPEC Research Group elasticity metrics, SLA violations,
+// errors, cost); [WriteTable] and [WriteSVG] render them.
+package simulate

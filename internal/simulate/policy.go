@@ -1,0 +1,407 @@
+package simulate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
+)
+
+// ErrInput is wrapped by every error about bad input (policy, trace,
+// cluster model, algorithm name): the command exits 2 on it.
+var ErrInput = errors.New("bad simulation input")
+
+func inputErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInput}, args...)...)
+}
+
+// MetricKind is how the simulated scaling metric is measured.
+type MetricKind int
+
+const (
+	// MetricCPU is the pods' CPU utilisation in percent of their request
+	// (a Resource cpu metric), capped by the CPU limit as in loadsim.
+	MetricCPU MetricKind = iota
+	// MetricRequestRate is a PromQL AverageValue metric, which the
+	// simulator cannot evaluate: it stands for the target's total request
+	// rate (requests/s), compared with a per-replica target.
+	MetricRequestRate
+)
+
+// Policy is a BurstPolicy with the CRD defaults applied, in the terms the
+// simulator needs.
+type Policy struct {
+	// Name is metadata.name ("" when not set).
+	Name string
+	// Algorithm is kubernetes, frss or panic.
+	Algorithm string
+	Min, Max  int32
+	Metric    MetricKind
+	// Target is the metric target: percent of the CPU request for
+	// MetricCPU, requests/s per replica for MetricRequestRate.
+	Target           float64
+	Placement        scaling.PlacementMode
+	Primary          string
+	BurstTargets     []PolicyBurstTarget
+	PendingThreshold time.Duration
+
+	kubernetes scaling.KubernetesConfig
+	frss       scaling.FRSSConfig
+	panic      scaling.PanicConfig
+	// spec keeps the algorithm section to rebuild configs per algorithm.
+	spec hcav1.Algorithm
+}
+
+// PolicyBurstTarget is one entry of spec.burstTargets.
+type PolicyBurstTarget struct {
+	Cluster     string
+	Weight      int32
+	MaxReplicas int32 // 0: no cap
+}
+
+// Algorithms are the algorithm names a policy may use.
+var Algorithms = []string{string(hcav1.AlgorithmKubernetes), string(hcav1.AlgorithmFRSS), string(hcav1.AlgorithmPanic)}
+
+// DefaultPolicy is the policy used without --policy: the CRD defaults
+// (min 1, CPU at 80 %, algorithm kubernetes, placement priority, pending
+// threshold 5 s), max 100 replicas, primary and burst targets taken from
+// the cluster model.
+func DefaultPolicy(m ClusterModel) Policy {
+	p := Policy{
+		Name: "default", Algorithm: "kubernetes", Min: 1, Max: 100, Metric: MetricCPU, Target: 80,
+		Placement: scaling.PlacementPriority, Primary: m.Primary().Name, PendingThreshold: 5 * time.Second,
+	}
+	for _, c := range m.Clusters {
+		if !c.Primary {
+			p.BurstTargets = append(p.BurstTargets, PolicyBurstTarget{Cluster: c.Name, Weight: 1})
+		}
+	}
+	p.kubernetes = scaling.DefaultKubernetesConfig()
+	p.kubernetes.Utilization = true
+	p.frss = scaling.DefaultFRSSConfig()
+	p.panic = scaling.DefaultPanicConfig()
+	return p
+}
+
+// ParsePolicy decodes a BurstPolicy (apiVersion hca.dev/v1alpha1, kind
+// BurstPolicy) strictly — unknown or duplicate fields are errors — and
+// applies the defaults of the CRD's kubebuilder markers. The fields the
+// simulation does not use (target, propagate, consul) are accepted and
+// ignored.
+func ParsePolicy(data []byte) (Policy, error) {
+	var bp hcav1.BurstPolicy
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Policy{}, inputErr("policy: the file is empty: give a BurstPolicy (apiVersion hca.dev/v1alpha1, kind BurstPolicy)")
+	}
+	if err := yaml.UnmarshalStrict(data, &bp); err != nil {
+		return Policy{}, inputErr("policy: %v", cleanYAMLError(err))
+	}
+	if bp.APIVersion != hcav1.GroupVersion.String() || bp.Kind != "BurstPolicy" {
+		return Policy{}, inputErr("policy: apiVersion %q and kind %q: want apiVersion %s and kind BurstPolicy", bp.APIVersion, bp.Kind, hcav1.GroupVersion.String())
+	}
+	s := bp.Spec
+	p := Policy{Name: bp.Name}
+	if s.PrimaryCluster == "" {
+		return Policy{}, inputErr("policy: spec.primaryCluster is missing: name the primary cluster of the cluster model")
+	}
+	p.Primary = string(s.PrimaryCluster)
+	if len(s.BurstTargets) == 0 {
+		return Policy{}, inputErr("policy: spec.burstTargets is missing: list at least one burst cluster of the cluster model")
+	}
+	for i, t := range s.BurstTargets {
+		if t.Cluster == "" {
+			return Policy{}, inputErr("policy: spec.burstTargets[%d].cluster is missing: name a burst cluster", i)
+		}
+		if t.Cluster == s.PrimaryCluster {
+			return Policy{}, inputErr("policy: spec.burstTargets[%d].cluster %q is the primary cluster: list only the clusters to burst into", i, t.Cluster)
+		}
+		bt := PolicyBurstTarget{Cluster: string(t.Cluster), Weight: 1}
+		if t.Weight != nil {
+			if *t.Weight < 0 || *t.Weight > 1000 {
+				return Policy{}, inputErr("policy: spec.burstTargets[%d].weight is %d: use 0 to 1000", i, *t.Weight)
+			}
+			bt.Weight = *t.Weight
+		}
+		if t.MaxReplicas != nil {
+			if *t.MaxReplicas < 0 {
+				return Policy{}, inputErr("policy: spec.burstTargets[%d].maxReplicas is %d: use 0 or more", i, *t.MaxReplicas)
+			}
+			bt.MaxReplicas = *t.MaxReplicas
+		}
+		p.BurstTargets = append(p.BurstTargets, bt)
+	}
+	p.Placement = scaling.PlacementMode(s.Placement)
+	if p.Placement == "" {
+		p.Placement = scaling.PlacementPriority
+	}
+	switch p.Placement {
+	case scaling.PlacementPriority, scaling.PlacementCheapest, scaling.PlacementWeighted, scaling.PlacementCapacity:
+	default:
+		return Policy{}, inputErr("policy: spec.placement %q is unknown: use priority, cheapest, weighted or capacity", s.Placement)
+	}
+	p.Min = s.MinReplicas
+	if p.Min == 0 {
+		p.Min = 1
+	}
+	if p.Min < 1 {
+		return Policy{}, inputErr("policy: spec.minReplicas is %d: use 1 or more", s.MinReplicas)
+	}
+	if s.MaxReplicas == 0 {
+		return Policy{}, inputErr("policy: spec.maxReplicas is missing: set the most replicas the target may have (all clusters)")
+	}
+	if s.MaxReplicas < p.Min {
+		return Policy{}, inputErr("policy: spec.maxReplicas (%d) is less than spec.minReplicas (%d): raise maxReplicas", s.MaxReplicas, p.Min)
+	}
+	p.Max = s.MaxReplicas
+	p.PendingThreshold = 5 * time.Second
+	if s.PendingThreshold != nil {
+		if s.PendingThreshold.Duration < 0 {
+			return Policy{}, inputErr("policy: spec.pendingThreshold is %v: use 0s or more", s.PendingThreshold.Duration)
+		}
+		p.PendingThreshold = s.PendingThreshold.Duration
+	}
+	if err := p.setMetric(s.Metrics); err != nil {
+		return Policy{}, err
+	}
+	p.spec = s.Algorithm
+	if p.spec.Name == "" {
+		p.spec.Name = hcav1.AlgorithmKubernetes
+	}
+	p.Algorithm = string(p.spec.Name)
+	if err := checkAlgorithmName(p.Algorithm, "policy: spec.algorithm.name"); err != nil {
+		return Policy{}, err
+	}
+	for _, set := range []struct {
+		set  bool
+		name hcav1.AlgorithmName
+	}{{p.spec.Kubernetes != nil, hcav1.AlgorithmKubernetes}, {p.spec.FRSS != nil, hcav1.AlgorithmFRSS}, {p.spec.Panic != nil, hcav1.AlgorithmPanic}} {
+		if set.set && set.name != p.spec.Name {
+			return Policy{}, inputErr("policy: spec.algorithm.%s is set but spec.algorithm.name is %s: set name to %s or remove %s", set.name, p.spec.Name, set.name, set.name)
+		}
+	}
+	var err error
+	if p.kubernetes, err = kubernetesConfig(p.spec.Kubernetes, p.Metric == MetricCPU); err != nil {
+		return Policy{}, err
+	}
+	if p.frss, err = frssConfig(p.spec.FRSS); err != nil {
+		return Policy{}, err
+	}
+	if p.panic, err = panicConfig(p.spec.Panic); err != nil {
+		return Policy{}, err
+	}
+	return p, nil
+}
+
+func checkAlgorithmName(name, field string) error {
+	for _, a := range Algorithms {
+		if a == name {
+			return nil
+		}
+	}
+	return inputErr("%s %q is unknown: use %s", field, name, strings.Join(Algorithms, ", "))
+}
+
+// WithAlgorithm returns p using algorithm name: the policy's parameters if
+// it configures that algorithm, the algorithm's defaults otherwise.
+func (p Policy) WithAlgorithm(name string) (Policy, error) {
+	if err := checkAlgorithmName(name, "algorithm"); err != nil {
+		return Policy{}, err
+	}
+	p.Algorithm = name
+	return p, nil
+}
+
+// NewAlgorithm builds the policy's algorithm with the scaling package's
+// constructors.
+func (p Policy) NewAlgorithm() (scaling.Algorithm, error) {
+	var (
+		a   scaling.Algorithm
+		err error
+	)
+	switch p.Algorithm {
+	case "kubernetes":
+		a, err = scaling.NewKubernetes(p.kubernetes)
+	case "frss":
+		a, err = scaling.NewFRSS(p.frss)
+	case "panic":
+		a, err = scaling.NewPanic(p.panic)
+	default:
+		return nil, checkAlgorithmName(p.Algorithm, "algorithm")
+	}
+	if err != nil {
+		return nil, inputErr("policy: %v", err)
+	}
+	return a, nil
+}
+
+func (p *Policy) setMetric(ms []hcav1.MetricSpec) error {
+	if len(ms) == 0 {
+		p.Metric, p.Target = MetricCPU, 80
+		return nil
+	}
+	if len(ms) > 1 {
+		return inputErr("policy: spec.metrics has %d entries: the simulator models one metric; keep the one to simulate", len(ms))
+	}
+	m := ms[0]
+	switch m.Type {
+	case hcav1.MetricResource:
+		if m.Resource == nil {
+			return inputErr("policy: spec.metrics[0].resource is missing: type Resource needs resource.name and resource.targetAverageUtilization")
+		}
+		if m.Resource.Name != hcav1.ResourceCPU {
+			return inputErr("policy: spec.metrics[0].resource.name %q is not simulated: use cpu (the application model has no memory use)", m.Resource.Name)
+		}
+		if m.Resource.TargetAverageUtilization < 1 || m.Resource.TargetAverageUtilization > 1000 {
+			return inputErr("policy: spec.metrics[0].resource.targetAverageUtilization is %d: set 1 to 1000 (percent of the CPU request)", m.Resource.TargetAverageUtilization)
+		}
+		p.Metric, p.Target = MetricCPU, float64(m.Resource.TargetAverageUtilization)
+	case hcav1.MetricPromQL:
+		if m.PromQL == nil {
+			return inputErr("policy: spec.metrics[0].promql is missing: type PromQL needs promql.query and promql.targetValue")
+		}
+		if m.PromQL.TargetType != "" && m.PromQL.TargetType != hcav1.PromQLAverageValue {
+			return inputErr("policy: spec.metrics[0].promql.targetType %q is not simulated: use AverageValue (the query stands for the total request rate)", m.PromQL.TargetType)
+		}
+		v := m.PromQL.TargetValue.AsApproximateFloat64()
+		if !(v > 0) {
+			return inputErr("policy: spec.metrics[0].promql.targetValue is missing or not above 0: set the requests/s one replica should serve")
+		}
+		p.Metric, p.Target = MetricRequestRate, v
+	case "":
+		return inputErr("policy: spec.metrics[0].type is missing: use Resource or PromQL")
+	default:
+		return inputErr("policy: spec.metrics[0].type %q is unknown: use Resource or PromQL", m.Type)
+	}
+	return nil
+}
+
+func quantityIn01(q *resource.Quantity, field string) (float64, error) {
+	v := q.AsApproximateFloat64()
+	if v < 0 || v >= 1 {
+		return 0, inputErr("policy: %s is %s: use a value in [0, 1), e.g. \"0.1\" for 10 %%", field, q.String())
+	}
+	return v, nil
+}
+
+func kubernetesConfig(k *hcav1.KubernetesAlgorithm, utilization bool) (scaling.KubernetesConfig, error) {
+	c := scaling.DefaultKubernetesConfig()
+	c.Utilization = utilization
+	if k == nil {
+		return c, nil
+	}
+	if k.Tolerance != nil {
+		t, err := quantityIn01(k.Tolerance, "spec.algorithm.kubernetes.tolerance")
+		if err != nil {
+			return c, err
+		}
+		c.ScaleUp.Tolerance, c.ScaleDown.Tolerance = t, t
+	}
+	for _, d := range []struct {
+		in    *hcav1.ScalingRules
+		out   *scaling.HPARules
+		field string
+	}{{k.ScaleUp, &c.ScaleUp, "spec.algorithm.kubernetes.scaleUp"}, {k.ScaleDown, &c.ScaleDown, "spec.algorithm.kubernetes.scaleDown"}} {
+		if d.in == nil {
+			continue
+		}
+		if d.in.StabilizationWindow != nil {
+			d.out.StabilizationWindow = d.in.StabilizationWindow.Duration
+		}
+		if d.in.Tolerance != nil {
+			t, err := quantityIn01(d.in.Tolerance, d.field+".tolerance")
+			if err != nil {
+				return c, err
+			}
+			d.out.Tolerance = t
+		}
+		if d.in.SelectPolicy != "" {
+			d.out.SelectPolicy = scaling.SelectPolicy(d.in.SelectPolicy)
+		}
+		if len(d.in.Policies) > 0 {
+			d.out.Policies = nil
+			for _, pol := range d.in.Policies {
+				d.out.Policies = append(d.out.Policies, scaling.HPAPolicy{Type: scaling.HPAPolicyType(pol.Type), Value: pol.Value, Period: pol.Period.Duration})
+			}
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return c, inputErr("policy: spec.algorithm.kubernetes: %v", err)
+	}
+	return c, nil
+}
+
+func dur(d *metav1.Duration, def time.Duration) time.Duration {
+	if d == nil {
+		return def
+	}
+	return d.Duration
+}
+
+func frssConfig(f *hcav1.FRSSAlgorithm) (scaling.FRSSConfig, error) {
+	c := scaling.DefaultFRSSConfig()
+	if f == nil {
+		return c, nil
+	}
+	if f.Tolerance != nil {
+		t, err := quantityIn01(f.Tolerance, "spec.algorithm.frss.tolerance")
+		if err != nil {
+			return c, err
+		}
+		c.Tolerance = t
+	}
+	if f.ScaleUpRate != 0 {
+		c.ScaleUpRate = float64(f.ScaleUpRate)
+	}
+	c.UpWindow = dur(f.UpWindow, c.UpWindow)
+	c.DownWindow = dur(f.DownWindow, c.DownWindow)
+	if f.ShrinkStep != 0 {
+		c.ShrinkStep = f.ShrinkStep
+	}
+	if err := c.Validate(); err != nil {
+		return c, inputErr("policy: spec.algorithm.frss: %v", err)
+	}
+	return c, nil
+}
+
+func panicConfig(p *hcav1.PanicAlgorithm) (scaling.PanicConfig, error) {
+	c := scaling.DefaultPanicConfig()
+	if p == nil {
+		return c, nil
+	}
+	c.StableWindow = dur(p.StableWindow, c.StableWindow)
+	panicWindow := dur(p.PanicWindow, 6*time.Second)
+	if panicWindow >= c.StableWindow {
+		return c, inputErr("policy: spec.algorithm.panic.panicWindow (%v) is not shorter than stableWindow (%v): shorten it", panicWindow, c.StableWindow)
+	}
+	c.PanicWindowPercentage = float64(panicWindow) / float64(c.StableWindow) * 100
+	if p.PanicThresholdPercent != 0 {
+		c.PanicThreshold = float64(p.PanicThresholdPercent)
+	}
+	if p.MaxScaleUpRate != nil {
+		c.MaxScaleUpRate = p.MaxScaleUpRate.AsApproximateFloat64()
+	}
+	if p.MaxScaleDownRate != nil {
+		c.MaxScaleDownRate = p.MaxScaleDownRate.AsApproximateFloat64()
+	}
+	if err := c.Validate(); err != nil {
+		return c, inputErr("policy: spec.algorithm.panic: %v", err)
+	}
+	return c, nil
+}
+
+// cleanYAMLError shortens sigs.k8s.io/yaml's wrapping of encoding/json
+// errors, keeping the field name.
+func cleanYAMLError(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "error unmarshaling JSON: ")
+	s = strings.TrimPrefix(s, "while decoding JSON: ")
+	return s
+}

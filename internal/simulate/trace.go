@@ -1,0 +1,19 @@
+package simulate
+
+import (
+	"io"
+
+	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
+)
+
+// ParseTrace reads a CSV load trace (seconds,requests_per_second) with
+// loadsim's parser, the format loadsim replays: optional header, '#'
+// comments, strictly increasing times, finite non-negative loads. Errors
+// name the line and wrap [ErrInput].
+func ParseTrace(r io.Reader) (loadsim.Trace, error) {
+	tr, err := loadsim.ParseTrace(r)
+	if err != nil {
+		return nil, inputErr("%w", err)
+	}
+	return tr, nil
+}

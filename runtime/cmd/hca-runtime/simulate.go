@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
+	sim "github.com/hca-project/terraform-provider-hca/internal/simulate"
+)
+
+const simulateUsage = `usage: hca-runtime simulate --trace FILE [--policy FILE] [--cluster FILE] [--compare ALG,ALG,...] [--out DIR]
+
+Replays a load trace (CSV seconds,requests_per_second) against a burst policy
+(BurstPolicy YAML) on a cluster model in virtual time, with the runtime's own
+scaling code, and prints a Markdown table of elasticity metrics. --compare
+runs several algorithms (kubernetes, frss, panic) or policy files (*.yaml)
+side by side; --out writes one SVG chart per run.
+
+`
+
+// simulate implements "hca-runtime simulate". Bad input is a usageError
+// (exit code 2).
+func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage); fs.PrintDefaults() }
+	tracePath := fs.String("trace", "", "load trace CSV (seconds,requests_per_second); required")
+	policyPath := fs.String("policy", "", "BurstPolicy YAML (default: the CRD defaults, max 100 replicas)")
+	clusterPath := fs.String("cluster", "", "cluster model YAML (default: one unlimited primary cluster)")
+	compare := fs.String("compare", "", "comma-separated algorithms or policy files to run side by side (default: the policy's algorithm)")
+	outDir := fs.String("out", "", "directory for the SVG charts (default: none)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("simulate: unexpected argument %q", fs.Arg(0))}
+	}
+	if *tracePath == "" {
+		return usageError{"simulate: --trace is required: give a CSV file of seconds,requests_per_second lines"}
+	}
+	tr, err := readTrace(*tracePath)
+	if err != nil {
+		return err
+	}
+
+	var model *sim.ClusterModel
+	if *clusterPath != "" {
+		data, err := os.ReadFile(*clusterPath)
+		if err != nil {
+			return usageError{fmt.Sprintf("simulate: --cluster: %v", err)}
+		}
+		m, err := sim.ParseClusterModel(data)
+		if err != nil {
+			return usageError{fmt.Sprintf("simulate: %s: %v", *clusterPath, err)}
+		}
+		model = &m
+	}
+	loadPolicy := func(path string) (sim.Policy, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return sim.Policy{}, usageError{fmt.Sprintf("simulate: policy: %v", err)}
+		}
+		p, err := sim.ParsePolicy(data)
+		if err != nil {
+			return sim.Policy{}, usageError{fmt.Sprintf("simulate: %s: %v", path, err)}
+		}
+		return p, nil
+	}
+	var base sim.Policy
+	if *policyPath != "" {
+		if base, err = loadPolicy(*policyPath); err != nil {
+			return err
+		}
+		if model == nil {
+			names := make([]string, 0, len(base.BurstTargets))
+			for _, t := range base.BurstTargets {
+				names = append(names, t.Cluster)
+			}
+			m := sim.DefaultClusterModel(base.Primary, names...)
+			model = &m
+		}
+	} else {
+		if model == nil {
+			m := sim.DefaultClusterModel("primary")
+			model = &m
+		}
+		base = sim.DefaultPolicy(*model)
+	}
+
+	type run struct {
+		name   string
+		policy sim.Policy
+	}
+	var runs []run
+	if *compare == "" {
+		runs = append(runs, run{base.Algorithm, base})
+	} else {
+		seen := map[string]bool{}
+		for _, item := range strings.Split(*compare, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				return usageError{fmt.Sprintf("simulate: --compare %q has an empty entry: separate algorithms or policy files with single commas", *compare)}
+			}
+			if seen[item] {
+				return usageError{fmt.Sprintf("simulate: --compare lists %q twice", item)}
+			}
+			seen[item] = true
+			if strings.HasSuffix(item, ".yaml") || strings.HasSuffix(item, ".yml") {
+				p, err := loadPolicy(item)
+				if err != nil {
+					return err
+				}
+				name := strings.TrimSuffix(filepath.Base(item), filepath.Ext(item))
+				runs = append(runs, run{name, p})
+				continue
+			}
+			p, err := base.WithAlgorithm(item)
+			if err != nil {
+				return usageError{fmt.Sprintf("simulate: --compare: %v", err)}
+			}
+			runs = append(runs, run{item, p})
+		}
+	}
+
+	var results []*sim.Result
+	for _, r := range runs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res, err := sim.Run(r.policy, *model, tr)
+		if err != nil {
+			if errors.Is(err, sim.ErrInput) {
+				return usageError{fmt.Sprintf("simulate: %v", err)}
+			}
+			return fmt.Errorf("simulate %s: %w", r.name, err)
+		}
+		res.Name = r.name
+		results = append(results, res)
+	}
+	var table bytes.Buffer
+	fmt.Fprintf(&table, "trace %s (%d s), policy %s, cluster model %s\n\n", filepath.Base(*tracePath), results[0].Metrics.Seconds, orDefault(*policyPath), orDefault(*clusterPath))
+	if err := sim.WriteTable(&table, results); err != nil {
+		return err
+	}
+	if _, err := stdout.Write(table.Bytes()); err != nil {
+		return err
+	}
+	if *outDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return fmt.Errorf("simulate: --out: %w", err)
+	}
+	traceName := strings.TrimSuffix(filepath.Base(*tracePath), filepath.Ext(*tracePath))
+	for _, r := range results {
+		var svg bytes.Buffer
+		title := fmt.Sprintf("%s — %s", traceName, r.Label())
+		if err := sim.WriteSVG(&svg, r, title); err != nil {
+			return err
+		}
+		path := filepath.Join(*outDir, traceName+"-"+r.Label()+".svg")
+		if err := os.WriteFile(path, svg.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("simulate: write chart: %w", err)
+		}
+	}
+	return nil
+}
+
+func orDefault(path string) string {
+	if path == "" {
+		return "(default)"
+	}
+	return filepath.Base(path)
+}
+
+func readTrace(path string) (loadsim.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("simulate: --trace: %v", err)}
+	}
+	defer f.Close()
+	tr, err := sim.ParseTrace(f)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("simulate: %s: %v", path, err)}
+	}
+	return tr, nil
+}
