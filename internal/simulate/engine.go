@@ -188,9 +188,12 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 		}
 		return n
 	}
-	// Start at min replicas, all ready, in the primary (or pending beyond
-	// its capacity, placed at second 0 like any other deficit).
-	for i := int32(0); i < p.Min; i++ {
+	// Start warm: the trace's initial demand within [Min, Max], all ready,
+	// in the primary (pending beyond its capacity, placed at second 0 like
+	// any other deficit).
+	load0, _ := tr.At(0)
+	start := min(max(demandPods(load0, perPodRate(p, m)), p.Min), p.Max)
+	for i := int32(0); i < start; i++ {
 		if primary.spec.CapacityPods == 0 || int32(len(primary.pods)) < primary.spec.CapacityPods {
 			primary.pods = append(primary.pods, pod{id: nextID, created: -startS, readyAt: 0})
 			nextID++
@@ -198,7 +201,7 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 			pending = append(pending, -threshS)
 		}
 	}
-	desired := p.Min
+	desired := start
 
 	// Scrapes: the utilisation (percent of request) and the load seen at
 	// the last scrape; -1 before the first.
