@@ -24,6 +24,9 @@ type Deps struct {
 	Telemetry *telemetry.Metrics
 	// ProbeInterval is how often hybrid clusters are probed.
 	ProbeInterval time.Duration
+	// BurstMetricsInterval is how often burst policies with metrics are
+	// evaluated (0: the controller's default).
+	BurstMetricsInterval time.Duration
 }
 
 // Setup registers every controller with the manager.
@@ -37,6 +40,24 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 	}
 	if err := prober.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up hybrid cluster prober: %w", err)
+	}
+	burst := NewBurstReconciler(mgr.GetClient(), BurstOptions{
+		Members: d.Members, Consul: d.Catalog, Metrics: d.Metrics, Clock: d.Clock,
+		MetricsInterval: d.BurstMetricsInterval,
+	})
+	if err := burst.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up burst controller: %w", err)
+	}
+	rec := mgr.GetEventRecorder("hca-runtime")
+	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
+		"slo controller":                  &SLOReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
+		"horizontal strategy controller":  &HorizontalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
+		"vertical strategy controller":    &VerticalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
+		"federated autoscaler controller": &FederatedAutoscalerReconciler{Client: mgr.GetClient(), Members: d.Members, Clock: d.Clock, Recorder: rec},
+	} {
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up %s: %w", name, err)
+		}
 	}
 	return nil
 }

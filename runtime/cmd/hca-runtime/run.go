@@ -40,6 +40,10 @@ func run(ctx context.Context, o runOptions) error {
 	if err != nil || interval <= 0 {
 		return usageError{fmt.Sprintf("--cluster-probe-interval %q: use a positive duration such as 30s", o.probeInterval)}
 	}
+	burstInterval, err := time.ParseDuration(o.burstInterval)
+	if err != nil || burstInterval <= 0 {
+		return usageError{fmt.Sprintf("--burst-metrics-interval %q: use a positive duration such as 15s", o.burstInterval)}
+	}
 	for name, u := range map[string]string{"--prometheus-url": o.prometheusURL, "--eks-endpoint": o.eksEndpoint, "--sts-endpoint": o.stsEndpoint} {
 		if u == "" {
 			continue
@@ -76,7 +80,7 @@ func run(ctx context.Context, o runOptions) error {
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
-	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: telemetry.New(nil), ProbeInterval: interval}
+	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: telemetry.New(nil), ProbeInterval: interval, BurstMetricsInterval: burstInterval}
 	var aws member.EKSAPI
 	if o.awsRegion != "" || o.eksEndpoint != "" || os.Getenv("AWS_REGION") != "" {
 		awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(firstNonEmpty(o.awsRegion, os.Getenv("AWS_REGION"), "us-east-1")))
