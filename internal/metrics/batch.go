@@ -120,7 +120,7 @@ func PlanBatches(exprs []Expr, maxBatch int) BatchPlan {
 		byKey := make(map[string][]*unique)
 		for _, u := range uniq {
 			for label, value := range candidates(u.expr) {
-				tmpl, err := rewrite(u.expr, label, []string{batchSentinel}).PromQL()
+				tmpl, err := renderExpr(rewrite(u.expr, label, []string{batchSentinel}), false)
 				if err != nil {
 					continue // cannot happen for a valid expression; never merge if it does
 				}
@@ -197,8 +197,9 @@ func merged(label string, us []*unique) BatchRequest {
 		req.Members[i] = BatchMember{Indexes: u.idx, Query: u.query, Value: value, expr: u.expr, keep: keeps(u.expr, label)}
 	}
 	// The members share one shape, so rewriting any of them with all values
-	// gives the merged query; it rendered with the sentinel, so it renders now.
-	req.Query, _ = rewrite(us[0].expr, label, values).PromQL()
+	// gives the merged query. The members are valid, and the rewrite only adds
+	// valid names and a quoted alternation, so it renders without checks.
+	req.Query, _ = renderExpr(rewrite(us[0].expr, label, values), false)
 	return req
 }
 

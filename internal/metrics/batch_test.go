@@ -116,6 +116,23 @@ func TestPlanBatches(t *testing.T) {
 			},
 		},
 		{
+			name:     "scalar on the left",
+			exprs:    []Expr{Mul(Number(100), rps("a")), Mul(Number(100), rps("b"))},
+			maxBatch: 100,
+			want: []string{
+				`100 * sum by (namespace) (rate(requests_total{namespace=~"a|b"}[1m])) ; label=namespace ; a@[0] b@[1]`,
+			},
+		},
+		{
+			name: "default matching keeps the left side's labels",
+			exprs: []Expr{
+				Div(Query{Metric: "x", Filters: []LabelFilter{Eq("ns", "a")}}, Query{Metric: "y", Filters: []LabelFilter{Eq("ns", "a")}}),
+				Div(Query{Metric: "x", Filters: []LabelFilter{Eq("ns", "b")}}, Query{Metric: "y", Filters: []LabelFilter{Eq("ns", "b")}}),
+			},
+			maxBatch: 100,
+			want:     []string{`x{ns=~"a|b"} / y{ns=~"a|b"} ; label=ns ; a@[0]keep b@[1]keep`},
+		},
+		{
 			name:     "chunks of maxBatch",
 			exprs:    []Expr{rps("a"), rps("b"), rps("c")},
 			maxBatch: 2,

@@ -287,3 +287,47 @@ func TestVectorHelpers(t *testing.T) {
 		t.Errorf("ByLabel on a missing label: %v", err)
 	}
 }
+
+// onlySource hides InstantMany, as a Source without batching would.
+type onlySource struct{ Source }
+
+func TestInstantManyOf(t *testing.T) {
+	var rec recorder
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		rec.add(r.Form.Get("query"))
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"ns":"a"},"value":[1,"1"]},{"metric":{"ns":"b"},"value":[1,"2"]}]}}`)
+	}))
+	p, err := NewPrometheus(url, WithConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exprs := []Expr{
+		Query{Metric: "up", Filters: []LabelFilter{Eq("ns", "a")}, Aggregation: Sum},
+		Query{Metric: "up", Filters: []LabelFilter{Eq("ns", "b")}, Aggregation: Sum},
+	}
+	for _, tt := range []struct {
+		name string
+		src  Source
+		want []string
+	}{
+		{"batch source", p, []string{`sum by (ns) (up{ns=~"a|b"})`}},
+		{"plain source", onlySource{p}, []string{`sum(up{ns="a"})`, `sum(up{ns="b"})`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := InstantManyOf(context.Background(), tt.src, exprs, time.Unix(1, 0))
+			if got := rec.take(); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("requests %q, want %q", got, tt.want)
+			}
+			if len(res) != 2 || res[0].Err != nil || res[1].Err != nil {
+				t.Fatalf("results %+v", res)
+			}
+			// The handler answers both namespaces to every query; only the
+			// batched split keeps each query's own namespace.
+			if tt.name == "batch source" && (len(res[0].Vector) != 1 || res[0].Vector[0].Value != 1 || res[1].Vector[0].Value != 2) {
+				t.Errorf("split results %+v", res)
+			}
+		})
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -20,7 +22,9 @@ type Expr interface {
 	// [*FieldError]s matching [ErrBadQuery].
 	PromQL() (string, error)
 
-	render(b *strings.Builder) error
+	// render writes the PromQL; with check it validates first (a rewrite of a
+	// validated expression renders without).
+	render(b *strings.Builder, check bool) error
 }
 
 // Op is a label filter's match operator.
@@ -186,39 +190,84 @@ func prefixErr(prefix string, err error) error {
 	return err
 }
 
+// validName reports whether s matches [a-zA-Z_:][a-zA-Z0-9_:]* (metric names,
+// colon allowed) or [a-zA-Z_][a-zA-Z0-9_]* (label names): the legacy Prometheus name
+// rules, which every Prometheus version accepts unquoted.
+func validName(s string, colon bool) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case c >= '0' && c <= '9' && i > 0:
+		case c == ':' && colon:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// regexCache remembers the validation of regex values (the same few recur across
+// SLOs); it stops growing at regexCacheMax entries.
 var (
-	metricNameRE = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
-	labelNameRE  = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+	regexCache     sync.Map // string -> error (nil when valid)
+	regexCacheSize atomic.Int64
 )
 
-func checkLabelName(field, name string) error {
-	if name == "" {
-		return fieldErr(field, "label name is empty: name a label such as pod or namespace")
+const regexCacheMax = 4096
+
+// checkRegex parses v as Prometheus does (RE2, anchored).
+func checkRegex(v string) error {
+	if e, ok := regexCache.Load(v); ok {
+		err, _ := e.(error)
+		return err
 	}
-	if !labelNameRE.MatchString(name) {
-		return fieldErr(field, "%q is not a valid label name: use letters, digits and underscores, not starting with a digit", name)
+	_, err := syntax.Parse("^(?:"+v+")$", syntax.Perl)
+	if regexCacheSize.Load() < regexCacheMax {
+		regexCacheSize.Add(1)
+		regexCache.Store(v, err)
+	}
+	return err
+}
+
+// checkLabelName validates a label name; field names it in the error (built only
+// then: validation runs on every render).
+func checkLabelName(name string, field func() string) error {
+	if name == "" {
+		return fieldErr(field(), "label name is empty: name a label such as pod or namespace")
+	}
+	if !validName(name, false) {
+		return fieldErr(field(), "%q is not a valid label name: use letters, digits and underscores, not starting with a digit", name)
 	}
 	return nil
 }
 
+func indexed(name string, i int, sub string) func() string {
+	return func() string { return name + "[" + strconv.Itoa(i) + "]" + sub }
+}
+
 // PromQL validates q and renders it.
-func (q Query) PromQL() (string, error) { return renderExpr(q) }
+func (q Query) PromQL() (string, error) { return renderExpr(q, true) }
 
 // PromQL validates b and renders it.
-func (b Binary) PromQL() (string, error) { return renderExpr(b) }
+func (b Binary) PromQL() (string, error) { return renderExpr(b, true) }
 
 // PromQL renders n ("NaN", "+Inf" and "-Inf" included: PromQL accepts them).
-func (n Number) PromQL() (string, error) { return renderExpr(n) }
+func (n Number) PromQL() (string, error) { return renderExpr(n, true) }
 
 // PromQL checks that r is non-empty UTF-8 and returns it unchanged.
-func (r Raw) PromQL() (string, error) { return renderExpr(r) }
+func (r Raw) PromQL() (string, error) { return renderExpr(r, true) }
 
-func renderExpr(e Expr) (string, error) {
+func renderExpr(e Expr, check bool) (string, error) {
 	var b strings.Builder
+	b.Grow(128)
 	if e = deref(e); e == nil {
 		return "", fieldErr("Expr", "expression is nil")
 	}
-	if err := e.render(&b); err != nil {
+	if err := e.render(&b, check); err != nil {
 		return "", err
 	}
 	return b.String(), nil
@@ -228,30 +277,30 @@ func (q Query) validate() error {
 	switch {
 	case q.Metric == "":
 		return fieldErr("Metric", "metric name is empty: name the metric to select, e.g. container_cpu_usage_seconds_total")
-	case !metricNameRE.MatchString(q.Metric):
+	case !validName(q.Metric, true):
 		return fieldErr("Metric", "%q is not a valid metric name: use letters, digits, underscores and colons, not starting with a digit", q.Metric)
 	}
 	for i, f := range q.Filters {
-		field := fmt.Sprintf("Filters[%d]", i)
-		if err := checkLabelName(field+".Name", f.Name); err != nil {
+		if err := checkLabelName(f.Name, indexed("Filters", i, ".Name")); err != nil {
 			return err
 		}
+		field := indexed("Filters", i, "")
 		if f.Name == model.MetricNameLabel {
-			return fieldErr(field+".Name", "__name__ repeats the metric name: select the metric with Metric only")
+			return fieldErr(field()+".Name", "__name__ repeats the metric name: select the metric with Metric only")
 		}
 		switch f.Op {
 		case Equal, NotEqual, RegexMatch, RegexNoMatch:
 		case "":
-			return fieldErr(field+".Op", "operator is empty: use =, !=, =~ or !~")
+			return fieldErr(field()+".Op", "operator is empty: use =, !=, =~ or !~")
 		default:
-			return fieldErr(field+".Op", "unknown operator %q: use =, !=, =~ or !~", f.Op)
+			return fieldErr(field()+".Op", "unknown operator %q: use =, !=, =~ or !~", f.Op)
 		}
 		if !utf8.ValidString(f.Value) {
-			return fieldErr(field+".Value", "value is not valid UTF-8: label values are UTF-8 strings")
+			return fieldErr(field()+".Value", "value is not valid UTF-8: label values are UTF-8 strings")
 		}
 		if f.Op == RegexMatch || f.Op == RegexNoMatch {
-			if _, err := regexp.Compile("^(?:" + f.Value + ")$"); err != nil {
-				return fieldErr(field+".Value", "%q is not a valid RE2 regular expression: %v", f.Value, err)
+			if err := checkRegex(f.Value); err != nil {
+				return fieldErr(field()+".Value", "%q is not a valid RE2 regular expression: %v", f.Value, err)
 			}
 		}
 	}
@@ -283,13 +332,12 @@ func (q Query) validate() error {
 		return fieldErr("Aggregation", "unknown aggregation %q: use sum, avg, max, min, count or leave it empty", q.Aggregation)
 	}
 	for i, l := range q.By {
-		field := fmt.Sprintf("By[%d]", i)
-		if err := checkLabelName(field, l); err != nil {
+		if err := checkLabelName(l, indexed("By", i, "")); err != nil {
 			return err
 		}
 		for j := range i {
 			if q.By[j] == l {
-				return fieldErr(field, "%q repeats By[%d]: list each label once", l, j)
+				return fieldErr(indexed("By", i, "")(), "%q repeats By[%d]: list each label once", l, j)
 			}
 		}
 	}
@@ -315,9 +363,11 @@ func (q Query) validate() error {
 // strconv.Quote round-trips every valid UTF-8 string.
 func quote(s string) string { return strconv.Quote(s) }
 
-func (q Query) render(b *strings.Builder) error {
-	if err := q.validate(); err != nil {
-		return err
+func (q Query) render(b *strings.Builder, check bool) error {
+	if check {
+		if err := q.validate(); err != nil {
+			return err
+		}
 	}
 	closers := 0
 	if q.Quantile != nil {
@@ -386,12 +436,19 @@ func (b Binary) validate() error {
 	if b.On != nil && b.Ignoring != nil {
 		return fieldErr("Ignoring", "set together with On: match on some labels (On) or all but some (Ignoring), not both")
 	}
+	if (b.On != nil || b.Ignoring != nil) && (isScalar(b.LHS) || isScalar(b.RHS)) {
+		field := "On"
+		if b.On == nil {
+			field = "Ignoring"
+		}
+		return fieldErr(field, "label matching needs a vector on both sides, but an operand is a number: clear On and Ignoring")
+	}
 	for _, m := range []struct {
 		field  string
 		labels []string
 	}{{"On", b.On}, {"Ignoring", b.Ignoring}} {
 		for i, l := range m.labels {
-			if err := checkLabelName(fmt.Sprintf("%s[%d]", m.field, i), l); err != nil {
+			if err := checkLabelName(l, indexed(m.field, i, "")); err != nil {
 				return err
 			}
 		}
@@ -399,11 +456,13 @@ func (b Binary) validate() error {
 	return nil
 }
 
-func (b Binary) render(sb *strings.Builder) error {
-	if err := b.validate(); err != nil {
-		return err
+func (b Binary) render(sb *strings.Builder, check bool) error {
+	if check {
+		if err := b.validate(); err != nil {
+			return err
+		}
 	}
-	if err := renderOperand(sb, b.LHS); err != nil {
+	if err := renderOperand(sb, b.LHS, check); err != nil {
 		return prefixErr("LHS", err)
 	}
 	sb.WriteString(" ")
@@ -419,14 +478,14 @@ func (b Binary) render(sb *strings.Builder) error {
 		sb.WriteString(strings.Join(b.Ignoring, ", "))
 		sb.WriteString(") ")
 	}
-	if err := renderOperand(sb, b.RHS); err != nil {
+	if err := renderOperand(sb, b.RHS, check); err != nil {
 		return prefixErr("RHS", err)
 	}
 	return nil
 }
 
 // renderOperand parenthesises operands whose precedence is not that of an atom.
-func renderOperand(sb *strings.Builder, e Expr) error {
+func renderOperand(sb *strings.Builder, e Expr, check bool) error {
 	e = deref(e)
 	paren := false
 	switch v := e.(type) {
@@ -438,7 +497,7 @@ func renderOperand(sb *strings.Builder, e Expr) error {
 	if paren {
 		sb.WriteString("(")
 	}
-	if err := e.render(sb); err != nil {
+	if err := e.render(sb, check); err != nil {
 		return err
 	}
 	if paren {
@@ -447,7 +506,7 @@ func renderOperand(sb *strings.Builder, e Expr) error {
 	return nil
 }
 
-func (n Number) render(b *strings.Builder) error {
+func (n Number) render(b *strings.Builder, _ bool) error {
 	f := float64(n)
 	switch {
 	case math.IsNaN(f):
@@ -462,7 +521,7 @@ func (n Number) render(b *strings.Builder) error {
 	return nil
 }
 
-func (r Raw) render(b *strings.Builder) error {
+func (r Raw) render(b *strings.Builder, _ bool) error {
 	if strings.TrimSpace(string(r)) == "" {
 		return fieldErr("Raw", "query is empty: write a PromQL expression")
 	}

@@ -116,6 +116,8 @@ func TestPromQLErrors(t *testing.T) {
 		{"binary nil pointer rhs", Div(ok, (*Query)(nil)), "RHS", "right operand is missing"},
 		{"on and ignoring", Binary{Op: OpDiv, LHS: ok, RHS: ok, On: []string{"a"}, Ignoring: []string{"b"}}, "Ignoring", "not both"},
 		{"bad on", Ratio(ok, ok, "pod", "a-b"), "On[1]", "not a valid label name"},
+		{"on with a number", Ratio(ok, Number(2), "pod"), "On", "an operand is a number"},
+		{"ignoring with numbers", Binary{Op: OpAdd, LHS: Add(Number(1), Number(2)), RHS: ok, Ignoring: []string{"pod"}}, "Ignoring", "an operand is a number"},
 		{"lhs path", Div(Query{Metric: "up", Filters: []LabelFilter{Eq("a", "1"), {Name: "b"}}}, ok), "LHS.Filters[1].Op", "operator is empty"},
 		{"nested rhs path", Div(ok, Mul(ok, Query{Metric: "x", Func: Rate})), "RHS.RHS.Range", "rate needs a range"},
 		{"empty raw", Raw("  "), "Raw", "query is empty"},
