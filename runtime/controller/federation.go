@@ -245,7 +245,7 @@ func (r *FederatedAutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.
 	if fa.Spec.ScaleForbiddenWindow != nil {
 		window = fa.Spec.ScaleForbiddenWindow.Duration
 	}
-	res, err := scaling.Rebalance(now, totalMin, fa.Spec.MaxReplicas, input, scaling.RebalanceOptions{ScaleForbiddenWindow: window})
+	res, err := decide(now, totalMin, fa.Spec.MaxReplicas, input, members, window)
 	if err != nil {
 		// The CRD's validation admits no such spec; say so and wait for an edit.
 		meta.SetStatusCondition(&fa.Status.Conditions, metav1.Condition{Type: hcav1.ConditionReady, Status: metav1.ConditionFalse,
@@ -305,6 +305,33 @@ func (r *FederatedAutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: interval}, nil
+}
+
+// decide is scaling.Rebalance, except that when a reachable member is placed
+// (has an HPA) where a fresh scaling.Partition would not place it, or the
+// other way round, the fresh partition wins. Rebalance alone counts a member
+// without HPA as consistent (Max 0 adds nothing to the sums), so a member
+// added to spec.members would otherwise never get one.
+func decide(now time.Time, totalMin, totalMax int32, input []scaling.FederatedMember, members []fedMember, window time.Duration) (scaling.RebalanceResult, error) {
+	names := make([]string, len(input))
+	for i, m := range input {
+		names[i] = m.Name
+	}
+	shares, err := scaling.Partition(totalMin, totalMax, names)
+	if err != nil {
+		return scaling.RebalanceResult{}, err
+	}
+	for i, s := range shares {
+		if members[i].err == nil && s.Placed() != (input[i].Max > 0) {
+			res := scaling.RebalanceResult{Members: make([]scaling.FederatedMember, len(input)), Repartitioned: true}
+			copy(res.Members, input)
+			for j, s := range shares {
+				res.Members[j].Min, res.Members[j].Max = s.Min, s.Max
+			}
+			return res, nil
+		}
+	}
+	return scaling.Rebalance(now, totalMin, totalMax, input, scaling.RebalanceOptions{ScaleForbiddenWindow: window})
 }
 
 // previousMember is the last recorded state of a member that cannot be read

@@ -427,6 +427,43 @@ func TestFederatedAutoscalerLab(t *testing.T) {
 		}
 	})
 
+	t.Run("a spec change repartitions; a removed member loses its HPA", func(t *testing.T) {
+		got := getFA()
+		before := got.DeepCopy()
+		got.Spec.MaxReplicas = 12
+		if err := fl.control.Patch(ctx, got, client.MergeFrom(before)); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, ctx, "the new max partitioned afresh", func() (bool, string) {
+			mm, desc := fl.minMax(ctx, ns, target)
+			return mm[a] == [2]int32{1, 6} && mm[b] == [2]int32{1, 6}, desc
+		})
+		got = getFA()
+		before = got.DeepCopy()
+		got.Spec.MaxReplicas = 10
+		got.Spec.Members = got.Spec.Members[:1]
+		if err := fl.control.Patch(ctx, got, client.MergeFrom(before)); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, ctx, "all of min/max on the remaining member, none left on the removed one", func() (bool, string) {
+			mm, desc := fl.minMax(ctx, ns, target)
+			_, onB := mm[b]
+			st := getFA().Status
+			return mm[a] == [2]int32{2, 10} && !onB && len(st.Clusters) == 1, desc + fmt.Sprintf(" status %+v", st.Clusters)
+		})
+		// Put b back for the tests below: the HPAs are split evenly again.
+		got = getFA()
+		before = got.DeepCopy()
+		got.Spec.Members = append(got.Spec.Members, hcav1.FederatedMember{Cluster: hcav1.ClusterName(b)})
+		if err := fl.control.Patch(ctx, got, client.MergeFrom(before)); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, ctx, "b back in the partition", func() (bool, string) {
+			mm, desc := fl.minMax(ctx, ns, target)
+			return mm[a] == [2]int32{1, 5} && mm[b] == [2]int32{1, 5}, desc
+		})
+	})
+
 	t.Run("an unreachable member is Degraded and left untouched", func(t *testing.T) {
 		down := fmt.Sprintf("fed-down-%d", id)
 		kubeconfig, err := os.ReadFile(env["HCA_LAB_PRIVATE_KUBECONFIG"])
