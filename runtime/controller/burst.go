@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -32,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -69,6 +71,22 @@ type BurstOptions struct {
 	ClusterTimeout time.Duration
 	// MaxConcurrentReconciles (default 4).
 	MaxConcurrentReconciles int
+	// APIReader reads without a cache (nil: the manager's GetAPIReader()).
+	APIReader client.Reader
+	// ControllerName shards policies between runtimes: this controller only
+	// handles the BurstPolicies whose BurstControllerAnnotation equals it (an
+	// empty name: the policies without the annotation), as an IngressClass
+	// does. Tests and canary runtimes use it to run beside the main runtime.
+	ControllerName string
+}
+
+// BurstControllerAnnotation on a BurstPolicy names the runtime that handles it
+// (see BurstOptions.ControllerName); absent: the default runtime.
+const BurstControllerAnnotation = "hca.dev/controller"
+
+// mine reports whether this controller handles p.
+func (r *BurstReconciler) mine(p client.Object) bool {
+	return p.GetAnnotations()[BurstControllerAnnotation] == r.opts.ControllerName
 }
 
 // BurstReconciler runs BurstPolicies: it bursts the target's Unschedulable pods
@@ -86,6 +104,10 @@ type BurstOptions struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 type BurstReconciler struct {
 	client client.Client
+	// reader reads what decisions depend on (the policy, the primary
+	// Deployments) from the API server, never from a cache that may not yet
+	// show the controller's own last write.
+	reader client.Reader
 	opts   BurstOptions
 	clock  clock.PassiveClock
 
@@ -115,7 +137,7 @@ func NewBurstReconciler(c client.Client, opts BurstOptions) *BurstReconciler {
 		opts.MaxConcurrentReconciles = 4
 	}
 	return &BurstReconciler{
-		client: c, opts: opts, clock: opts.Clock,
+		client: c, reader: opts.APIReader, opts: opts, clock: opts.Clock,
 		remote:  make(chan event.GenericEvent, 1024),
 		algos:   map[string]*burstAlgoState{},
 		watches: map[string]*burstMemberWatch{},
@@ -134,6 +156,9 @@ func (r *BurstReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.opts.Recorder == nil {
 		r.opts.Recorder = mgr.GetEventRecorder("hca-burst")
 	}
+	if r.reader == nil {
+		r.reader = mgr.GetAPIReader()
+	}
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		r.mu.Lock()
 		r.baseCtx = ctx
@@ -146,7 +171,7 @@ func (r *BurstReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("burstpolicy").
-		For(&hcav1.BurstPolicy{}, builder.WithPredicates(burstPolicyPredicate())).
+		For(&hcav1.BurstPolicy{}, builder.WithPredicates(burstPolicyPredicate(), predicate.NewPredicateFuncs(r.mine))).
 		Watches(&corev1.Pod{}, r.podHandler()).
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(r.deploymentToPolicies)).
 		Watches(&corev1.Node{}, r.nodeHandler()).
@@ -162,12 +187,15 @@ func (r *BurstReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // Reconcile is one get -> decide -> patch round for one BurstPolicy.
 func (r *BurstReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var p hcav1.BurstPolicy
-	if err := r.client.Get(ctx, req.NamespacedName, &p); err != nil {
+	if err := r.reader.Get(ctx, req.NamespacedName, &p); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forget(req.Namespace + "/" + req.Name + "/")
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("get burst policy %s: %w", req.NamespacedName, err)
+	}
+	if !r.mine(&p) {
+		return ctrl.Result{}, nil
 	}
 	if !p.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, &p)
@@ -309,7 +337,7 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 func (r *BurstReconciler) targets(ctx context.Context, p *hcav1.BurstPolicy) ([]*appsv1.Deployment, error) {
 	if name := p.Spec.Target.DeploymentName; name != "" {
 		var d appsv1.Deployment
-		err := r.client.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: string(name)}, &d)
+		err := r.reader.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: string(name)}, &d)
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -325,7 +353,7 @@ func (r *BurstReconciler) targets(ctx context.Context, p *hcav1.BurstPolicy) ([]
 		return nil, nil
 	}
 	var list appsv1.DeploymentList
-	if err := r.client.List(ctx, &list, client.InNamespace(p.Namespace), client.MatchingLabels(p.Spec.Target.MatchLabels)); err != nil {
+	if err := r.reader.List(ctx, &list, client.InNamespace(p.Namespace), client.MatchingLabels(p.Spec.Target.MatchLabels)); err != nil {
 		return nil, fmt.Errorf("list target deployments in %s: %w", p.Namespace, err)
 	}
 	var out []*appsv1.Deployment
@@ -668,6 +696,7 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 	for _, n := range res.achieved {
 		total += n
 	}
+	res.total = plan.Total
 	if err := r.patchPrimary(ctx, d, primary, plan.Total); err != nil {
 		errs = append(errs, err)
 		res.err = errors.Join(errs...)
@@ -675,7 +704,6 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 		return
 	}
 	res.primary = primary
-	res.total = plan.Total
 
 	for _, v := range views {
 		want, ok := plan.Burst[v.name]
@@ -742,8 +770,10 @@ func burstDistribution(primaryName string, primary int32, burst map[string]int32
 }
 
 // patchPrimary sets the primary Deployment's replicas and the controller's
-// annotations when they differ, with optimistic locking (a concurrent change
-// of the Deployment fails the patch and the round is retried).
+// annotations when they differ. The JSON patch tests that spec.replicas is
+// still what the decision read, so a concurrent scale by someone else fails the
+// patch and the round is retried (a resourceVersion precondition would also
+// fail on every status update of the Deployment controller).
 func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment, replicas, total int32) error {
 	wantP, wantT := strconv.Itoa(int(replicas)), strconv.Itoa(int(total))
 	_, annotated := d.Annotations[BurstTotalAnnotation]
@@ -751,17 +781,40 @@ func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment
 		d.Annotations[BurstPrimaryAnnotation] == wantP && d.Annotations[BurstTotalAnnotation] == wantT) {
 		return nil
 	}
-	before := d.DeepCopy()
-	if d.Annotations == nil {
-		d.Annotations = map[string]string{}
+	raw, err := json.Marshal(burstPrimaryPatch(d, replicas, total))
+	if err != nil {
+		return fmt.Errorf("encode patch of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
-	d.Annotations[BurstPrimaryAnnotation] = wantP
-	d.Annotations[BurstTotalAnnotation] = wantT
-	d.Spec.Replicas = &replicas
-	if err := r.client.Patch(ctx, d, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.client.Patch(ctx, d, client.RawPatch(types.JSONPatchType, raw)); err != nil {
 		return fmt.Errorf("scale deployment %s/%s to %d: %w", d.Namespace, d.Name, replicas, err)
 	}
 	return nil
+}
+
+// burstJSONPatchOp is one RFC 6902 operation.
+type burstJSONPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+// burstPrimaryPatch is the JSON patch that scales d from its current
+// spec.replicas (tested) to replicas and records the controller's annotations.
+func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32) []burstJSONPatchOp {
+	esc := func(k string) string { return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1") }
+	ops := []burstJSONPatchOp{}
+	if d.Spec.Replicas != nil {
+		ops = append(ops, burstJSONPatchOp{Op: "test", Path: "/spec/replicas", Value: *d.Spec.Replicas})
+	}
+	ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/spec/replicas", Value: replicas})
+	ann := map[string]string{BurstPrimaryAnnotation: strconv.Itoa(int(replicas)), BurstTotalAnnotation: strconv.Itoa(int(total))}
+	if d.Annotations == nil {
+		return append(ops, burstJSONPatchOp{Op: "add", Path: "/metadata/annotations", Value: ann})
+	}
+	for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation} {
+		ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/metadata/annotations/" + esc(k), Value: ann[k]})
+	}
+	return ops
 }
 
 // ensureNamespace creates the namespace in a burst cluster if it is missing,
@@ -1031,12 +1084,21 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) (c
 			}
 		}
 		if _, ok := d.Annotations[BurstTotalAnnotation]; ok || back > 0 {
-			before := d.DeepCopy()
-			n := burstPtrOr(d.Spec.Replicas, 1) + back
-			d.Spec.Replicas = &n
-			delete(d.Annotations, BurstTotalAnnotation)
-			delete(d.Annotations, BurstPrimaryAnnotation)
-			if err := r.client.Patch(ctx, d, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			var ops []burstJSONPatchOp
+			if d.Spec.Replicas != nil {
+				ops = append(ops, burstJSONPatchOp{Op: "test", Path: "/spec/replicas", Value: *d.Spec.Replicas})
+			}
+			ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/spec/replicas", Value: burstPtrOr(d.Spec.Replicas, 1) + back})
+			for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation} {
+				if _, ok := d.Annotations[k]; ok {
+					ops = append(ops, burstJSONPatchOp{Op: "remove", Path: "/metadata/annotations/" + strings.ReplaceAll(k, "/", "~1")})
+				}
+			}
+			raw, err := json.Marshal(ops)
+			if err == nil {
+				err = r.client.Patch(ctx, d, client.RawPatch(types.JSONPatchType, raw))
+			}
+			if err != nil {
 				return ctrl.Result{}, fmt.Errorf("restore deployment %s/%s: %w", d.Namespace, d.Name, err)
 			}
 		}

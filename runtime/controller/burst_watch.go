@@ -124,7 +124,18 @@ func (r *BurstReconciler) policiesIn(ctx context.Context, ns string) []hcav1.Bur
 	if err := r.client.List(ctx, &list, client.InNamespace(ns)); err != nil {
 		return nil
 	}
-	return list.Items
+	return r.onlyMine(list.Items)
+}
+
+// onlyMine keeps the policies this controller handles.
+func (r *BurstReconciler) onlyMine(items []hcav1.BurstPolicy) []hcav1.BurstPolicy {
+	out := items[:0]
+	for i := range items {
+		if r.mine(&items[i]) {
+			out = append(out, items[i])
+		}
+	}
+	return out
 }
 
 // targetsDeployment reports whether p targets d.
@@ -185,6 +196,7 @@ func (r *BurstReconciler) burstingPolicies(ctx context.Context) []reconcile.Requ
 		return nil
 	}
 	var out []reconcile.Request
+	list.Items = r.onlyMine(list.Items)
 	for i := range list.Items {
 		p := &list.Items[i]
 		for _, c := range p.Status.Replicas {
@@ -203,6 +215,7 @@ func (r *BurstReconciler) clusterToPolicies(ctx context.Context, obj client.Obje
 		return nil
 	}
 	name := hcav1.ClusterName(obj.GetName())
+	list.Items = r.onlyMine(list.Items)
 	var out []reconcile.Request
 	for i := range list.Items {
 		p := &list.Items[i]
