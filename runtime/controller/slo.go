@@ -58,6 +58,10 @@ type SLOReconciler struct {
 	Telemetry *telemetry.Metrics
 	// MaxConcurrentReconciles bounds parallel status/strategy writes (default 8).
 	MaxConcurrentReconciles int
+	// Class selects the SLOs this controller handles: those whose ClassLabel
+	// equals it (the default "" handles the SLOs without the label). Several
+	// runtimes can share a cluster this way, e.g. a test's beside a deployed one.
+	Class string
 
 	eval *sloEvaluator
 }
@@ -78,7 +82,7 @@ func (r *SLOReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("add SLO evaluation loop: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&hcav1.ServiceLevelObjective{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&hcav1.ServiceLevelObjective{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}, classPredicate(r.Class))).
 		WatchesRawSource(source.Channel(r.eval.events, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("servicelevelobjective").
@@ -96,7 +100,7 @@ func (r *SLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		return ctrl.Result{}, err
 	}
-	if !s.DeletionTimestamp.IsZero() {
+	if !s.DeletionTimestamp.IsZero() || s.Labels[ClassLabel] != r.Class {
 		r.eval.remove(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
@@ -188,6 +192,14 @@ func (r *SLOReconciler) event(obj *hcav1.ServiceLevelObjective, typ, reason, act
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// ClassLabel assigns an SLO, and the strategy objects it writes, to the
+// runtime whose controllers have that Class (see SLOReconciler.Class).
+const ClassLabel = "hca.dev/class"
+
+func classPredicate(class string) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetLabels()[ClassLabel] == class })
+}
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -45,6 +45,9 @@ import (
 const (
 	sloCPUPerRequest = 0.01
 	sloWindow        = 10 * time.Second
+	// sloClass keeps these tests' objects away from any hca-runtime deployed in
+	// the lab (it handles only objects without the class label).
+	sloClass = "slo-test"
 )
 
 func sloRandHex(t testing.TB) string {
@@ -168,14 +171,14 @@ func (l *sloLab) startManager(t *testing.T, ctx context.Context, ns string, src 
 	}
 	tm := telemetry.New(prometheus.NewRegistry())
 	rec := mgr.GetEventRecorder("hca-runtime-test")
-	slos := &controller.SLOReconciler{Client: mgr.GetClient(), Source: src, Queries: controller.SLOQueries{Window: sloWindow}, Recorder: rec, Telemetry: tm}
+	slos := &controller.SLOReconciler{Client: mgr.GetClient(), Source: src, Queries: controller.SLOQueries{Window: sloWindow}, Recorder: rec, Telemetry: tm, Class: sloClass}
 	if err := slos.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	if err := (&controller.HorizontalStrategyReconciler{Client: mgr.GetClient(), Recorder: rec, Telemetry: tm}).SetupWithManager(mgr); err != nil {
+	if err := (&controller.HorizontalStrategyReconciler{Client: mgr.GetClient(), Recorder: rec, Telemetry: tm, Class: sloClass}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	if err := (&controller.VerticalStrategyReconciler{Client: mgr.GetClient(), Recorder: rec, Telemetry: tm}).SetupWithManager(mgr); err != nil {
+	if err := (&controller.VerticalStrategyReconciler{Client: mgr.GetClient(), Recorder: rec, Telemetry: tm, Class: sloClass}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	mctx, stop := context.WithCancel(ctx)
@@ -245,7 +248,7 @@ func sloReplicas(t *testing.T, c client.Client, ns, name string) (int32, *appsv1
 func latencySLO(ns, name, target string, threshold time.Duration, min, max int32) *hcav1.ServiceLevelObjective {
 	tol := resource.MustParse("0.1")
 	return &hcav1.ServiceLevelObjective{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{controller.ClassLabel: sloClass}},
 		Spec: hcav1.ServiceLevelObjectiveSpec{
 			Target:             hcav1.TargetRef{Kind: hcav1.WorkloadDeployment, Name: hcav1.ObjectName(target)},
 			SLO:                hcav1.SLOSpec{Type: hcav1.SLOLatency, Latency: &hcav1.LatencySLO{Percentile: resource.MustParse("90"), Threshold: metav1.Duration{Duration: threshold}}},
@@ -389,6 +392,9 @@ func TestSLOLab(t *testing.T) {
 			t.Fatal(err)
 		}
 		refs := ves.OwnerReferences
+		if ves.Labels[controller.ClassLabel] != sloClass || ves.Labels[controller.SLOLabel] != s.Name {
+			t.Errorf("vertical strategy labels = %v, want the SLO's class and name", ves.Labels)
+		}
 		if len(refs) != 1 || refs[0].UID != cur.UID || ves.Spec.Target.Name != "web" || ves.Spec.SLOOutput.Tolerance == nil || ves.Spec.StaticConfig.MaxCPU.Cmp(resource.MustParse("3")) != 0 {
 			t.Errorf("vertical strategy = %+v %+v, want owned by the SLO with target web, tolerance and static config", refs, ves.Spec)
 		}

@@ -99,7 +99,7 @@ func targetOf(s *hcav1.ServiceLevelObjective) hcav1.TargetRef {
 func buildStrategy(s *hcav1.ServiceLevelObjective, compliance int32) (client.Object, error) {
 	meta := metav1.ObjectMeta{
 		Name: s.Name, Namespace: s.Namespace,
-		Labels:          map[string]string{SLOLabel: s.Name},
+		Labels:          strategyLabels(s),
 		OwnerReferences: []metav1.OwnerReference{sloOwnerRef(s)},
 	}
 	var stab *hcav1.StabilizationWindows
@@ -132,6 +132,14 @@ func burstAnnotation(s *hcav1.ServiceLevelObjective, compliance int32) string {
 	}
 	b, _ := json.Marshal(v) // a struct of strings and ints always marshals
 	return string(b)
+}
+
+func strategyLabels(s *hcav1.ServiceLevelObjective) map[string]string {
+	l := map[string]string{SLOLabel: s.Name}
+	if c, ok := s.Labels[ClassLabel]; ok {
+		l[ClassLabel] = c
+	}
+	return l
 }
 
 func controlledBy(obj metav1.Object, s *hcav1.ServiceLevelObjective) bool {
@@ -183,7 +191,9 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[SLOLabel] = s.Name
+	for k, v := range strategyLabels(s) {
+		labels[k] = v
+	}
 	have.SetLabels(labels)
 	if equality.Semantic.DeepEqual(before, have) {
 		return nil

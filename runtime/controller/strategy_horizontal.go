@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -56,6 +57,9 @@ type HorizontalStrategyReconciler struct {
 	Clock     clock.PassiveClock
 	Recorder  events.EventRecorder
 	Telemetry *telemetry.Metrics
+	// Class selects the strategy objects handled: those whose ClassLabel equals
+	// it ("" : those without the label).
+	Class string
 
 	mu    sync.Mutex
 	state map[types.NamespacedName]*horizontalState
@@ -73,7 +77,7 @@ func (r *HorizontalStrategyReconciler) SetupWithManager(mgr ctrl.Manager) error 
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.HorizontalElasticityStrategy{}).Named("horizontalelasticitystrategy").Complete(r)
+	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.HorizontalElasticityStrategy{}, builder.WithPredicates(classPredicate(r.Class))).Named("horizontalelasticitystrategy").Complete(r)
 }
 
 func (r *HorizontalStrategyReconciler) stateOf(key types.NamespacedName) *horizontalState {
@@ -130,6 +134,9 @@ func (r *HorizontalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.R
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
+	}
+	if hs.Labels[ClassLabel] != r.Class {
+		return ctrl.Result{}, nil
 	}
 	st := r.stateOf(req.NamespacedName)
 	retry := st.held && st.generation == hs.Generation

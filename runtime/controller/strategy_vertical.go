@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -42,6 +43,9 @@ type VerticalStrategyReconciler struct {
 	Clock     clock.PassiveClock
 	Recorder  events.EventRecorder
 	Telemetry *telemetry.Metrics
+	// Class selects the strategy objects handled: those whose ClassLabel equals
+	// it ("" : those without the label).
+	Class string
 
 	mu   sync.Mutex
 	held map[types.NamespacedName]int64 // generation whose decision a window held
@@ -52,7 +56,7 @@ func (r *VerticalStrategyReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.VerticalElasticityStrategy{}).Named("verticalelasticitystrategy").Complete(r)
+	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.VerticalElasticityStrategy{}, builder.WithPredicates(classPredicate(r.Class))).Named("verticalelasticitystrategy").Complete(r)
 }
 
 // verticalConfig converts the static configuration for slo.Vertical.
@@ -178,6 +182,10 @@ func (r *VerticalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	}
 	r.mu.Lock()
 	heldGen, held := r.held[req.NamespacedName]
+	if vs.Labels[ClassLabel] != r.Class {
+		r.mu.Unlock()
+		return ctrl.Result{}, nil
+	}
 	r.mu.Unlock()
 	retry := held && heldGen == vs.Generation
 	if vs.Status.ObservedGeneration == vs.Generation && !retry {
