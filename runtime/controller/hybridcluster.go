@@ -19,14 +19,6 @@ import (
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
 
-// The prober reads HybridClusters and their credentials Secrets (get only: they
-// are read through the API reader, never cached) and writes status and Events.
-
-// +kubebuilder:rbac:groups=hca.dev,resources=hybridclusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=hca.dev,resources=hybridclusters/status,verbs=get;patch;update
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-
 // HybridClusterReconciler probes every HybridCluster: reachability, Kubernetes
 // version, allocatable and free capacity. Placement reads what it writes.
 type HybridClusterReconciler struct {
