@@ -150,7 +150,7 @@ func TestBurstEndToEnd(t *testing.T) {
 	    "burstTargets": [{"cluster": %q}],
 	    "minReplicas": 2, "maxReplicas": 30,
 	    "metrics": [{"type": "PromQL", "promql": {"query": "sum(rate(http_requests_total{namespace=\"%s\",app=\"web\"}[10s]))", "targetValue": "10", "targetType": "AverageValue"}}],
-	    "algorithm": {"name": "frss", "frss": {"downWindow": "20s"}},
+	    "algorithm": {"name": "frss", "frss": {"downWindow": "10s", "shrinkStep": 4}},
 	    "pendingThreshold": "2s",
 	    "propagate": {"configMaps": {"names": ["web-config"]}},
 	    "consul": {"serviceName": %q, "port": 8080, "tags": ["e2e"]}
