@@ -40,6 +40,7 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
+	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
 
 // Defaults of BurstOptions and of BurstPolicy fields the API server did not
@@ -73,20 +74,19 @@ type BurstOptions struct {
 	MaxConcurrentReconciles int
 	// APIReader reads without a cache (nil: the manager's GetAPIReader()).
 	APIReader client.Reader
-	// ControllerName shards policies between runtimes: this controller only
-	// handles the BurstPolicies whose BurstControllerAnnotation equals it (an
-	// empty name: the policies without the annotation), as an IngressClass
-	// does. Tests and canary runtimes use it to run beside the main runtime.
-	ControllerName string
+	// Telemetry counts decisions and errors and exports replicas per cluster
+	// (nil: none).
+	Telemetry *telemetry.Metrics
+	// Class shards policies between runtimes: this controller only handles
+	// the BurstPolicies whose ClassLabel equals it (the default "": those
+	// without the label), like the SLO controllers. Tests and canary runtimes
+	// use it to run beside a deployed runtime.
+	Class string
 }
-
-// BurstControllerAnnotation on a BurstPolicy names the runtime that handles it
-// (see BurstOptions.ControllerName); absent: the default runtime.
-const BurstControllerAnnotation = "hca.dev/controller"
 
 // mine reports whether this controller handles p.
 func (r *BurstReconciler) mine(p client.Object) bool {
-	return p.GetAnnotations()[BurstControllerAnnotation] == r.opts.ControllerName
+	return p.GetLabels()[ClassLabel] == r.opts.Class
 }
 
 // BurstReconciler runs BurstPolicies: it bursts the target's Unschedulable pods
@@ -325,6 +325,15 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 	}
 	if err := r.patchStatus(ctx, p, deps, views, results, consulErr, now); err != nil {
 		errs = append(errs, err)
+	}
+	if tm := r.opts.Telemetry; tm != nil {
+		tm.Replicas.DeletePartialMatch(map[string]string{"policy": p.Namespace + "/" + p.Name})
+		for _, c := range p.Status.Replicas {
+			tm.Replicas.WithLabelValues(p.Namespace+"/"+p.Name, string(c.Cluster)).Set(float64(c.Desired))
+		}
+		if len(errs) > 0 {
+			tm.Errors.WithLabelValues("burst", "reconcile").Inc()
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		logger.Info("burst policy reconciled with errors", "policy", client.ObjectKeyFromObject(p), "error", err.Error())
@@ -733,6 +742,15 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 		res.achieved[v.name] = want
 		res.changed = true
 	}
+	if tm := r.opts.Telemetry; tm != nil {
+		alg := "deployment"
+		if res.metrics != nil {
+			alg = string(p.Spec.Algorithm.Name)
+		}
+		for _, a := range plan.Actions {
+			tm.Decisions.WithLabelValues(p.Namespace+"/"+p.Name, alg, a).Inc()
+		}
+	}
 	if len(plan.Actions) > 0 {
 		res.changed = true
 		kind := corev1.EventTypeNormal
@@ -786,6 +804,9 @@ func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment
 		return fmt.Errorf("encode patch of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	if err := r.client.Patch(ctx, d, client.RawPatch(types.JSONPatchType, raw)); err != nil {
+		if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsConflict(err) {
+			return fmt.Errorf("scale deployment %s/%s to %d: its replicas changed since they were read (retrying with the new value): %w", d.Namespace, d.Name, replicas, err)
+		}
 		return fmt.Errorf("scale deployment %s/%s to %d: %w", d.Namespace, d.Name, replicas, err)
 	}
 	return nil
@@ -1128,6 +1149,9 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) (c
 		return ctrl.Result{}, fmt.Errorf("remove finalizer of burst policy %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	r.forget(p.Namespace + "/" + p.Name + "/")
+	if tm := r.opts.Telemetry; tm != nil {
+		tm.Replicas.DeletePartialMatch(map[string]string{"policy": p.Namespace + "/" + p.Name})
+	}
 	return ctrl.Result{}, nil
 }
 

@@ -210,7 +210,7 @@ func (bl *burstLab) deploy(tb testing.TB, ctx context.Context, ns, pool string, 
 func (bl *burstLab) policy(ns string, threshold time.Duration, targets ...hcav1.ClusterName) *hcav1.BurstPolicy {
 	p := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns,
 		// Only this test's controllers handle it, not a runtime other tests run.
-		Annotations: map[string]string{controller.BurstControllerAnnotation: bl.controllerName()}}, Spec: hcav1.BurstPolicySpec{
+		Labels: map[string]string{controller.ClassLabel: bl.class()}}, Spec: hcav1.BurstPolicySpec{
 		Target:           hcav1.BurstTarget{DeploymentName: "web"},
 		PrimaryCluster:   lab.PrivateCluster,
 		MinReplicas:      1,
@@ -225,7 +225,7 @@ func (bl *burstLab) policy(ns string, threshold time.Duration, targets ...hcav1.
 	return p
 }
 
-func (bl *burstLab) controllerName() string { return fmt.Sprintf("burst-test-%d", bl.id) }
+func (bl *burstLab) class() string { return fmt.Sprintf("burst-test-%d", bl.id) }
 
 // startManager runs a BurstReconciler in a new manager until stop is called.
 func (bl *burstLab) startManager(tb testing.TB, ctx context.Context, clk clock.PassiveClock) (stop func()) {
@@ -238,7 +238,7 @@ func (bl *burstLab) startManager(tb testing.TB, ctx context.Context, clk clock.P
 	r := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{
 		Members: &controller.Members{Control: mgr.GetAPIReader(), Options: client.Options{Scheme: bl.scheme}},
 		Consul:  catalog.New(bl.consul.Catalog(), bl.consul.Health()),
-		Clock:   clk, ControllerName: bl.controllerName(),
+		Clock:   clk, Class: bl.class(),
 	})
 	if err := r.SetupWithManager(mgr); err != nil {
 		tb.Fatal(err)

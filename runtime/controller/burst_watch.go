@@ -23,14 +23,14 @@ import (
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
 
-// burstPolicyPredicate lets through spec changes, deletions and annotation
-// changes of BurstPolicies, not the controller's own status patches.
+// burstPolicyPredicate lets through spec changes, deletions, label and
+// annotation changes of BurstPolicies, not the controller's own status patches.
 func burstPolicyPredicate() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		o, n := e.ObjectOld, e.ObjectNew
 		return o.GetGeneration() != n.GetGeneration() ||
 			!equality.Semantic.DeepEqual(o.GetDeletionTimestamp(), n.GetDeletionTimestamp()) ||
-			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
+			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) || !maps.Equal(o.GetLabels(), n.GetLabels()) ||
 			len(o.GetFinalizers()) != len(n.GetFinalizers())
 	}}
 }
