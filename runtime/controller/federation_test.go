@@ -23,6 +23,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -242,11 +243,14 @@ func (fl *fedLab) register(t *testing.T, ctx context.Context, name string, kubec
 }
 
 // startManager runs a FederatedAutoscalerReconciler in a new manager until
-// the returned stop is called.
-func (fl *fedLab) startManager(t *testing.T, ctx context.Context, clk *clocktesting.FakeClock) (stop func()) {
+// the returned stop is called. It watches namespace ns only: other test
+// processes sharing the lab's control cluster run their own reconcilers,
+// with their own fake clocks, over their own namespaces.
+func (fl *fedLab) startManager(t *testing.T, ctx context.Context, clk *clocktesting.FakeClock, ns string) (stop func()) {
 	t.Helper()
 	scheme := testScheme(t)
 	mgr, err := ctrl.NewManager(fl.cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}}) // the restart test runs a second manager
 	if err != nil {
 		t.Fatal(err)
@@ -330,11 +334,21 @@ func TestFederatedAutoscalerLab(t *testing.T) {
 	id := rand.IntN(1e6)
 	fl := newFedLab(t, ctx, env, id)
 	a, b := fl.names[0], fl.names[1]
+	ns, target := fmt.Sprintf("fed-%d", id), fmt.Sprintf("web-%d", id)
+	// The workload's namespace, in the control cluster and every member.
+	for _, c := range append([]client.Client{fl.control}, fl.members[a], fl.members[b]) {
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+		if err := c.Create(ctx, nsObj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_ = fl.control.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	})
 	clk := clocktesting.NewFakeClock(time.Now())
-	stop := fl.startManager(t, ctx, clk)
+	stop := fl.startManager(t, ctx, clk, ns)
 	defer func() { stop() }()
 
-	ns, target := "default", fmt.Sprintf("web-%d", id)
 	fa := &hcav1.FederatedAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("fa-%d", id)}, Spec: hcav1.FederatedAutoscalerSpec{
 		Target: hcav1.TargetRef{Name: hcav1.ObjectName(target)}, MinReplicas: 2, MaxReplicas: 10,
 		Members:              []hcav1.FederatedMember{{Cluster: hcav1.ClusterName(a)}, {Cluster: hcav1.ClusterName(b)}},
@@ -413,7 +427,7 @@ func TestFederatedAutoscalerLab(t *testing.T) {
 
 	t.Run("a restarted runtime keeps the rebalanced partition", func(t *testing.T) {
 		stop()
-		stop = fl.startManager(t, ctx, clk)
+		stop = fl.startManager(t, ctx, clk, ns)
 		// Touch the object so the new manager reconciles it now.
 		got := getFA()
 		before := got.DeepCopy()
