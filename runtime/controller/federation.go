@@ -51,13 +51,7 @@ const (
 // and moves max from members that cannot use it to saturated ones
 // (scaling.Rebalance). Everything it decides from is read from the member
 // HPAs, so a restarted runtime carries on where the last one stopped.
-//
-// +kubebuilder:rbac:groups=hca.dev,resources=federatedautoscalers,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=hca.dev,resources=federatedautoscalers/status,verbs=get;patch;update
-// +kubebuilder:rbac:groups=hca.dev,resources=federatedautoscalers/finalizers,verbs=update
-// +kubebuilder:rbac:groups=hca.dev,resources=hybridclusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// Its control-cluster permissions are in rbac.go.
 type FederatedAutoscalerReconciler struct {
 	Client  client.Client
 	Members *Members
