@@ -35,6 +35,7 @@ import (
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
+	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
 	"github.com/hca-project/terraform-provider-hca/runtime/config/crd"
 	"github.com/hca-project/terraform-provider-hca/runtime/controller"
@@ -228,18 +229,22 @@ func (bl *burstLab) policy(ns string, threshold time.Duration, targets ...hcav1.
 func (bl *burstLab) class() string { return fmt.Sprintf("burst-test-%d", bl.id) }
 
 // startManager runs a BurstReconciler in a new manager until stop is called.
-func (bl *burstLab) startManager(tb testing.TB, ctx context.Context, clk clock.PassiveClock) (stop func()) {
+func (bl *burstLab) startManager(tb testing.TB, ctx context.Context, clk clock.PassiveClock, mods ...func(*controller.BurstOptions)) (stop func()) {
 	tb.Helper()
 	mgr, err := ctrl.NewManager(bl.cfg, ctrl.Options{Scheme: bl.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{
+	opts := controller.BurstOptions{
 		Members: &controller.Members{Control: mgr.GetAPIReader(), Options: client.Options{Scheme: bl.scheme}},
 		Consul:  catalog.New(bl.consul.Catalog(), bl.consul.Health()),
 		Clock:   clk, Class: bl.class(),
-	})
+	}
+	for _, m := range mods {
+		m(&opts)
+	}
+	r := controller.NewBurstReconciler(mgr.GetClient(), opts)
 	if err := r.SetupWithManager(mgr); err != nil {
 		tb.Fatal(err)
 	}
@@ -597,6 +602,91 @@ current-context: dead
 		burstEventually(t, wctx, "overflow bursts after the threshold", func() (bool, string) {
 			s := bl.state(ctx, ns)
 			return s.bursting(2, 4), s.String()
+		})
+	})
+
+	// Room returns in the primary (a node joins the pool): the burst replicas
+	// move back and the burst cluster is cleaned, with no Pending pods.
+	t.Run("move back when the primary has room", func(t *testing.T) {
+		pool := fmt.Sprintf("bp-f-%d", bl.id)
+		bl.pool(t, ctx, pool, "4")
+		ns := bl.namespace(t, ctx, "burst-f")
+		bl.deploy(t, ctx, ns, pool, 6)
+		bl.startManager(t, ctx, clock.RealClock{})
+		if err := bl.control.Create(ctx, bl.policy(ns, 0, hcav1.ClusterName(bl.burst))); err != nil {
+			t.Fatal(err)
+		}
+		wctx, wcancel := context.WithTimeout(ctx, 90*time.Second)
+		defer wcancel()
+		burstEventually(t, wctx, "overflow bursts", func() (bool, string) {
+			s := bl.state(ctx, ns)
+			return s.bursting(2, 4), s.String()
+		})
+		taint := lab.Taint{Key: "hca.dev/test", Value: pool, Effect: "NoSchedule"}
+		if err := bl.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: pool, Count: 2, CPU: "4", Memory: "16Gi", Taints: []lab.Taint{taint}}); err != nil {
+			t.Fatal(err)
+		}
+		burstEventually(t, wctx, "replicas move back and the burst cluster is cleaned", func() (bool, string) {
+			s := bl.state(ctx, ns)
+			return s.cleaned(6) && s.pendingPods == 0 && s.phase == hcav1.PhaseWatching && s.consulAll == 6, s.String()
+		})
+		if d := bl.getPolicy(t, ctx, ns).Status.LastDecision; d == nil || d.Desired != 6 || !strings.Contains(d.Reason, "moved back 2 from "+bl.burst) {
+			t.Errorf("last decision %+v, want a move back of 2", d)
+		}
+	})
+
+	// With a metric source the policy's algorithm decides the total from a
+	// PromQL metric (lab Prometheus); the overflow bursts. When the query
+	// returns nothing, the total is held (no scale-down on missing data, even
+	// when someone scales the Deployment down) and the status says why.
+	t.Run("metrics drive the total, missing metrics hold", func(t *testing.T) {
+		promURL := labtest.Require(t, "HCA_LAB_PROMETHEUS_URL")["HCA_LAB_PROMETHEUS_URL"]
+		src, err := metrics.NewPrometheus(promURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := fmt.Sprintf("bp-e-%d", bl.id)
+		bl.pool(t, ctx, pool, "4")
+		ns := bl.namespace(t, ctx, "burst-e")
+		bl.deploy(t, ctx, ns, pool, 2)
+		bl.startManager(t, ctx, clock.RealClock{}, func(o *controller.BurstOptions) {
+			o.Metrics, o.MetricsInterval = src, 500*time.Millisecond
+		})
+		p := bl.policy(ns, 0, hcav1.ClusterName(bl.burst))
+		// 600 requests/s at 100 per replica: 6 replicas.
+		p.Spec.Metrics = []hcav1.MetricSpec{{Type: hcav1.MetricPromQL, PromQL: &hcav1.PromQLMetric{Query: "vector(600)", TargetValue: resource.MustParse("100")}}}
+		if err := bl.control.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		wctx, wcancel := context.WithTimeout(ctx, 90*time.Second)
+		defer wcancel()
+		burstEventually(t, wctx, "the algorithm scales to 6 and the overflow bursts", func() (bool, string) {
+			s := bl.state(ctx, ns)
+			return s.bursting(2, 4), s.String()
+		})
+		got := bl.getPolicy(t, ctx, ns)
+		if c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionMetricsAvailable); c == nil || c.Status != metav1.ConditionTrue {
+			t.Errorf("MetricsAvailable %+v, want True", c)
+		}
+
+		// The metric disappears.
+		patch := []byte(`{"spec":{"metrics":[{"type":"PromQL","promql":{"query":"hca_burst_test_metric_that_does_not_exist","targetValue":"100"}}]}}`)
+		if err := bl.control.Patch(ctx, got, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			t.Fatal(err)
+		}
+		burstEventually(t, wctx, "the status reports the missing metric", func() (bool, string) {
+			p := bl.getPolicy(t, ctx, ns)
+			c := meta.FindStatusCondition(p.Status.Conditions, hcav1.ConditionMetricsAvailable)
+			d := meta.FindStatusCondition(p.Status.Conditions, hcav1.ConditionDegraded)
+			ok := c != nil && c.Status == metav1.ConditionFalse && c.Reason == controller.BurstReasonMetricsMissing && strings.Contains(c.Message, "no data") &&
+				d != nil && d.Status == metav1.ConditionTrue && d.Reason == controller.BurstReasonMetricsMissing && p.Status.Phase == hcav1.PhaseDegraded
+			return ok, fmt.Sprintf("phase %s, conditions %+v", p.Status.Phase, p.Status.Conditions)
+		})
+		bl.scale(t, ctx, ns, 1) // a scale-down by hand is not a metric: held too
+		time.Sleep(2 * time.Second)
+		burstEventually(t, wctx, "the total of 6 is held", func() (bool, string) {
+			s := bl.state(ctx, ns)
+			return s.err == nil && len(s.copies) == 1 && ptr.Deref(s.copies[0].Spec.Replicas, 0) == 2 && s.primary == 4 && s.phase == hcav1.PhaseDegraded, s.String()
 		})
 	})
 }
