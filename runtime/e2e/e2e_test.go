@@ -19,6 +19,7 @@ import (
 	consul "github.com/hashicorp/consul/api"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -40,7 +41,8 @@ import (
 // runs in a second lab cluster, which Consul and the nginx upstream list. The
 // runtime is killed and restarted mid-burst: nothing is duplicated or orphaned.
 // Then the load drops, the replicas come back slowly (short windows for the test),
-// the burst cluster is emptied and cleaned and Consul deregistered.
+// the burst cluster is emptied and cleaned and Consul deregistered. While the load
+// drops, Prometheus is stopped: the runtime holds and says why, then resumes.
 func TestBurstEndToEnd(t *testing.T) {
 	env := labtest.Require(t, "HCA_LAB_DIR", "HCA_LAB_PRIVATE_KUBECONFIG", "HCA_LAB_PROMETHEUS_URL",
 		"CONSUL_HTTP_ADDR", "HCA_LAB_LOADSIM_URL", "HCA_LAB_NGINX_UPSTREAMS")
@@ -249,8 +251,26 @@ func TestBurstEndToEnd(t *testing.T) {
 		})
 	}
 
-	// Load drops: back to the private cluster, slowly; the burst cluster is cleaned.
+	// Prometheus stops while the load drops: the runtime must hold (never scale down
+	// on missing data) and say why; when Prometheus is back, scale-back proceeds.
+	_, bBefore, _, _, _ := snapshot()
+	stopPrometheus(t, env["HCA_LAB_DIR"])
 	setLoad(t, env["HCA_LAB_LOADSIM_URL"], ns, "web", 20)
+	waitFor(t, ctx, time.Minute, "the policy to report metrics unavailable", func() (bool, string) {
+		must(t, priv.Get(ctx, client.ObjectKeyFromObject(policy), &got))
+		c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionMetricsAvailable)
+		if c == nil {
+			return false, "no MetricsAvailable condition"
+		}
+		return c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "never scaling down"), fmt.Sprintf("MetricsAvailable=%s: %s", c.Status, c.Message)
+	})
+	time.Sleep(15 * time.Second) // several control intervals without metrics
+	if _, b, _, _, _ := snapshot(); b < bBefore {
+		t.Fatalf("burst replicas fell from %d to %d while Prometheus was down", bBefore, b)
+	}
+	labUp(t, root, env["HCA_LAB_DIR"])
+
+	// Load dropped: back to the private cluster, slowly; the burst cluster is cleaned.
 	waitFor(t, ctx, 4*time.Minute, "the burst cluster to be emptied and cleaned and Consul deregistered", func() (bool, string) {
 		p, b, _, passing, cm := snapshot()
 		var copies appsv1.DeploymentList
@@ -267,6 +287,39 @@ func TestBurstEndToEnd(t *testing.T) {
 		ok := b == 0 && len(copies.Items) == 0 && passing == 0 && remote == 0 && node == nil && !cm && got.Status.Phase == hcav1.PhaseWatching && p <= 8
 		return ok, fmt.Sprintf("primary=%d burst=%d copies=%d consul(burst)=%d node=%v configmap=%v phase=%s", p, b, len(copies.Items), remote, node != nil, cm, got.Status.Phase)
 	})
+}
+
+// stopPrometheus stops the lab's Prometheus (the pid recorded in state.json).
+func stopPrometheus(t *testing.T, labDir string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(labDir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Procs map[string]struct{ PID int } `json:"procs"`
+	}
+	must(t, json.Unmarshal(raw, &st))
+	pid := st.Procs["prometheus"].PID
+	if pid == 0 {
+		t.Fatal("no prometheus pid in the lab state")
+	}
+	must(t, syscall.Kill(pid, syscall.SIGTERM))
+	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Cleanup(func() { labUp(t, repoRoot(t), labDir) }) // never leave the lab without Prometheus
+}
+
+// labUp runs `lab up`, which restarts what is not running.
+func labUp(t *testing.T, root, labDir string) {
+	t.Helper()
+	cmd := exec.Command("go", "run", "./tools/lab", "up")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "HCA_LAB_DIR="+labDir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("lab up: %v\n%s", err, out)
+	}
 }
 
 func upstreamBlock(conf, name string) string {
