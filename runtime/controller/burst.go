@@ -232,18 +232,20 @@ func (v *burstView) reachable() bool { return v.err == nil }
 
 // burstTargetResult is the outcome of one target Deployment.
 type burstTargetResult struct {
-	dep       *appsv1.Deployment
-	plan      burstPlan
-	achieved  map[string]int32 // replicas per burst cluster after the writes
-	primary   int32
-	pending   int32
-	pods      []corev1.Pod // active primary pods
-	metrics   *burstMetricOutcome
-	total     int32
-	changed   bool
-	err       error
-	unplaced  int32
-	threshold time.Duration
+	dep      *appsv1.Deployment
+	plan     burstPlan
+	achieved map[string]int32 // replicas per burst cluster after the writes
+	primary  int32
+	pending  int32
+	pods     []corev1.Pod // active primary pods
+	metrics  *burstMetricOutcome
+	// sloApplied is the SLO output this round applied ("" none).
+	sloApplied string
+	total      int32
+	changed    bool
+	err        error
+	unplaced   int32
+	threshold  time.Duration
 }
 
 func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (ctrl.Result, error) {
@@ -603,7 +605,11 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		in.PrimaryFit = fit
 	}
 
-	if r.opts.Metrics != nil && len(p.Spec.Metrics) > 0 {
+	if mo, key := r.sloOutcome(p, d, in.PrimarySpec+burstNow, minR, maxR, now); mo != nil {
+		// An SLO's Burst strategy drives the total (it wins over spec.metrics).
+		res.metrics, res.sloApplied = mo, key
+		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason = mo.source, mo.total, mo.reason
+	} else if r.opts.Metrics != nil && len(p.Spec.Metrics) > 0 {
 		mo := r.evaluateMetrics(ctx, p, d, res.pods, views, in.PrimarySpec, burstNow, now)
 		res.metrics = mo
 		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason, in.NoScaleDown = mo.source, mo.total, mo.reason, mo.noScaleDown
@@ -706,7 +712,7 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 		total += n
 	}
 	res.total = plan.Total
-	if err := r.patchPrimary(ctx, d, primary, plan.Total); err != nil {
+	if err := r.patchPrimary(ctx, d, primary, plan.Total, res.sloApplied); err != nil {
 		errs = append(errs, err)
 		res.err = errors.Join(errs...)
 		res.primary = burstPtrOr(d.Spec.Replicas, 1)
@@ -744,7 +750,10 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 	}
 	if tm := r.opts.Telemetry; tm != nil {
 		alg := "deployment"
-		if res.metrics != nil {
+		switch {
+		case res.sloApplied != "":
+			alg = "slo-burst"
+		case res.metrics != nil:
 			alg = string(p.Spec.Algorithm.Name)
 		}
 		for _, a := range plan.Actions {
@@ -792,14 +801,22 @@ func burstDistribution(primaryName string, primary int32, burst map[string]int32
 // still what the decision read, so a concurrent scale by someone else fails the
 // patch and the round is retried (a resourceVersion precondition would also
 // fail on every status update of the Deployment controller).
-func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment, replicas, total int32) error {
+func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment, replicas, total int32, sloApplied string) error {
 	wantP, wantT := strconv.Itoa(int(replicas)), strconv.Itoa(int(total))
 	_, annotated := d.Annotations[BurstTotalAnnotation]
-	if burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
+	if sloApplied == "" && burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
 		d.Annotations[BurstPrimaryAnnotation] == wantP && d.Annotations[BurstTotalAnnotation] == wantT) {
 		return nil
 	}
-	raw, err := json.Marshal(burstPrimaryPatch(d, replicas, total))
+	ops := burstPrimaryPatch(d, replicas, total)
+	if sloApplied != "" {
+		if d.Annotations == nil {
+			ops[len(ops)-1].Value.(map[string]string)[BurstSLOAppliedAnnotation] = sloApplied
+		} else {
+			ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/metadata/annotations/" + strings.ReplaceAll(BurstSLOAppliedAnnotation, "/", "~1"), Value: sloApplied})
+		}
+	}
+	raw, err := json.Marshal(ops)
 	if err != nil {
 		return fmt.Errorf("encode patch of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
@@ -1110,7 +1127,7 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) (c
 				ops = append(ops, burstJSONPatchOp{Op: "test", Path: "/spec/replicas", Value: *d.Spec.Replicas})
 			}
 			ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/spec/replicas", Value: burstPtrOr(d.Spec.Replicas, 1) + back})
-			for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation} {
+			for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation, BurstSLOAppliedAnnotation} {
 				if _, ok := d.Annotations[k]; ok {
 					ops = append(ops, burstJSONPatchOp{Op: "remove", Path: "/metadata/annotations/" + strings.ReplaceAll(k, "/", "~1")})
 				}

@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -635,6 +636,48 @@ current-context: dead
 		}
 	})
 
+	// An SLO's Burst strategy (SLOOutputAnnotation, written by the SLO
+	// controller) drives the total: 150 % compliance on 4 replicas asks for 6,
+	// the overflow bursts; 50 % then asks for 3 and the burst cluster empties.
+	// Each output applies once (re-reconciling does not compound it).
+	t.Run("SLO output drives the total", func(t *testing.T) {
+		pool := fmt.Sprintf("bp-g-%d", bl.id)
+		bl.pool(t, ctx, pool, "4")
+		ns := bl.namespace(t, ctx, "burst-g")
+		bl.deploy(t, ctx, ns, pool, 4)
+		bl.startManager(t, ctx, clock.RealClock{})
+		if err := bl.control.Create(ctx, bl.policy(ns, 0, hcav1.ClusterName(bl.burst))); err != nil {
+			t.Fatal(err)
+		}
+		wctx, wcancel := context.WithTimeout(ctx, 90*time.Second)
+		defer wcancel()
+		output := func(compliance int) {
+			v := fmt.Sprintf(`{"slo":"web-latency","compliancePercent":%d,"tolerance":"100m"}`, compliance)
+			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{controller.SLOOutputAnnotation: v}}})
+			p := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+			if err := bl.control.Patch(ctx, p, client.RawPatch(types.MergePatchType, patch)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		output(150)
+		burstEventually(t, wctx, "the SLO violation scales to 6 and the overflow bursts", func() (bool, string) {
+			s := bl.state(ctx, ns)
+			return s.bursting(2, 4), s.String()
+		})
+		if notes := bl.eventNotes(t, ctx, ns); !strings.Contains(notes, "SLO web-latency compliance 150%: SLO violated: scaling out") {
+			t.Errorf("no event for the SLO decision; events:\n%s", notes)
+		}
+		time.Sleep(time.Second) // more rounds: the same output is not applied again
+		if s := bl.state(ctx, ns); !s.bursting(2, 4) {
+			t.Fatalf("the output was applied again: %s", s)
+		}
+		output(50)
+		burstEventually(t, wctx, "the SLO outperformed scales to 3, burst replicas first", func() (bool, string) {
+			s := bl.state(ctx, ns)
+			return s.cleaned(3) && s.phase == hcav1.PhaseWatching, s.String()
+		})
+	})
+
 	// With a metric source the policy's algorithm decides the total from a
 	// PromQL metric (lab Prometheus); the overflow bursts. When the query
 	// returns nothing, the total is held (no scale-down on missing data, even
@@ -689,6 +732,22 @@ current-context: dead
 			return s.err == nil && len(s.copies) == 1 && ptr.Deref(s.copies[0].Spec.Replicas, 0) == 2 && s.primary == 4 && s.phase == hcav1.PhaseDegraded, s.String()
 		})
 	})
+}
+
+// eventNotes returns the notes of the policy's events, one a line.
+func (bl *burstLab) eventNotes(tb testing.TB, ctx context.Context, ns string) string {
+	tb.Helper()
+	var evs eventsv1.EventList
+	if err := bl.control.List(ctx, &evs, client.InNamespace(ns)); err != nil {
+		tb.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range evs.Items {
+		if e.Regarding.Kind == "BurstPolicy" {
+			fmt.Fprintf(&b, "%s %s: %s\n", e.Type, e.Reason, e.Note)
+		}
+	}
+	return b.String()
 }
 
 func controllerHasFinalizer(p *hcav1.BurstPolicy) bool {

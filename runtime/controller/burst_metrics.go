@@ -10,11 +10,54 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
+	"github.com/hca-project/terraform-provider-hca/internal/slo"
 )
+
+// BurstSLOAppliedAnnotation, on the primary Deployment, records which SLO
+// output (a hash of the policy's SLOOutputAnnotation) the total was last
+// computed from, written with the total in one patch: each output is applied
+// exactly once, also across restarts.
+const BurstSLOAppliedAnnotation = "hca.dev/slo-applied"
+
+// sloOutcome applies the output of an SLO whose Burst strategy drives the
+// policy (SLOOutputAnnotation) to the total, Polaris' horizontal maths:
+// ceil(total x compliance / 100) outside the tolerance band, within
+// [minReplicas, maxReplicas]. An output already applied keeps the stored
+// total. It returns nil when the policy carries no SLO output.
+func (r *BurstReconciler) sloOutcome(p *hcav1.BurstPolicy, d *appsv1.Deployment, current, minR, maxR int32, now time.Time) (*burstMetricOutcome, string) {
+	raw, ok := p.Annotations[SLOOutputAnnotation]
+	if !ok {
+		return nil, ""
+	}
+	v, err := ParseSLOOutput(p)
+	if err != nil {
+		return &burstMetricOutcome{source: burstTotalKeep, message: err.Error()}, ""
+	}
+	key := burstHash(raw)
+	if d.Annotations[BurstSLOAppliedAnnotation] == key {
+		return &burstMetricOutcome{source: burstTotalKeep, available: true,
+			message: fmt.Sprintf("total driven by SLO %s (compliance %d%%, applied)", v.SLO, v.CompliancePercent)}, ""
+	}
+	tol := slo.DefaultTolerance
+	if v.Tolerance != "" {
+		q, err := resource.ParseQuantity(v.Tolerance)
+		if err != nil {
+			return &burstMetricOutcome{source: burstTotalKeep, message: fmt.Sprintf("annotation %s: tolerance %q is not a number", SLOOutputAnnotation, v.Tolerance)}, ""
+		}
+		tol = q.AsApproximateFloat64()
+	}
+	dec, err := slo.Horizontal(now, current, float64(v.CompliancePercent), slo.HorizontalConfig{MinReplicas: minR, MaxReplicas: maxR, Tolerance: tol}, nil)
+	if err != nil {
+		return &burstMetricOutcome{source: burstTotalKeep, message: fmt.Sprintf("annotation %s: %v", SLOOutputAnnotation, err)}, ""
+	}
+	reason := fmt.Sprintf("SLO %s compliance %d%%: %s", v.SLO, v.CompliancePercent, dec.Reason)
+	return &burstMetricOutcome{source: burstTotalFromAlgorithm, total: dec.Desired, reason: reason, available: true, message: reason}, key
+}
 
 // burstAlgoState is the algorithm history of one target (one instance per
 // metric; the largest proposal wins, as in autoscaling/v2). It lives in memory:

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -287,5 +288,35 @@ func TestBurstLabelValue(t *testing.T) {
 	}
 	if a != burstLabelValue(long) {
 		t.Error("not deterministic")
+	}
+}
+
+func TestBurstPrimaryPatch(t *testing.T) {
+	six := int32(6)
+	tests := []struct {
+		name string
+		d    *appsv1.Deployment
+		want string
+	}{
+		{"annotated", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}},
+			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
+				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},
+		{"no annotations yet", &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &six}},
+			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
+				`{"op":"add","path":"/metadata/annotations","value":{"hca.dev/burst-primary-replicas":"4","hca.dev/burst-total":"6"}}]`},
+		{"replicas unset (1)", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{}}},
+			`[{"op":"add","path":"/spec/replicas","value":4},` +
+				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := json.Marshal(burstPrimaryPatch(tc.d, 4, 6))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(raw) != tc.want {
+				t.Errorf("patch\n%s\nwant\n%s", raw, tc.want)
+			}
+		})
 	}
 }

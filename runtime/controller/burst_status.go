@@ -162,8 +162,12 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	}
 
 	// MetricsAvailable.
+	measured := false
+	for _, t := range results {
+		measured = measured || t.metrics != nil
+	}
 	switch {
-	case r.opts.Metrics == nil || len(p.Spec.Metrics) == 0:
+	case !measured:
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: hcav1.ConditionMetricsAvailable, Status: metav1.ConditionUnknown,
 			Reason: BurstReasonNoMetricSource, Message: "the runtime has no metric source: the total replica count follows the target Deployment's replicas",
 			ObservedGeneration: gen, LastTransitionTime: metav1.NewTime(now)})
