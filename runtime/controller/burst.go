@@ -95,13 +95,10 @@ func (r *BurstReconciler) mine(p client.Object) bool {
 // lives in the clusters (labels on created objects, two annotations on the
 // primary Deployment, the policy's status), never only in memory.
 //
-// +kubebuilder:rbac:groups=hca.dev,resources=burstpolicies,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=hca.dev,resources=burstpolicies/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=hca.dev,resources=burstpolicies/finalizers,verbs=update
-// +kubebuilder:rbac:groups=hca.dev,resources=hybridclusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups="",resources=pods;nodes;configmaps;secrets;services,verbs=get;list;watch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// Its permissions in the control cluster are in rbac.go; in burst clusters it
+// needs, through the HybridCluster credentials: namespaces get/create/delete;
+// deployments, configmaps, secrets and services get/list/create/update/delete;
+// pods list/watch.
 type BurstReconciler struct {
 	client client.Client
 	// reader reads what decisions depend on (the policy, the primary
