@@ -211,6 +211,8 @@ func (r *BurstReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 type burstView struct {
 	name   string
 	target *hcav1.BurstTargetCluster // nil: not (or no longer) a burst target
+	// index is the position in spec.burstTargets (extra clusters come after).
+	index  int
 	hc     *hcav1.HybridCluster
 	member *Member
 	// err says why the cluster is unusable (unreachable, credentials).
@@ -421,12 +423,12 @@ func (r *BurstReconciler) loadViews(ctx context.Context, p *hcav1.BurstPolicy, e
 			continue
 		}
 		seen[string(t.Cluster)] = true
-		views = append(views, &burstView{name: string(t.Cluster), target: t})
+		views = append(views, &burstView{name: string(t.Cluster), target: t, index: min(i, 63)})
 	}
 	for _, name := range extra {
 		if !seen[name] && name != string(p.Spec.PrimaryCluster) {
 			seen[name] = true
-			views = append(views, &burstView{name: name})
+			views = append(views, &burstView{name: name, index: 63})
 		}
 	}
 	var wg sync.WaitGroup
@@ -475,8 +477,8 @@ func (r *BurstReconciler) loadView(ctx context.Context, p *hcav1.BurstPolicy, v 
 	v.pods = pods.Items
 }
 
-// burstTarget converts a view into placement's view of a cluster.
-func (r *BurstReconciler) burstTarget(v *burstView, current int32, pod scaling.PodRequests) scaling.BurstTarget {
+// burstPlacementTarget converts a view into placement's view of a cluster.
+func burstPlacementTarget(v *burstView, current int32, pod scaling.PodRequests) scaling.BurstTarget {
 	t := scaling.BurstTarget{Name: v.name, Current: current, Reachable: v.reachable(), Weight: 1,
 		FreeCPUMilli: math.MaxInt64 / 4, FreeMemoryBytes: math.MaxInt64 / 4}
 	if v.target != nil {
@@ -488,7 +490,8 @@ func (r *BurstReconciler) burstTarget(v *burstView, current int32, pod scaling.P
 		}
 	}
 	if hc := v.hc; hc != nil {
-		t.Priority = int(hc.Spec.Priority)
+		// Equal priorities keep the order of spec.burstTargets (at most 32).
+		t.Priority = int(hc.Spec.Priority)*64 + 63 - v.index
 		if pr := hc.Spec.Prices; pr != nil {
 			t.PricePerVCPUHour, _ = pr.PerVCPUHour.Float64()
 			t.PricePerGiBHour, _ = pr.PerGiBHour.Float64()
@@ -582,10 +585,10 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		if c := v.copies[d.Name]; c != nil {
 			cur = burstPtrOr(c.Spec.Replicas, 1)
 		} else if !v.reachable() {
-			cur = r.statusReplicas(p, v.name, len(views)) // best knowledge while unreachable
+			cur = r.statusReplicas(p, v.name) // best knowledge while unreachable
 		}
 		burstNow += cur
-		t := r.burstTarget(v, cur, req)
+		t := burstPlacementTarget(v, cur, req)
 		if v.target == nil || (v.target.MaxReplicas != nil && *v.target.MaxReplicas == 0) {
 			in.Drain = append(in.Drain, t)
 		} else {
@@ -625,7 +628,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 
 // statusReplicas is what the status last recorded for a cluster when the
 // policy has a single target (with several, per-target counts are unknown).
-func (r *BurstReconciler) statusReplicas(p *hcav1.BurstPolicy, cluster string, _ int) int32 {
+func (r *BurstReconciler) statusReplicas(p *hcav1.BurstPolicy, cluster string) int32 {
 	if p.Spec.Target.DeploymentName == "" {
 		return 0
 	}

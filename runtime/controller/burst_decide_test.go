@@ -1,7 +1,9 @@
 package controller
 
 import (
+	"errors"
 	"maps"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
 
@@ -394,5 +397,51 @@ func TestBurstPhase(t *testing.T) {
 		if got := burstPhase(tc.holding, tc.before, tc.after); string(got) != tc.want {
 			t.Errorf("burstPhase(%v, %d, %d) = %s, want %s", tc.holding, tc.before, tc.after, got, tc.want)
 		}
+	}
+}
+
+func TestBurstPlacementTarget(t *testing.T) {
+	pod := scaling.PodRequests{CPUMilli: 500, MemoryBytes: 1 << 30}
+	hc := func(prio int32, mods ...func(*hcav1.HybridCluster)) *hcav1.HybridCluster {
+		h := &hcav1.HybridCluster{Spec: hcav1.HybridClusterSpec{Priority: prio}}
+		for _, m := range mods {
+			m(h)
+		}
+		return h
+	}
+	const unlimited = math.MaxInt64 / 4
+	tests := []struct {
+		name string
+		view burstView
+		cur  int32
+		want scaling.BurstTarget
+	}{
+		{"defaults: weight 1, no cap, capacity unknown", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, hc: hc(0)}, 0,
+			scaling.BurstTarget{Name: "b", Weight: 1, Reachable: true, Priority: 63, FreeCPUMilli: unlimited, FreeMemoryBytes: unlimited}},
+		{"weight, max, prices, later in the list", burstView{name: "b", index: 2, target: &hcav1.BurstTargetCluster{Cluster: "b", Weight: burstI32(5), MaxReplicas: burstI32(7)},
+			hc: hc(3, func(h *hcav1.HybridCluster) {
+				h.Spec.Prices = &hcav1.ClusterPrices{PerVCPUHour: "0.0464", PerGiBHour: "0.0058"}
+			})}, 2,
+			scaling.BurstTarget{Name: "b", Weight: 5, MaxReplicas: 7, Current: 2, Reachable: true, Priority: 3*64 + 61,
+				PricePerVCPUHour: 0.0464, PricePerGiBHour: 0.0058, FreeCPUMilli: unlimited, FreeMemoryBytes: unlimited}},
+		{"prober's free capacity", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, hc: hc(0, func(h *hcav1.HybridCluster) {
+			h.Status.Free = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("4Gi")}
+		})}, 0,
+			scaling.BurstTarget{Name: "b", Weight: 1, Reachable: true, Priority: 63, FreeCPUMilli: 3000, FreeMemoryBytes: 4 << 30}},
+		{"limits without a probe: max CPU minus what runs there, max pods caps", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b", MaxReplicas: burstI32(10)},
+			hc: hc(0, func(h *hcav1.HybridCluster) {
+				cpu := resource.MustParse("4")
+				h.Spec.Limits = &hcav1.ClusterLimits{MaxCPU: &cpu, MaxPods: burstI32(6)}
+			})}, 2,
+			scaling.BurstTarget{Name: "b", Weight: 1, MaxReplicas: 6, Current: 2, Reachable: true, Priority: 63, FreeCPUMilli: 3000, FreeMemoryBytes: unlimited}},
+		{"unreachable", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, err: errors.New("connection refused")}, 1,
+			scaling.BurstTarget{Name: "b", Weight: 1, Current: 1, FreeCPUMilli: unlimited, FreeMemoryBytes: unlimited}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := burstPlacementTarget(&tc.view, tc.cur, pod); got != tc.want {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
 	}
 }
