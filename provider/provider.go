@@ -275,7 +275,10 @@ func (p *hcaProvider) Configure(ctx context.Context, req provider.ConfigureReque
 }
 
 func (p *hcaProvider) Resources(_ context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewClusterResource,
+		NewRuntimeResource,
+	}
 }
 
 func (p *hcaProvider) DataSources(_ context.Context) []func() datasource.DataSource {

@@ -1,0 +1,739 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	kresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/runtime/config"
+	"github.com/hca-project/terraform-provider-hca/runtime/config/crd"
+)
+
+var (
+	_ resource.Resource                = (*runtimeResource)(nil)
+	_ resource.ResourceWithConfigure   = (*runtimeResource)(nil)
+	_ resource.ResourceWithImportState = (*runtimeResource)(nil)
+)
+
+// NewRuntimeResource returns the hca_runtime resource.
+func NewRuntimeResource() resource.Resource {
+	return &runtimeResource{}
+}
+
+type runtimeResource struct {
+	clients *Clients
+}
+
+type runtimeModel struct {
+	ID               types.String      `tfsdk:"id"`
+	Namespace        types.String      `tfsdk:"namespace"`
+	Image            types.String      `tfsdk:"image"`
+	Replicas         types.Int64       `tfsdk:"replicas"`
+	PrometheusURL    types.String      `tfsdk:"prometheus_url"`
+	ConsulAddress    types.String      `tfsdk:"consul_address"`
+	LogLevel         types.String      `tfsdk:"log_level"`
+	Resources        *runtimeResources `tfsdk:"resources"`
+	ForceDestroy     types.Bool        `tfsdk:"force_destroy"`
+	RemoveCRDs       types.Bool        `tfsdk:"remove_crds"`
+	NamespaceCreated types.Bool        `tfsdk:"namespace_created"`
+	ClusterRole      types.String      `tfsdk:"cluster_role"`
+	CRDs             types.List        `tfsdk:"crds"`
+	Timeouts         timeouts.Value    `tfsdk:"timeouts"`
+}
+
+type runtimeResources struct {
+	CPURequest    types.String `tfsdk:"cpu_request"`
+	MemoryRequest types.String `tfsdk:"memory_request"`
+	CPULimit      types.String `tfsdk:"cpu_limit"`
+	MemoryLimit   types.String `tfsdk:"memory_limit"`
+}
+
+const (
+	defaultRuntimeCreateTimeout = 5 * time.Minute
+	defaultRuntimeDeleteTimeout = 5 * time.Minute
+)
+
+func (r *runtimeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_runtime"
+}
+
+func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	quantity := func(what string) schema.StringAttribute {
+		return schema.StringAttribute{
+			Optional:    true,
+			Description: what + ", a Kubernetes quantity greater than 0 (such as `100m`, `0.5`, `128Mi`). Unset: none.",
+			Validators:  []validator.String{positiveQuantity{}},
+		}
+	}
+	resp.Schema = schema.Schema{
+		Description: "Installs the HCA runtime into the control cluster with server-side apply (field manager `hca`): " +
+			"the hca.dev CRDs (waiting until they are Established), then the namespace, service account, RBAC, " +
+			"Deployment and metrics Service, waiting for the Deployment's rollout. Changes update the Deployment in " +
+			"place. Destroy removes what it installed, except the CRDs unless `remove_crds` is true (they are " +
+			"shared by every runtime of the cluster), and refuses while HybridClusters, BurstPolicies, " +
+			"ServiceLevelObjectives or FederatedAutoscalers exist anywhere in the cluster, unless `force_destroy` " +
+			"is true. The ClusterRole and ClusterRoleBinding are named `hca-runtime` in namespace `hca-system` and " +
+			"`hca-runtime-<namespace>` otherwise, so that several runtimes can share a cluster. Import with the " +
+			"namespace: `terraform import hca_runtime.this hca-system`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The namespace of the install (same as `namespace`); the import ID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"namespace": schema.StringAttribute{
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(defaultHCANamespace),
+				Description:   "Namespace of the runtime, created when missing: a DNS label of 1 to 63 characters. Defaults to `hca-system`. Changing it replaces the install.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, 63),
+					stringvalidator.RegexMatches(dnsLabelRE, "must be a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit"),
+				},
+			},
+			"image": schema.StringAttribute{
+				Required:    true,
+				Description: "Container image of hca-runtime, such as `ghcr.io/hca-project/hca-runtime:v0.1.0`; must not be empty or contain white space.",
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.RegexMatches(regexp.MustCompile(`^\S+$`), "must not contain white space"),
+				},
+			},
+			"replicas": schema.Int64Attribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     int64default.StaticInt64(1),
+				Description: "Replicas of the runtime's Deployment, 1 to 10; more than 1 turns leader election on. Defaults to 1.",
+				Validators:  []validator.Int64{int64validator.Between(1, 10)},
+			},
+			"prometheus_url": schema.StringAttribute{
+				Optional:    true,
+				Description: "URL of the Prometheus the runtime queries for metrics, an absolute `http://` or `https://` URL. Unset: PromQL metrics are off.",
+				Validators:  []validator.String{urlValidator{example: "http://prometheus.monitoring:9090"}},
+			},
+			"consul_address": schema.StringAttribute{
+				Optional:    true,
+				Description: "Address (`host:port`) of the Consul agent the runtime registers burst endpoints with. Unset: Consul is off.",
+				Validators:  []validator.String{hostPortValidator{}},
+			},
+			"log_level": schema.StringAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     stringdefault.StaticString("info"),
+				Description: "Log level of the runtime: `debug`, `info`, `warn` or `error`. Defaults to `info`.",
+				Validators:  []validator.String{stringvalidator.OneOf("debug", "info", "warn", "error")},
+			},
+			"resources": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "Compute resources of the runtime container. Unset: requests of 100m CPU and 128Mi memory " +
+					"and a 256Mi memory limit.",
+				Attributes: map[string]schema.Attribute{
+					"cpu_request":    quantity("CPU request"),
+					"memory_request": quantity("Memory request"),
+					"cpu_limit":      quantity("CPU limit"),
+					"memory_limit":   quantity("Memory limit"),
+				},
+			},
+			"force_destroy": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				Description: "Destroy the runtime even while hca objects (HybridClusters, BurstPolicies, " +
+					"ServiceLevelObjectives, FederatedAutoscalers) exist; they are then left without a controller. " +
+					"Defaults to false.",
+			},
+			"remove_crds": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				Description: "Also delete the hca.dev CRDs on destroy, which deletes every hca object of the cluster " +
+					"(other runtimes' included); only after the hca objects check (see `force_destroy`). Defaults to " +
+					"false: the CRDs stay, shared by the cluster's runtimes.",
+			},
+			"namespace_created": schema.BoolAttribute{
+				Computed:      true,
+				Description:   "Whether this resource created the namespace (and so deletes it on destroy).",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
+			"cluster_role": schema.StringAttribute{
+				Computed:      true,
+				Description:   "Name of the runtime's ClusterRole and ClusterRoleBinding.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"crds": schema.ListAttribute{
+				Computed:      true,
+				ElementType:   types.StringType,
+				Description:   "Names of the installed CustomResourceDefinitions.",
+				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func (r *runtimeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	c, diags := clientsFromProviderData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	r.clients = c
+}
+
+func (r *runtimeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan runtimeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultRuntimeCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	ns := plan.Namespace.ValueString()
+	err := c.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
+	switch {
+	case apierrors.IsNotFound(err):
+		plan.NamespaceCreated = types.BoolValue(true)
+	case err != nil:
+		resp.Diagnostics.AddError("Error installing runtime", fmt.Sprintf("Could not read the namespace %q: %v.", ns, err))
+		return
+	default:
+		plan.NamespaceCreated = types.BoolValue(false)
+	}
+	r.install(ctx, c, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *runtimeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state runtimeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	ns := state.ID.ValueString()
+	var dep appsv1.Deployment
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: config.Name}, &dep); err != nil {
+		if apierrors.IsNotFound(err) {
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		resp.Diagnostics.AddError("Error reading runtime", fmt.Sprintf("Could not read the Deployment %s/%s: %v.", ns, config.Name, err))
+		return
+	}
+	state.fromDeployment(&dep)
+	if state.ForceDestroy.IsNull() {
+		state.ForceDestroy = types.BoolValue(false)
+	}
+	if state.RemoveCRDs.IsNull() {
+		state.RemoveCRDs = types.BoolValue(false)
+	}
+	if state.NamespaceCreated.IsNull() {
+		// Imported: the namespace carries the install's labels when it was
+		// created by an install.
+		var n corev1.Namespace
+		created := c.Get(ctx, client.ObjectKey{Name: ns}, &n) == nil && n.Labels["app.kubernetes.io/name"] == config.Name
+		state.NamespaceCreated = types.BoolValue(created)
+	}
+	state.ClusterRole = types.StringValue(runtimeClusterRoleName(ns))
+	names, err := crdNames()
+	if err != nil {
+		resp.Diagnostics.AddError("Error reading runtime", err.Error())
+		return
+	}
+	present := make([]string, 0, len(names))
+	for _, n := range names {
+		var got apiextensionsv1.CustomResourceDefinition
+		if err := c.Get(ctx, client.ObjectKey{Name: n}, &got); err == nil {
+			present = append(present, n)
+		}
+	}
+	if len(present) != len(names) {
+		// A CRD deleted out of band: plan to install again.
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.CRDs = stringList(present)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *runtimeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state runtimeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultRuntimeCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	plan.NamespaceCreated = state.NamespaceCreated
+	r.install(ctx, c, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *runtimeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state runtimeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultRuntimeDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if !state.ForceDestroy.ValueBool() {
+		left, err := hcaObjects(ctx, c)
+		if err != nil {
+			resp.Diagnostics.AddError("Error destroying runtime", fmt.Sprintf("Could not list the hca objects of the cluster: %v.", err))
+			return
+		}
+		if len(left) > 0 {
+			resp.Diagnostics.AddError("Cannot destroy runtime while hca objects exist",
+				fmt.Sprintf("The cluster still has %d hca object(s) that the runtime manages: %s. Destroy them first "+
+					"(terraform destroy, or kubectl delete), or set force_destroy = true on the hca_runtime and apply "+
+					"before destroying to leave them without a controller.", len(left), summarize(left, 5)))
+			return
+		}
+	}
+	ns := state.ID.ValueString()
+	objs, err := runtimeObjects(ns, state.Image.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Error destroying runtime", err.Error())
+		return
+	}
+	// Reverse apply order; the namespace only when this resource created it.
+	for i := len(objs) - 1; i >= 0; i-- {
+		o := objs[i]
+		if _, isNS := o.(*corev1.Namespace); isNS && !state.NamespaceCreated.ValueBool() {
+			continue
+		}
+		if err := deleteAndWait(ctx, c, o, timeout); err != nil {
+			resp.Diagnostics.AddError("Error destroying runtime",
+				fmt.Sprintf("Could not delete the %T %q: %v.", o, o.GetName(), err))
+			return
+		}
+	}
+	if state.RemoveCRDs.ValueBool() {
+		names, err := crdNames()
+		if err != nil {
+			resp.Diagnostics.AddError("Error destroying runtime", err.Error())
+			return
+		}
+		for _, n := range names {
+			if err := deleteAndWait(ctx, c, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: n}}, timeout); err != nil {
+				resp.Diagnostics.AddError("Error destroying runtime", fmt.Sprintf("Could not delete the CRD %q: %v.", n, err))
+				return
+			}
+		}
+	}
+}
+
+func (r *runtimeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !dnsLabelRE.MatchString(req.ID) {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID %q is not a namespace name. Use the runtime's namespace, such as `terraform import hca_runtime.this hca-system`.", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), req.ID)...)
+}
+
+// install applies the CRDs (waiting until Established) and the runtime's
+// objects, then waits for the Deployment's rollout.
+func (r *runtimeResource) install(ctx context.Context, c client.Client, plan *runtimeModel, diags interface {
+	AddError(string, string)
+}) {
+	cfg, err := r.clients.ControlCluster()
+	if err != nil {
+		diags.AddError("Control cluster not configured", ControlClusterNotConfiguredDetail)
+		return
+	}
+	if err := crd.Install(ctx, cfg); err != nil {
+		diags.AddError("Error installing runtime CRDs", fmt.Sprintf("Could not apply the hca.dev CRDs or they did not become Established: %v.", err))
+		return
+	}
+	opts, err := plan.options()
+	if err != nil {
+		diags.AddError("Invalid runtime configuration", err.Error())
+		return
+	}
+	objs, err := runtimeObjectsFor(opts)
+	if err != nil {
+		diags.AddError("Invalid runtime configuration", err.Error())
+		return
+	}
+	anys := make([]any, len(objs))
+	for i, o := range objs {
+		anys[i] = o
+	}
+	if err := config.Apply(ctx, c, anys); err != nil {
+		diags.AddError("Error installing runtime", fmt.Sprintf("Could not apply the runtime's objects in namespace %q: %v.", opts.Namespace, err))
+		return
+	}
+	if err := waitRollout(ctx, c, opts.Namespace); err != nil {
+		diags.AddError("Error installing runtime", fmt.Sprintf("The Deployment %s/%s did not roll out: %v. Check its pods (kubectl -n %s describe deployment %s).",
+			opts.Namespace, config.Name, err, opts.Namespace, config.Name))
+		return
+	}
+	names, err := crdNames()
+	if err != nil {
+		diags.AddError("Error installing runtime", err.Error())
+		return
+	}
+	plan.ID = types.StringValue(opts.Namespace)
+	plan.ClusterRole = types.StringValue(runtimeClusterRoleName(opts.Namespace))
+	plan.CRDs = stringList(names)
+}
+
+// options converts the model to the install options.
+func (m runtimeModel) options() (config.Options, error) {
+	o := config.Options{
+		Namespace:     m.Namespace.ValueString(),
+		Image:         m.Image.ValueString(),
+		Replicas:      int32(m.Replicas.ValueInt64()),
+		PrometheusURL: m.PrometheusURL.ValueString(),
+		ConsulAddr:    m.ConsulAddress.ValueString(),
+		LogLevel:      m.LogLevel.ValueString(),
+	}
+	if rs := m.Resources; rs != nil {
+		o.Resources = &corev1.ResourceRequirements{}
+		for _, q := range []struct {
+			v    types.String
+			list *corev1.ResourceList
+			name corev1.ResourceName
+			attr string
+		}{
+			{rs.CPURequest, &o.Resources.Requests, corev1.ResourceCPU, "cpu_request"},
+			{rs.MemoryRequest, &o.Resources.Requests, corev1.ResourceMemory, "memory_request"},
+			{rs.CPULimit, &o.Resources.Limits, corev1.ResourceCPU, "cpu_limit"},
+			{rs.MemoryLimit, &o.Resources.Limits, corev1.ResourceMemory, "memory_limit"},
+		} {
+			if q.v.IsNull() {
+				continue
+			}
+			v, err := kresource.ParseQuantity(q.v.ValueString())
+			if err != nil {
+				return o, fmt.Errorf("resources.%s %q is not a quantity: %w", q.attr, q.v.ValueString(), err)
+			}
+			if *q.list == nil {
+				*q.list = corev1.ResourceList{}
+			}
+			(*q.list)[q.name] = v
+		}
+	}
+	return o, nil
+}
+
+// fromDeployment reads the attributes the Deployment carries.
+func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
+	m.ID = types.StringValue(d.Namespace)
+	m.Namespace = types.StringValue(d.Namespace)
+	if d.Spec.Replicas != nil {
+		m.Replicas = types.Int64Value(int64(*d.Spec.Replicas))
+	}
+	if len(d.Spec.Template.Spec.Containers) == 0 {
+		return
+	}
+	ctr := d.Spec.Template.Spec.Containers[0]
+	m.Image = types.StringValue(ctr.Image)
+	m.PrometheusURL, m.ConsulAddress = types.StringNull(), types.StringNull()
+	m.LogLevel = types.StringValue("info")
+	for _, a := range ctr.Args {
+		switch {
+		case strings.HasPrefix(a, "--log-level="):
+			m.LogLevel = types.StringValue(strings.TrimPrefix(a, "--log-level="))
+		case strings.HasPrefix(a, "--prometheus-url="):
+			m.PrometheusURL = types.StringValue(strings.TrimPrefix(a, "--prometheus-url="))
+		case strings.HasPrefix(a, "--consul-addr="):
+			m.ConsulAddress = types.StringValue(strings.TrimPrefix(a, "--consul-addr="))
+		}
+	}
+	res := ctr.Resources
+	if m.Resources == nil {
+		def := config.Options{Image: "x"}
+		objs, err := config.Objects(def)
+		if err == nil && sameResources(res, deploymentOf(objs).Spec.Template.Spec.Containers[0].Resources) {
+			return
+		}
+		m.Resources = &runtimeResources{CPURequest: types.StringNull(), MemoryRequest: types.StringNull(), CPULimit: types.StringNull(), MemoryLimit: types.StringNull()}
+	}
+	get := func(l corev1.ResourceList, n corev1.ResourceName) *kresource.Quantity {
+		if q, ok := l[n]; ok {
+			return &q
+		}
+		return nil
+	}
+	m.Resources.CPURequest = keepQuantity(m.Resources.CPURequest, get(res.Requests, corev1.ResourceCPU))
+	m.Resources.MemoryRequest = keepQuantity(m.Resources.MemoryRequest, get(res.Requests, corev1.ResourceMemory))
+	m.Resources.CPULimit = keepQuantity(m.Resources.CPULimit, get(res.Limits, corev1.ResourceCPU))
+	m.Resources.MemoryLimit = keepQuantity(m.Resources.MemoryLimit, get(res.Limits, corev1.ResourceMemory))
+}
+
+func sameResources(a, b corev1.ResourceRequirements) bool {
+	eq := func(x, y corev1.ResourceList) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for k, q := range x {
+			if o, ok := y[k]; !ok || o.Cmp(q) != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return eq(a.Requests, b.Requests) && eq(a.Limits, b.Limits)
+}
+
+func deploymentOf(objs []any) *appsv1.Deployment {
+	for _, o := range objs {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			return d
+		}
+	}
+	return &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{}}}}}}
+}
+
+// runtimeClusterRoleName is the name of the install's ClusterRole and
+// ClusterRoleBinding: hca-runtime in hca-system, hca-runtime-<namespace>
+// elsewhere, so that installs in several namespaces do not share them.
+func runtimeClusterRoleName(ns string) string {
+	if ns == defaultHCANamespace {
+		return config.Name
+	}
+	return config.Name + "-" + ns
+}
+
+// runtimeObjectsFor returns config.Objects with the cluster-scoped RBAC named
+// for the namespace.
+func runtimeObjectsFor(o config.Options) ([]client.Object, error) {
+	objs, err := config.Objects(o)
+	if err != nil {
+		return nil, err
+	}
+	name := runtimeClusterRoleName(o.Namespace)
+	out := make([]client.Object, 0, len(objs))
+	for _, x := range objs {
+		switch v := x.(type) {
+		case *rbacv1.ClusterRole:
+			v.Name = name
+		case *rbacv1.ClusterRoleBinding:
+			v.Name, v.RoleRef.Name = name, name
+		}
+		co, ok := x.(client.Object)
+		if !ok {
+			return nil, fmt.Errorf("install object %T is not a Kubernetes object", x)
+		}
+		out = append(out, co)
+	}
+	return out, nil
+}
+
+// runtimeObjects returns the objects of the install in ns, for deletion.
+func runtimeObjects(ns, image string) ([]client.Object, error) {
+	if image == "" {
+		image = "unused"
+	}
+	objs, err := runtimeObjectsFor(config.Options{Namespace: ns, Image: image})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Object, 0, len(objs))
+	for _, o := range objs {
+		// Fresh objects holding only the key, so Get during the wait does not
+		// trip over the typed fields.
+		n := o.DeepCopyObject().(client.Object)
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// waitRollout waits until the Deployment's latest generation is rolled out
+// and all its replicas are available.
+func waitRollout(ctx context.Context, c client.Client, ns string) error {
+	var last string
+	for {
+		var d appsv1.Deployment
+		err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: config.Name}, &d)
+		if err == nil {
+			want := int32(1)
+			if d.Spec.Replicas != nil {
+				want = *d.Spec.Replicas
+			}
+			st := d.Status
+			if st.ObservedGeneration >= d.Generation && st.UpdatedReplicas == want && st.AvailableReplicas == want && st.Replicas == want {
+				return nil
+			}
+			last = fmt.Sprintf("%d of %d replicas updated, %d available", st.UpdatedReplicas, want, st.AvailableReplicas)
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", last, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func crdNames() ([]string, error) {
+	crds, err := crd.CRDs()
+	if err != nil {
+		return nil, fmt.Errorf("read the embedded CRDs: %w", err)
+	}
+	out := make([]string, len(crds))
+	for i, c := range crds {
+		out[i] = c.Name
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// hcaObjects lists the hca objects the runtime manages, anywhere in the
+// cluster, as "Kind namespace/name". Kinds whose CRD is missing have none.
+func hcaObjects(ctx context.Context, c client.Client) ([]string, error) {
+	var out []string
+	lists := []struct {
+		kind string
+		list client.ObjectList
+	}{
+		{"HybridCluster", &hcav1.HybridClusterList{}},
+		{"BurstPolicy", &hcav1.BurstPolicyList{}},
+		{"ServiceLevelObjective", &hcav1.ServiceLevelObjectiveList{}},
+		{"FederatedAutoscaler", &hcav1.FederatedAutoscalerList{}},
+	}
+	for _, l := range lists {
+		if err := c.List(ctx, l.list); err != nil {
+			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, fmt.Errorf("list %s: %w", l.kind, err)
+		}
+		items, err := meta.ExtractList(l.list)
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", l.kind, err)
+		}
+		for _, it := range items {
+			o := it.(client.Object)
+			name := o.GetName()
+			if o.GetNamespace() != "" {
+				name = o.GetNamespace() + "/" + name
+			}
+			out = append(out, l.kind+" "+name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func summarize(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + " and " + strconv.Itoa(len(items)-n) + " more"
+}
+
+func stringList(ss []string) types.List {
+	elems := make([]attr.Value, len(ss))
+	for i, s := range ss {
+		elems[i] = types.StringValue(s)
+	}
+	return types.ListValueMust(types.StringType, elems)
+}
+
+// urlValidator checks an absolute http:// or https:// URL.
+type urlValidator struct{ example string }
+
+func (v urlValidator) Description(context.Context) string {
+	return "must be an absolute http:// or https:// URL such as \"" + v.example + "\""
+}
+func (v urlValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v urlValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if msg := checkURL(req.ConfigValue.ValueString(), v.example); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), req.Path.String()+" "+msg)
+	}
+}
+
+// hostPortValidator checks a host:port address.
+type hostPortValidator struct{}
+
+func (hostPortValidator) Description(context.Context) string {
+	return "must be host:port, such as \"127.0.0.1:8500\""
+}
+func (v hostPortValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (hostPortValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	host, port, err := net.SplitHostPort(s)
+	n, perr := strconv.Atoi(port)
+	if err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			fmt.Sprintf("%s must be host:port with a port from 1 to 65535, such as \"127.0.0.1:8500\"; got %q.", req.Path, s))
+	}
+}
