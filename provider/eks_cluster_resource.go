@@ -1,0 +1,880 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+var (
+	_ resource.Resource                   = (*eksClusterResource)(nil)
+	_ resource.ResourceWithConfigure      = (*eksClusterResource)(nil)
+	_ resource.ResourceWithImportState    = (*eksClusterResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*eksClusterResource)(nil)
+)
+
+// NewEKSClusterResource returns the hca_eks_cluster resource.
+func NewEKSClusterResource() resource.Resource {
+	return &eksClusterResource{}
+}
+
+const (
+	eksDefaultCreateTimeout = 30 * time.Minute
+	eksDefaultUpdateTimeout = 60 * time.Minute
+	eksDefaultDeleteTimeout = 15 * time.Minute
+	// eksPropagationTimeout bounds the retries of CreateCluster while IAM
+	// changes propagate, as terraform-provider-aws does (propagationTimeout).
+	eksPropagationTimeout = 2 * time.Minute
+)
+
+var (
+	eksClusterNameRE  = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]*$`)
+	eksRoleARNRE      = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
+	eksVersionRE      = regexp.MustCompile(`^1\.[0-9]{1,2}$`)
+	eksSubnetIDRE     = regexp.MustCompile(`^subnet-[0-9a-z]+$`)
+	eksSGIDRE         = regexp.MustCompile(`^sg-[0-9a-z]+$`)
+	eksInstanceTypeRE = regexp.MustCompile(`^[a-z][a-z0-9-]*\.[a-z0-9]+$`)
+)
+
+type eksClusterResource struct {
+	clients *Clients
+}
+
+type eksClusterModel struct {
+	ID                    types.String   `tfsdk:"id"`
+	Name                  types.String   `tfsdk:"name"`
+	Version               types.String   `tfsdk:"version"`
+	RoleARN               types.String   `tfsdk:"role_arn"`
+	SubnetIDs             types.Set      `tfsdk:"subnet_ids"`
+	SecurityGroupIDs      types.Set      `tfsdk:"security_group_ids"`
+	EndpointPublicAccess  types.Bool     `tfsdk:"endpoint_public_access"`
+	EndpointPrivateAccess types.Bool     `tfsdk:"endpoint_private_access"`
+	Tags                  types.Map      `tfsdk:"tags"`
+	NodeGroup             *eksNodeGroup  `tfsdk:"node_group"`
+	ARN                   types.String   `tfsdk:"arn"`
+	Endpoint              types.String   `tfsdk:"endpoint"`
+	CertificateAuthority  types.String   `tfsdk:"certificate_authority"`
+	Status                types.String   `tfsdk:"status"`
+	PlatformVersion       types.String   `tfsdk:"platform_version"`
+	Timeouts              timeouts.Value `tfsdk:"timeouts"`
+}
+
+type eksNodeGroup struct {
+	Name          types.String `tfsdk:"name"`
+	NodeRoleARN   types.String `tfsdk:"node_role_arn"`
+	InstanceTypes types.List   `tfsdk:"instance_types"`
+	MinSize       types.Int64  `tfsdk:"min_size"`
+	MaxSize       types.Int64  `tfsdk:"max_size"`
+	DesiredSize   types.Int64  `tfsdk:"desired_size"`
+	ARN           types.String `tfsdk:"arn"`
+	Status        types.String `tfsdk:"status"`
+}
+
+func (r *eksClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_eks_cluster"
+}
+
+// requiresReplaceOnceSet replaces the resource when a node_group attribute
+// changes from one value to another, but not when the node group was gone
+// (null in state after an out-of-band deletion): Update creates it again.
+func requiresReplaceOnceSet() planmodifier.String {
+	return stringplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+		resp.RequiresReplace = !req.StateValue.IsNull()
+	}, "Changing this value replaces the cluster, unless the node group no longer exists.",
+		"Changing this value replaces the cluster, unless the node group no longer exists.")
+}
+
+func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Provisions an Amazon EKS cluster and one managed node group with the AWS SDK, to use as a burst " +
+			"target. Create waits until the cluster is ACTIVE (retrying the IAM propagation errors of a role created " +
+			"in the same apply), then creates the node group and waits until it is ACTIVE. The node group's " +
+			"min_size, max_size and desired_size change in place (UpdateNodegroupConfig, waiting on DescribeUpdate); " +
+			"every other argument replaces the cluster. Delete removes the node group, then the cluster, and waits " +
+			"until both are gone. Import with the cluster name (`my-cluster`), or `cluster:node_group` when the " +
+			"cluster has several node groups.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The cluster name (the import ID).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required: true,
+				Description: "Name of the EKS cluster: 1 to 100 characters, letters, digits, hyphens and underscores, " +
+					"starting with a letter or digit. Unique in the account and region. Changing it replaces the cluster.",
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, 100),
+					stringvalidator.RegexMatches(eksClusterNameRE, "must start with a letter or digit and contain only letters, digits, hyphens and underscores"),
+				},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"version": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Description: "Kubernetes minor version, such as `1.34`. Defaults to EKS's default version. Changing it " +
+					"replaces the cluster: the EKS API this provider targets (and its lab emulator) has no " +
+					"UpdateClusterVersion, so upgrades are not done in place.",
+				Validators: []validator.String{
+					stringvalidator.RegexMatches(eksVersionRE, "must be a Kubernetes minor version such as \"1.34\""),
+				},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+			},
+			"role_arn": schema.StringAttribute{
+				Required: true,
+				Description: "ARN of the IAM role EKS uses to manage the cluster, such as " +
+					"`arn:aws:iam::123456789012:role/eks-cluster`. Changing it replaces the cluster.",
+				Validators: []validator.String{
+					stringvalidator.RegexMatches(eksRoleARNRE, "must be an IAM role ARN such as \"arn:aws:iam::123456789012:role/eks-cluster\""),
+				},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"subnet_ids": schema.SetAttribute{
+				Required:    true,
+				ElementType: types.StringType,
+				Description: "IDs of the subnets (`subnet-...`) of the cluster and its node group: at least 2, in at " +
+					"least two Availability Zones. Changing them replaces the cluster.",
+				Validators: []validator.Set{
+					setvalidator.SizeAtLeast(2),
+					setvalidator.ValueStringsAre(stringvalidator.RegexMatches(eksSubnetIDRE, "must be a subnet ID such as \"subnet-0a1b2c3d\"")),
+				},
+				PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplace()},
+			},
+			"security_group_ids": schema.SetAttribute{
+				Optional:    true,
+				Computed:    true,
+				ElementType: types.StringType,
+				Description: "IDs of additional security groups (`sg-...`) for the cluster's network interfaces. " +
+					"Defaults to none (EKS still creates its cluster security group). Changing them replaces the cluster.",
+				Validators: []validator.Set{
+					setvalidator.ValueStringsAre(stringvalidator.RegexMatches(eksSGIDRE, "must be a security group ID such as \"sg-0a1b2c3d\"")),
+				},
+				PlanModifiers: []planmodifier.Set{setplanmodifier.UseStateForUnknown(), setplanmodifier.RequiresReplace()},
+			},
+			"endpoint_public_access": schema.BoolAttribute{
+				Optional:      true,
+				Computed:      true,
+				Default:       booldefault.StaticBool(true),
+				Description:   "Whether the API server endpoint is reachable from the internet. Defaults to `true`. Changing it replaces the cluster.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+			},
+			"endpoint_private_access": schema.BoolAttribute{
+				Optional:      true,
+				Computed:      true,
+				Default:       booldefault.StaticBool(false),
+				Description:   "Whether the API server endpoint is reachable from the cluster's VPC. Defaults to `false`. Changing it replaces the cluster.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+			},
+			"tags": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Tags of the cluster (keys up to 128 characters, values up to 256). Changing them " +
+					"replaces the cluster (tags are set at creation only).",
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"node_group": schema.SingleNestedAttribute{
+				Required:    true,
+				Description: "The cluster's managed node group, in the cluster's subnets.",
+				Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{
+						Required: true,
+						Description: "Name of the node group: 1 to 63 characters, letters, digits, hyphens and " +
+							"underscores, starting with a letter or digit. Changing it replaces the cluster.",
+						Validators: []validator.String{
+							stringvalidator.LengthBetween(1, 63),
+							stringvalidator.RegexMatches(eksClusterNameRE, "must start with a letter or digit and contain only letters, digits, hyphens and underscores"),
+						},
+						PlanModifiers: []planmodifier.String{requiresReplaceOnceSet()},
+					},
+					"node_role_arn": schema.StringAttribute{
+						Required:    true,
+						Description: "ARN of the IAM role of the nodes, such as `arn:aws:iam::123456789012:role/eks-node`. Changing it replaces the cluster.",
+						Validators: []validator.String{
+							stringvalidator.RegexMatches(eksRoleARNRE, "must be an IAM role ARN such as \"arn:aws:iam::123456789012:role/eks-node\""),
+						},
+						PlanModifiers: []planmodifier.String{requiresReplaceOnceSet()},
+					},
+					"instance_types": schema.ListAttribute{
+						Required:    true,
+						ElementType: types.StringType,
+						Description: "EC2 instance types of the nodes, such as `[\"m5.large\"]`: 1 to 20 distinct types; " +
+							"EKS rejects types it does not offer in the region. Changing them replaces the cluster.",
+						Validators: []validator.List{
+							listvalidator.SizeBetween(1, 20),
+							listvalidator.UniqueValues(),
+							listvalidator.ValueStringsAre(stringvalidator.RegexMatches(eksInstanceTypeRE, "must be an EC2 instance type such as \"m5.large\"")),
+						},
+						PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+							resp.RequiresReplace = !req.StateValue.IsNull()
+						}, "Changing the instance types replaces the cluster.", "Changing the instance types replaces the cluster.")},
+					},
+					"min_size": schema.Int64Attribute{
+						Required:    true,
+						Description: "Minimum number of nodes, 0 or more and at most max_size. Updated in place.",
+						Validators:  []validator.Int64{int64validator.AtLeast(0)},
+					},
+					"max_size": schema.Int64Attribute{
+						Required:    true,
+						Description: "Maximum number of nodes, 1 or more and at least min_size. Updated in place.",
+						Validators:  []validator.Int64{int64validator.AtLeast(1)},
+					},
+					"desired_size": schema.Int64Attribute{
+						Required:    true,
+						Description: "Number of nodes to run, from min_size to max_size. Updated in place.",
+						Validators:  []validator.Int64{int64validator.AtLeast(0)},
+					},
+					"arn": schema.StringAttribute{
+						Computed:      true,
+						Description:   "ARN of the node group.",
+						PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+					},
+					"status": schema.StringAttribute{
+						Computed:    true,
+						Description: "Status of the node group (`ACTIVE` once created or updated).",
+					},
+				},
+			},
+			"arn": schema.StringAttribute{
+				Computed:      true,
+				Description:   "ARN of the cluster.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"endpoint": schema.StringAttribute{
+				Computed:      true,
+				Description:   "URL of the cluster's Kubernetes API server.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"certificate_authority": schema.StringAttribute{
+				Computed: true,
+				Description: "Base64-encoded PEM certificate of the cluster's CA (EKS's `certificateAuthority.data`); " +
+					"`base64decode()` it for a kubeconfig or `hca_cluster`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"status": schema.StringAttribute{
+				Computed:      true,
+				Description:   "Status of the cluster (`ACTIVE` once created).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"platform_version": schema.StringAttribute{
+				Computed:      true,
+				Description:   "EKS platform version of the cluster, such as `eks.1`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+// ValidateConfig checks the node group's scaling sizes against each other, so
+// that plan fails before EKS does.
+func (r *eksClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var obj types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("node_group"), &obj)...)
+	if resp.Diagnostics.HasError() || obj.IsNull() || obj.IsUnknown() {
+		return
+	}
+	var ng eksNodeGroup
+	resp.Diagnostics.Append(obj.As(ctx, &ng, basetypes.ObjectAsOptions{})...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if ng.MinSize.IsUnknown() || ng.MaxSize.IsUnknown() || ng.DesiredSize.IsUnknown() ||
+		ng.MinSize.IsNull() || ng.MaxSize.IsNull() || ng.DesiredSize.IsNull() {
+		return
+	}
+	if msg := eksScalingProblem(ng.MinSize.ValueInt64(), ng.MaxSize.ValueInt64(), ng.DesiredSize.ValueInt64()); msg != "" {
+		resp.Diagnostics.AddAttributeError(path.Root("node_group"), "Invalid node_group scaling", msg)
+	}
+}
+
+// eksScalingProblem says what is wrong with a node group's sizes, or "".
+func eksScalingProblem(minSize, maxSize, desired int64) string {
+	switch {
+	case minSize > maxSize:
+		return fmt.Sprintf("node_group.min_size (%d) is greater than node_group.max_size (%d): set min_size to at most max_size.", minSize, maxSize)
+	case desired < minSize || desired > maxSize:
+		return fmt.Sprintf("node_group.desired_size (%d) is outside [min_size, max_size] = [%d, %d]: set desired_size from min_size to max_size.", desired, minSize, maxSize)
+	}
+	return ""
+}
+
+func (r *eksClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	c, diags := clientsFromProviderData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	r.clients = c
+}
+
+func (r *eksClusterResource) eks(diags *diag.Diagnostics, summary string) *eks.Client {
+	client, err := r.clients.EKS()
+	if err != nil {
+		diags.AddError(summary, "The AWS SDK configuration could not be loaded: "+err.Error()+
+			". Configure AWS credentials and region (the aws block, AWS_* environment variables or shared files).")
+		return nil
+	}
+	return client
+}
+
+func (r *eksClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan eksClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, eksDefaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	client := r.eks(&resp.Diagnostics, "Error creating EKS cluster")
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	in, diags := eksCreateClusterInput(ctx, plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := plan.Name.ValueString()
+	tflog.Info(ctx, "creating EKS cluster", map[string]any{"name": name})
+	if err := eksCreateClusterRetrying(ctx, client, in); err != nil {
+		resp.Diagnostics.AddError("Error creating EKS cluster", fmt.Sprintf("CreateCluster %q: %s", name, err))
+		return
+	}
+	// The cluster exists from here on: save it, so that a failure below
+	// leaves it in state (tainted) for the next apply or destroy.
+	plan.ID = types.StringValue(name)
+	saved := plan
+	saved.NodeGroup = nil
+	resp.Diagnostics.Append(resp.State.Set(ctx, &saved)...)
+
+	cluster, err := eksWaitCluster(ctx, client, name)
+	if err != nil {
+		resp.Diagnostics.AddError("Error creating EKS cluster", fmt.Sprintf("Waiting for cluster %q to become ACTIVE: %s", name, err))
+		return
+	}
+	ngIn, diags := eksCreateNodegroupInput(ctx, plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ng, err := eksCreateNodegroupAndWait(ctx, client, ngIn)
+	if err != nil {
+		resp.Diagnostics.AddError("Error creating EKS node group", fmt.Sprintf("Node group %q of cluster %q: %s", aws.ToString(ngIn.NodegroupName), name, err))
+		return
+	}
+	resp.Diagnostics.Append(eksFlatten(ctx, cluster, ng, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *eksClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state eksClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	client := r.eks(&resp.Diagnostics, "Error reading EKS cluster")
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := state.ID.ValueString()
+	out, err := client.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+	if eksNotFound(err) {
+		tflog.Warn(ctx, "EKS cluster not found, removing it from state", map[string]any{"name": name})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Error reading EKS cluster", fmt.Sprintf("DescribeCluster %q: %s", name, err))
+		return
+	}
+	if out.Cluster.Status == ekstypes.ClusterStatusDeleting {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	var ng *ekstypes.Nodegroup
+	if state.NodeGroup != nil && state.NodeGroup.Name.ValueString() != "" {
+		ngOut, err := client.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: state.NodeGroup.Name.ValueStringPointer()})
+		switch {
+		case eksNotFound(err):
+			// Gone out of band: the next apply creates it again.
+		case err != nil:
+			resp.Diagnostics.AddError("Error reading EKS node group", fmt.Sprintf("DescribeNodegroup %q of cluster %q: %s", state.NodeGroup.Name.ValueString(), name, err))
+			return
+		case ngOut.Nodegroup.Status != ekstypes.NodegroupStatusDeleting:
+			ng = ngOut.Nodegroup
+		}
+	}
+	resp.Diagnostics.Append(eksFlatten(ctx, out.Cluster, ng, &state)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *eksClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state eksClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, eksDefaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	client := r.eks(&resp.Diagnostics, "Error updating EKS cluster")
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	name := state.ID.ValueString()
+	ngName := plan.NodeGroup.Name.ValueString()
+
+	if state.NodeGroup == nil {
+		ngIn, diags := eksCreateNodegroupInput(ctx, plan)
+		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if _, err := eksCreateNodegroupAndWait(ctx, client, ngIn); err != nil {
+			resp.Diagnostics.AddError("Error creating EKS node group", fmt.Sprintf("Node group %q of cluster %q: %s", ngName, name, err))
+			return
+		}
+	} else if sc := eksScalingUpdate(state.NodeGroup, plan.NodeGroup); sc != nil {
+		out, err := client.UpdateNodegroupConfig(ctx, &eks.UpdateNodegroupConfigInput{
+			ClusterName: aws.String(name), NodegroupName: aws.String(ngName), ScalingConfig: sc,
+		})
+		if err != nil {
+			resp.Diagnostics.AddError("Error updating EKS node group", fmt.Sprintf("UpdateNodegroupConfig %q of cluster %q: %s", ngName, name, err))
+			return
+		}
+		if err := eksWaitUpdate(ctx, client, name, ngName, aws.ToString(out.Update.Id)); err != nil {
+			resp.Diagnostics.AddError("Error updating EKS node group", fmt.Sprintf("Update %s of node group %q of cluster %q: %s", aws.ToString(out.Update.Id), ngName, name, err))
+			return
+		}
+	}
+
+	cl, err := client.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+	if err != nil {
+		resp.Diagnostics.AddError("Error reading EKS cluster", fmt.Sprintf("DescribeCluster %q: %s", name, err))
+		return
+	}
+	ng, err := client.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(ngName)})
+	if err != nil {
+		resp.Diagnostics.AddError("Error reading EKS node group", fmt.Sprintf("DescribeNodegroup %q of cluster %q: %s", ngName, name, err))
+		return
+	}
+	resp.Diagnostics.Append(eksFlatten(ctx, cl.Cluster, ng.Nodegroup, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *eksClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state eksClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, eksDefaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	client := r.eks(&resp.Diagnostics, "Error deleting EKS cluster")
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	name := state.ID.ValueString()
+
+	// Every node group goes first (the configured one, and any left from a
+	// failed create): EKS refuses to delete a cluster that has node groups.
+	var ngs []string
+	p := eks.NewListNodegroupsPaginator(client, &eks.ListNodegroupsInput{ClusterName: aws.String(name)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if eksNotFound(err) {
+			return
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Error deleting EKS cluster", fmt.Sprintf("ListNodegroups of cluster %q: %s", name, err))
+			return
+		}
+		ngs = append(ngs, page.Nodegroups...)
+	}
+	for _, ng := range ngs {
+		if err := eksDeleteNodegroupAndWait(ctx, client, name, ng); err != nil {
+			resp.Diagnostics.AddError("Error deleting EKS node group", fmt.Sprintf("Node group %q of cluster %q: %s", ng, name, err))
+			return
+		}
+	}
+	if err := eksDeleteClusterAndWait(ctx, client, name); err != nil {
+		resp.Diagnostics.AddError("Error deleting EKS cluster", fmt.Sprintf("Cluster %q: %s", name, err))
+	}
+}
+
+// ImportState takes "cluster" (the cluster must have exactly one node group)
+// or "cluster:node_group".
+func (r *eksClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	name, ngName, _ := strings.Cut(req.ID, ":")
+	if name == "" || !eksClusterNameRE.MatchString(name) || (ngName != "" && !eksClusterNameRE.MatchString(ngName)) {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID %q is not an EKS cluster name or \"cluster:node_group\": use the cluster's name, such as \"burst-1\", or \"burst-1:workers\".", req.ID))
+		return
+	}
+	if ngName == "" {
+		client := r.eks(&resp.Diagnostics, "Error importing EKS cluster")
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		out, err := client.ListNodegroups(ctx, &eks.ListNodegroupsInput{ClusterName: aws.String(name)})
+		if err != nil {
+			resp.Diagnostics.AddError("Error importing EKS cluster", fmt.Sprintf("ListNodegroups of cluster %q: %s", name, err))
+			return
+		}
+		if len(out.Nodegroups) != 1 {
+			resp.Diagnostics.AddError("Error importing EKS cluster", fmt.Sprintf("Cluster %q has %d node groups (%s); hca_eks_cluster manages exactly one: import it as \"%s:<node group>\".",
+				name, len(out.Nodegroups), strings.Join(out.Nodegroups, ", "), name))
+			return
+		}
+		ngName = out.Nodegroups[0]
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node_group"), eksNodeGroup{
+		Name:          types.StringValue(ngName),
+		NodeRoleARN:   types.StringNull(),
+		InstanceTypes: types.ListNull(types.StringType),
+		MinSize:       types.Int64Null(),
+		MaxSize:       types.Int64Null(),
+		DesiredSize:   types.Int64Null(),
+		ARN:           types.StringNull(),
+		Status:        types.StringNull(),
+	})...)
+}
+
+// eksCreateClusterInput builds CreateCluster's input from the plan.
+func eksCreateClusterInput(ctx context.Context, m eksClusterModel) (*eks.CreateClusterInput, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var subnets, sgs []string
+	diags.Append(m.SubnetIDs.ElementsAs(ctx, &subnets, false)...)
+	if !m.SecurityGroupIDs.IsUnknown() && !m.SecurityGroupIDs.IsNull() {
+		diags.Append(m.SecurityGroupIDs.ElementsAs(ctx, &sgs, false)...)
+	}
+	var tags map[string]string
+	if !m.Tags.IsNull() {
+		diags.Append(m.Tags.ElementsAs(ctx, &tags, false)...)
+	}
+	sort.Strings(subnets)
+	sort.Strings(sgs)
+	in := &eks.CreateClusterInput{
+		Name:    m.Name.ValueStringPointer(),
+		RoleArn: m.RoleARN.ValueStringPointer(),
+		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{
+			SubnetIds:             subnets,
+			SecurityGroupIds:      sgs,
+			EndpointPublicAccess:  m.EndpointPublicAccess.ValueBoolPointer(),
+			EndpointPrivateAccess: m.EndpointPrivateAccess.ValueBoolPointer(),
+		},
+		Tags: tags,
+	}
+	if v := m.Version; !v.IsNull() && !v.IsUnknown() {
+		in.Version = v.ValueStringPointer()
+	}
+	return in, diags
+}
+
+// eksCreateNodegroupInput builds CreateNodegroup's input from the plan.
+func eksCreateNodegroupInput(ctx context.Context, m eksClusterModel) (*eks.CreateNodegroupInput, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var subnets, instanceTypes []string
+	diags.Append(m.SubnetIDs.ElementsAs(ctx, &subnets, false)...)
+	diags.Append(m.NodeGroup.InstanceTypes.ElementsAs(ctx, &instanceTypes, false)...)
+	sort.Strings(subnets)
+	ng := m.NodeGroup
+	return &eks.CreateNodegroupInput{
+		ClusterName:   m.Name.ValueStringPointer(),
+		NodegroupName: ng.Name.ValueStringPointer(),
+		NodeRole:      ng.NodeRoleARN.ValueStringPointer(),
+		Subnets:       subnets,
+		InstanceTypes: instanceTypes,
+		ScalingConfig: &ekstypes.NodegroupScalingConfig{
+			MinSize:     aws.Int32(int32(ng.MinSize.ValueInt64())),
+			MaxSize:     aws.Int32(int32(ng.MaxSize.ValueInt64())),
+			DesiredSize: aws.Int32(int32(ng.DesiredSize.ValueInt64())),
+		},
+	}, diags
+}
+
+// eksScalingUpdate is the scaling config to send when the sizes changed, or nil.
+func eksScalingUpdate(state, plan *eksNodeGroup) *ekstypes.NodegroupScalingConfig {
+	if state.MinSize.Equal(plan.MinSize) && state.MaxSize.Equal(plan.MaxSize) && state.DesiredSize.Equal(plan.DesiredSize) {
+		return nil
+	}
+	return &ekstypes.NodegroupScalingConfig{
+		MinSize:     aws.Int32(int32(plan.MinSize.ValueInt64())),
+		MaxSize:     aws.Int32(int32(plan.MaxSize.ValueInt64())),
+		DesiredSize: aws.Int32(int32(plan.DesiredSize.ValueInt64())),
+	}
+}
+
+// eksFlatten writes what EKS reports about the cluster and its node group
+// (nil when it does not exist) into m.
+func eksFlatten(ctx context.Context, c *ekstypes.Cluster, ng *ekstypes.Nodegroup, m *eksClusterModel) diag.Diagnostics {
+	var diags, d diag.Diagnostics
+	m.ID = types.StringValue(aws.ToString(c.Name))
+	m.Name = types.StringValue(aws.ToString(c.Name))
+	m.Version = types.StringValue(aws.ToString(c.Version))
+	m.RoleARN = types.StringValue(aws.ToString(c.RoleArn))
+	m.ARN = types.StringValue(aws.ToString(c.Arn))
+	m.Endpoint = types.StringValue(aws.ToString(c.Endpoint))
+	m.Status = types.StringValue(string(c.Status))
+	m.PlatformVersion = types.StringValue(aws.ToString(c.PlatformVersion))
+	m.CertificateAuthority = types.StringValue("")
+	if c.CertificateAuthority != nil {
+		m.CertificateAuthority = types.StringValue(aws.ToString(c.CertificateAuthority.Data))
+	}
+	if v := c.ResourcesVpcConfig; v != nil {
+		m.SubnetIDs, d = types.SetValueFrom(ctx, types.StringType, nonNil(v.SubnetIds))
+		diags.Append(d...)
+		m.SecurityGroupIDs, d = types.SetValueFrom(ctx, types.StringType, nonNil(v.SecurityGroupIds))
+		diags.Append(d...)
+		m.EndpointPublicAccess = types.BoolValue(v.EndpointPublicAccess)
+		m.EndpointPrivateAccess = types.BoolValue(v.EndpointPrivateAccess)
+	}
+	if len(c.Tags) == 0 && (m.Tags.IsNull() || m.Tags.IsUnknown()) {
+		m.Tags = types.MapNull(types.StringType)
+	} else {
+		m.Tags, d = types.MapValueFrom(ctx, types.StringType, nonNilMap(c.Tags))
+		diags.Append(d...)
+	}
+	if ng == nil {
+		m.NodeGroup = nil
+		return diags
+	}
+	out := &eksNodeGroup{
+		Name:        types.StringValue(aws.ToString(ng.NodegroupName)),
+		NodeRoleARN: types.StringValue(aws.ToString(ng.NodeRole)),
+		ARN:         types.StringValue(aws.ToString(ng.NodegroupArn)),
+		Status:      types.StringValue(string(ng.Status)),
+	}
+	out.InstanceTypes, d = types.ListValueFrom(ctx, types.StringType, nonNil(ng.InstanceTypes))
+	diags.Append(d...)
+	if s := ng.ScalingConfig; s != nil {
+		out.MinSize = types.Int64Value(int64(aws.ToInt32(s.MinSize)))
+		out.MaxSize = types.Int64Value(int64(aws.ToInt32(s.MaxSize)))
+		out.DesiredSize = types.Int64Value(int64(aws.ToInt32(s.DesiredSize)))
+	}
+	m.NodeGroup = out
+	return diags
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func eksNotFound(err error) bool {
+	var nf *ekstypes.ResourceNotFoundException
+	return errors.As(err, &nf)
+}
+
+// eksIAMPropagationError reports whether CreateCluster failed because an IAM
+// role created moments ago is not visible to EKS yet, which terraform-provider-aws
+// retries. A missing role is only retried when the message is about the role,
+// not about a subnet or security group that does not exist.
+func eksIAMPropagationError(err error) bool {
+	var ipe *ekstypes.InvalidParameterException
+	if !errors.As(err, &ipe) {
+		return false
+	}
+	msg := ipe.ErrorMessage()
+	lower := strings.ToLower(msg)
+	switch {
+	case strings.Contains(msg, "does not exist") && strings.Contains(lower, "role"),
+		strings.Contains(msg, "Error in role params"),
+		strings.Contains(msg, "Role could not be assumed because the trusted entity is not correct"),
+		strings.Contains(msg, "The provided role doesn't have the Amazon EKS Managed Policies associated with it"),
+		strings.Contains(msg, "IAM role's policy must include"):
+		return true
+	}
+	return false
+}
+
+func eksCreateClusterRetrying(ctx context.Context, client *eks.Client, in *eks.CreateClusterInput) error {
+	in.ClientRequestToken = aws.String(fmt.Sprintf("hca-%d", time.Now().UnixNano()))
+	deadline := time.Now().Add(eksPropagationTimeout)
+	return poll(ctx, time.Second, 10*time.Second, func() (bool, error) {
+		_, err := client.CreateCluster(ctx, in)
+		if err != nil && eksIAMPropagationError(err) && time.Now().Before(deadline) {
+			tflog.Debug(ctx, "retrying CreateCluster while IAM changes propagate", map[string]any{"error": err.Error()})
+			return false, nil
+		}
+		return true, err
+	})
+}
+
+// eksWaitCluster waits until the cluster is ACTIVE.
+func eksWaitCluster(ctx context.Context, client *eks.Client, name string) (*ekstypes.Cluster, error) {
+	var c *ekstypes.Cluster
+	err := poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+		out, err := client.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+		if err != nil {
+			return false, err
+		}
+		c = out.Cluster
+		switch c.Status {
+		case ekstypes.ClusterStatusActive:
+			return true, nil
+		case ekstypes.ClusterStatusCreating, ekstypes.ClusterStatusUpdating, ekstypes.ClusterStatusPending:
+			return false, nil
+		}
+		return false, fmt.Errorf("cluster status is %s%s", c.Status, eksIssues(c.Health))
+	})
+	return c, err
+}
+
+func eksIssues(h *ekstypes.ClusterHealth) string {
+	if h == nil || len(h.Issues) == 0 {
+		return ""
+	}
+	var s []string
+	for _, i := range h.Issues {
+		s = append(s, string(i.Code)+": "+aws.ToString(i.Message))
+	}
+	return " (" + strings.Join(s, "; ") + ")"
+}
+
+func eksCreateNodegroupAndWait(ctx context.Context, client *eks.Client, in *eks.CreateNodegroupInput) (*ekstypes.Nodegroup, error) {
+	in.ClientRequestToken = aws.String(fmt.Sprintf("hca-%d", time.Now().UnixNano()))
+	if _, err := client.CreateNodegroup(ctx, in); err != nil {
+		return nil, fmt.Errorf("CreateNodegroup: %w", err)
+	}
+	var ng *ekstypes.Nodegroup
+	err := poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+		out, err := client.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: in.ClusterName, NodegroupName: in.NodegroupName})
+		if err != nil {
+			return false, err
+		}
+		ng = out.Nodegroup
+		switch ng.Status {
+		case ekstypes.NodegroupStatusActive:
+			return true, nil
+		case ekstypes.NodegroupStatusCreating, ekstypes.NodegroupStatusUpdating:
+			return false, nil
+		}
+		var issues []string
+		if ng.Health != nil {
+			for _, i := range ng.Health.Issues {
+				issues = append(issues, string(i.Code)+": "+aws.ToString(i.Message))
+			}
+		}
+		return false, fmt.Errorf("node group status is %s (%s)", ng.Status, strings.Join(issues, "; "))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waiting for ACTIVE: %w", err)
+	}
+	return ng, nil
+}
+
+// eksWaitUpdate waits until the node group update is Successful.
+func eksWaitUpdate(ctx context.Context, client *eks.Client, cluster, ng, id string) error {
+	return poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+		out, err := client.DescribeUpdate(ctx, &eks.DescribeUpdateInput{Name: aws.String(cluster), NodegroupName: aws.String(ng), UpdateId: aws.String(id)})
+		if err != nil {
+			return false, err
+		}
+		switch out.Update.Status {
+		case ekstypes.UpdateStatusSuccessful:
+			return true, nil
+		case ekstypes.UpdateStatusInProgress:
+			return false, nil
+		}
+		var errs []string
+		for _, e := range out.Update.Errors {
+			errs = append(errs, string(e.ErrorCode)+": "+aws.ToString(e.ErrorMessage))
+		}
+		return false, fmt.Errorf("update status is %s (%s)", out.Update.Status, strings.Join(errs, "; "))
+	})
+}
+
+func eksDeleteNodegroupAndWait(ctx context.Context, client *eks.Client, cluster, ng string) error {
+	in := &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(ng)}
+	return poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+		_, err := client.DeleteNodegroup(ctx, in)
+		var inUse *ekstypes.ResourceInUseException
+		switch {
+		case eksNotFound(err):
+			return true, nil
+		case errors.As(err, &inUse): // still creating or updating
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("DeleteNodegroup: %w", err)
+		}
+		return false, nil // deleting: DeleteNodegroup again until it is gone
+	})
+}
+
+func eksDeleteClusterAndWait(ctx context.Context, client *eks.Client, name string) error {
+	in := &eks.DeleteClusterInput{Name: aws.String(name)}
+	return poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+		_, err := client.DeleteCluster(ctx, in)
+		var inUse *ekstypes.ResourceInUseException
+		switch {
+		case eksNotFound(err):
+			return true, nil
+		case errors.As(err, &inUse):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("DeleteCluster: %w", err)
+		}
+		return false, nil
+	})
+}
+
+// poll calls check until it reports done or an error, sleeping from first to
+// at most maxWait (doubling) between calls; it stops when ctx ends.
+func poll(ctx context.Context, first, maxWait time.Duration, check func() (bool, error)) error {
+	wait := first
+	for {
+		done, err := check()
+		if done || err != nil {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("timed out: %w (raise the timeouts block's value if the operation needs longer)", ctx.Err())
+		case <-t.C:
+		}
+		wait = min(wait*2, maxWait)
+	}
+}
