@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -115,7 +116,8 @@ func BenchmarkBurstReaction(b *testing.B) {
 	}
 	b.StopTimer()
 	slices.Sort(lat)
-	pct := func(q float64) time.Duration { return lat[min(len(lat)-1, int(q*float64(len(lat))))] }
+	// Nearest-rank percentiles.
+	pct := func(q float64) time.Duration { return lat[max(0, int(math.Ceil(q*float64(len(lat))))-1)] }
 	b.ReportMetric(float64(pct(0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(pct(0.99).Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")

@@ -678,6 +678,37 @@ current-context: dead
 		})
 	})
 
+	// A crash after the namespace and the propagated objects were created but
+	// before the copy (and before the status recorded anything) leaves them
+	// behind; the first round after a start finds and removes them.
+	t.Run("leftovers of a crash are swept at start", func(t *testing.T) {
+		pool := fmt.Sprintf("bp-h-%d", bl.id)
+		bl.pool(t, ctx, pool, "4")
+		ns := bl.namespace(t, ctx, "burst-h")
+		bl.deploy(t, ctx, ns, pool, 2) // fits: nothing to burst
+		own := map[string]string{controller.BurstPolicyLabel: "web", controller.BurstManagedByLabel: controller.BurstManagedBy}
+		if err := bl.member.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
+			Labels: map[string]string{controller.BurstManagedByLabel: controller.BurstManagedBy, controller.BurstCreatedNamespaceLabel: "true"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := bl.member.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web-config", Namespace: ns, Labels: own}}); err != nil {
+			t.Fatal(err)
+		}
+		if s := bl.state(ctx, ns); s.configMaps != 1 || !s.namespace {
+			t.Fatalf("leftovers not in place: %s", s)
+		}
+		bl.startManager(t, ctx, clock.RealClock{})
+		if err := bl.control.Create(ctx, bl.policy(ns, 0, hcav1.ClusterName(bl.burst))); err != nil {
+			t.Fatal(err)
+		}
+		wctx, wcancel := context.WithTimeout(ctx, 60*time.Second)
+		defer wcancel()
+		burstEventually(t, wctx, "leftovers removed", func() (bool, string) {
+			s := bl.state(ctx, ns)
+			return s.cleaned(2) && s.phase == hcav1.PhaseWatching, s.String()
+		})
+	})
+
 	// With a metric source the policy's algorithm decides the total from a
 	// PromQL metric (lab Prometheus); the overflow bursts. When the query
 	// returns nothing, the total is held (no scale-down on missing data, even
