@@ -5,8 +5,10 @@ import (
 	"math"
 	"time"
 
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
+	"github.com/hca-project/terraform-provider-hca/internal/slo"
 )
 
 // Epoch is the virtual time the simulation starts at (second 0 of the
@@ -42,6 +44,10 @@ type Tick struct {
 	Reason           string
 	// Panicking is the panic algorithm's mode after the decision.
 	Panicking bool
+	// Compliance is the SLO output the decision acted on (SLO runs).
+	Compliance int32
+	// CPUMilli is the pods' CPU request decided (Vertical SLO strategy).
+	CPUMilli int64
 }
 
 // Series are per-second values; index i is trace second i.
@@ -55,8 +61,16 @@ type Series struct {
 	Ready, Scheduled [][]int32
 	// Pending are pods the primary cluster could not schedule (yet).
 	Pending []int32
-	// MeanLatency and P95Latency are in seconds (+Inf without a ready pod).
-	MeanLatency, P95Latency []float64
+	// MeanLatency and Latency are in seconds (+Inf without a ready pod):
+	// the mean and the Result.LatencyPercentile-th percentile of the
+	// response time, exact from the model's exponential distribution.
+	MeanLatency, Latency []float64
+	// Compliance is the SLO's last compliancePercent output (NaN before
+	// the first, and for runs without an SLO).
+	Compliance []float64
+	// CPURequest is the pods' CPU request in effect, in cores (changes
+	// only under a Vertical SLO strategy).
+	CPURequest []float64
 	// Errors is the share of the second's requests answered with 503.
 	Errors []float64
 }
@@ -70,9 +84,12 @@ type Result struct {
 	Model           ClusterModel
 	Clusters        []string
 	ControlInterval time.Duration
-	Series          Series
-	Ticks           []Tick
-	Metrics         Metrics
+	// LatencyPercentile is the percentile of Series.Latency: the SLO's for
+	// a latency SLO, else 95.
+	LatencyPercentile float64
+	Series            Series
+	Ticks             []Tick
+	Metrics           Metrics
 }
 
 type pod struct {
@@ -121,20 +138,55 @@ func (c *clusterState) remove(n int32, t int) {
 	}
 }
 
-// Run simulates policy p on model m over trace tr, with p's algorithm.
+// counters are the application's cumulative Prometheus counters (summed
+// over the pods) that the SLO queries take rates of.
+type counters struct {
+	requests, errors, served, cpuSeconds float64
+	buckets                              [loadsim.NumBuckets]float64
+}
+
+// scrape is what Prometheus stored at one scrape.
+type scrape struct {
+	at   int
+	util float64 // pods' CPU utilisation, percent of request
+	load float64 // offered requests/s
+	ok   bool    // a pod was ready
+	cum  counters
+	// requestCores is the sum of the ready pods' CPU requests
+	// (loadsim_cpu_request_cores); replicas the Deployment's spec.replicas.
+	requestCores float64
+	replicas     int32
+	// podCPU and podMemGiB are one pod's requests (cost-efficiency).
+	podCPU, podMemGiB float64
+}
+
+// Run simulates policy p on model m over trace tr: with p's algorithm, or,
+// when p.SLO is set, with the SLO's control loop.
 func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 	if len(tr) == 0 {
 		return nil, inputErr("trace: no data lines")
 	}
+	if p.SLO != nil && p.SLO.Strategy != hcav1.StrategyBurst {
+		p.Primary, p.BurstTargets = m.Primary().Name, nil
+	}
 	if err := m.CheckPolicy(p); err != nil {
 		return nil, err
 	}
-	alg, err := p.NewAlgorithm()
-	if err != nil {
-		return nil, err
+	var (
+		alg      scaling.Algorithm
+		panicAlg *scaling.Panic
+		ctrl     time.Duration
+	)
+	if p.SLO == nil {
+		var err error
+		if alg, err = p.NewAlgorithm(); err != nil {
+			return nil, err
+		}
+		panicAlg, _ = alg.(*scaling.Panic)
+		ctrl = m.ControlIntervalFor(p.Algorithm)
+	} else {
+		ctrl = p.SLO.Interval
 	}
-	panicAlg, _ := alg.(*scaling.Panic)
-	ctrl := m.ControlIntervalFor(p.Algorithm)
 	ctrlS := int(ctrl / time.Second)
 	scrapeS := int(m.ScrapeInterval / time.Second)
 	staleS := int(m.MetricStaleness / time.Second)
@@ -149,7 +201,7 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 		spec, _ := m.Cluster(bt.Cluster)
 		clusters = append(clusters, &clusterState{spec: spec})
 	}
-	res := &Result{Algorithm: p.Algorithm, Policy: p, Model: m, ControlInterval: ctrl}
+	res := &Result{Algorithm: p.Algorithm, Policy: p, Model: m, ControlInterval: ctrl, LatencyPercentile: p.LatencyPercentile()}
 	for _, c := range clusters {
 		res.Clusters = append(res.Clusters, c.spec.Name)
 	}
@@ -159,8 +211,10 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 	s.Desired = make([]int32, T)
 	s.Pending = make([]int32, T)
 	s.MeanLatency = make([]float64, T)
-	s.P95Latency = make([]float64, T)
+	s.Latency = make([]float64, T)
 	s.Errors = make([]float64, T)
+	s.Compliance = make([]float64, T)
+	s.CPURequest = make([]float64, T)
 	s.Ready = make([][]int32, len(clusters))
 	s.Scheduled = make([][]int32, len(clusters))
 	for i := range clusters {
@@ -168,12 +222,19 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 		s.Scheduled[i] = make([]int32, T)
 	}
 
-	podReq := scaling.PodRequests{CPUMilli: int64(math.Round(m.Pod.CPURequest * 1000)), MemoryBytes: int64(math.Round(m.Pod.MemoryGiB * (1 << 30)))}
-	res.Metrics.podHourly = make([]float64, len(clusters))
-	for i, c := range clusters {
-		res.Metrics.podHourly[i] = m.HourlyPrice(c.spec)
-	}
-	perPod := perPodRate(p, m)
+	// The pods' resources: the model's, changed by a Vertical strategy.
+	// template is what the strategy reads and writes; the running pods get
+	// it rollAt (a rolling update: the old pods serve until the new ones
+	// are ready, a start-up delay later).
+	podRes := loadsim.PodResources{Request: m.Pod.CPURequest, Limit: m.Pod.CPULimit}
+	memGiB := m.Pod.MemoryGiB
+	limitRatio := m.Pod.CPULimit / m.Pod.CPURequest
+	template := slo.Resources{CPUMilli: int64(math.Round(m.Pod.CPURequest * 1000)), MemoryBytes: int64(math.Round(m.Pod.MemoryGiB * (1 << 30)))}
+	rollAt, rollTo := -1, template
+
+	podReq := scaling.PodRequests{CPUMilli: template.CPUMilli, MemoryBytes: template.MemoryBytes}
+	hourly := func(c ClusterSpec) float64 { return podRes.Request*c.PricePerVCPUHour + memGiB*c.PricePerGiBHour }
+	demand := demandFunc(p, m)
 	nextID := 0
 	var pending []int // second each pending pod became pending
 	newPod := func(c *clusterState, t int) {
@@ -192,7 +253,7 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 	// in the primary (pending beyond its capacity, placed at second 0 like
 	// any other deficit).
 	load0, _ := tr.At(0)
-	start := min(max(demandPods(load0, perPodRate(p, m)), p.Min), p.Max)
+	start := min(max(demand(load0), p.Min), p.Max)
 	for i := int32(0); i < start; i++ {
 		if primary.spec.CapacityPods == 0 || int32(len(primary.pods)) < primary.spec.CapacityPods {
 			primary.pods = append(primary.pods, pod{id: nextID, created: -startS, readyAt: 0})
@@ -203,26 +264,112 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 	}
 	desired := start
 
-	// Scrapes: the utilisation (percent of request) and the load seen at
-	// the last scrape; -1 before the first.
-	type scrape struct {
-		at   int
-		util float64
-		load float64
-		ok   bool
-	}
 	scrapes := make([]scrape, 0, T/max(scrapeS, 1)+1)
+	var cum counters
 	var out [1]loadsim.PodLoad
-	res_ := loadsim.PodResources{Request: m.Pod.CPURequest, Limit: m.Pod.CPULimit}
 	thr := m.SLOThreshold.Seconds()
 	var pods []scaling.PodSample
+
+	// SLO control loop state: the last output the strategy acted on (-1:
+	// none), and the horizontal strategy's memory (runtime/controller
+	// horizontalState) or the vertical one's last change.
+	lastOut := int32(-1)
+	var (
+		history   []slo.Recommendation
+		held      bool
+		heldBase  int32
+		retryAt   int
+		lastScale time.Time
+	)
+	compliance := math.NaN()
+
+	// act applies one SLO output (out) to the strategy at second t; retry
+	// is a held decision tried again for the same output.
+	act := func(t int, now time.Time, out int32, retry bool) error {
+		sl := p.SLO
+		cur := total()
+		tick := Tick{Second: t, Current: cur, Desired: cur, Compliance: out, CPUMilli: template.CPUMilli}
+		switch sl.Strategy {
+		case hcav1.StrategyHorizontal:
+			base := cur
+			if retry {
+				base = heldBase
+			}
+			cfg := slo.HorizontalConfig{MinReplicas: max(sl.MinReplicas, 1), MaxReplicas: sl.MaxReplicas, Tolerance: sl.Tolerance, ScaleUpWindow: sl.UpWindow, ScaleDownWindow: sl.DownWindow}
+			d, err := slo.Horizontal(now, base, float64(out), cfg, history)
+			if err != nil {
+				return inputErr("slo: %v", err)
+			}
+			history, heldBase, held = d.History, base, d.Stabilised
+			if held {
+				retryAt = t + int(retryAfter(sl.UpWindow, sl.DownWindow)/time.Second)
+			}
+			tick.Desired, tick.Reason = d.Desired, d.Reason
+		case hcav1.StrategyVertical:
+			d, err := slo.Vertical(now, template, float64(out), lastScale, sl.Vertical)
+			if err != nil {
+				return inputErr("slo: %v", err)
+			}
+			held = d.Stabilised
+			if held {
+				w := sl.Vertical.ScaleDownWindow
+				if d.Direction == slo.ScaleUp {
+					w = sl.Vertical.ScaleUpWindow
+				}
+				retryAt = t + max(int(math.Ceil(lastScale.Add(w).Sub(now).Seconds())), 1)
+			}
+			if d.Resources != template {
+				template, lastScale = d.Resources, now
+				rollAt, rollTo = t+startS, template
+			}
+			tick.CPUMilli, tick.Reason = template.CPUMilli, d.Reason
+		default: // Burst: the burst controller's sloOutcome.
+			d, err := slo.Horizontal(now, cur, float64(out), slo.HorizontalConfig{MinReplicas: max(p.Min, 1), MaxReplicas: p.Max, Tolerance: sl.Tolerance}, nil)
+			if err != nil {
+				return inputErr("slo: %v", err)
+			}
+			tick.Desired, tick.Reason = d.Desired, d.Reason
+		}
+		res.Ticks = append(res.Ticks, tick)
+		desired = tick.Desired
+		return apply(p, clusters, &pending, tick.Desired, cur, t, podReq, newPod)
+	}
 
 	for t := 0; t < T; t++ {
 		now := Epoch.Add(time.Duration(t) * time.Second)
 		load, _ := tr.At(float64(t))
+		if t == rollAt {
+			podRes = loadsim.PodResources{Request: float64(rollTo.CPUMilli) / 1000, Limit: float64(rollTo.CPUMilli) / 1000 * limitRatio}
+			memGiB = float64(rollTo.MemoryBytes) / (1 << 30)
+		}
 
 		// 1. The control loop decides and its decision is applied.
-		if t > 0 && t%ctrlS == 0 {
+		if p.SLO != nil {
+			if t > 0 && t%ctrlS == 0 {
+				// The SLO controller evaluates over the scrapes of the last
+				// minute it can see.
+				ev, ok := sloMeasure(p, m, scrapes, t-1-staleS)
+				if ok {
+					if r, err := slo.Evaluate(p.SLO.Objective, ev); err == nil {
+						out := compliancePercent(r.Compliance)
+						compliance = float64(out)
+						// A new output changes the strategy's generation: the
+						// strategy acts once on it.
+						if out != lastOut {
+							lastOut = out
+							if err := act(t, now, out, false); err != nil {
+								return nil, err
+							}
+						}
+					}
+				}
+			}
+			if held && t >= retryAt && lastOut >= 0 && (len(res.Ticks) == 0 || res.Ticks[len(res.Ticks)-1].Second != t) {
+				if err := act(t, now, lastOut, true); err != nil {
+					return nil, err
+				}
+			}
+		} else if t > 0 && t%ctrlS == 0 {
 			// The latest scrape the algorithm can see.
 			var sc *scrape
 			for i := len(scrapes) - 1; i >= 0; i-- {
@@ -264,7 +411,7 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 		}
 
 		// 2. The burst controller places pods pending past the threshold.
-		if n := countWaiting(pending, t, threshS); n > 0 {
+		if n := countWaiting(pending, t, threshS); n > 0 && len(clusters) > 1 {
 			targets := burstTargets(p, clusters, podReq)
 			pl, err := scaling.Place(n, podReq, targets, p.Placement)
 			if err != nil {
@@ -291,40 +438,112 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 			ready += r
 			s.Ready[i][t] = r
 			s.Scheduled[i][t] = int32(len(c.pods))
+			h := float64(len(c.pods)) / 3600
+			res.Metrics.PodHours += h
+			res.Metrics.Cost += h * hourly(c.spec)
+			if i > 0 {
+				res.Metrics.burstHours += h
+			}
 		}
 		s.Load[t] = load
-		s.Demand[t] = demandPods(load, perPod)
+		s.Demand[t] = demand(load)
 		s.Desired[t] = desired
 		s.Pending[t] = int32(len(pending))
+		s.Compliance[t] = compliance
+		s.CPURequest[t] = podRes.Request
+		q := res.LatencyPercentile / 100
 		var util float64
+		cum.requests += load
 		if ready > 0 {
-			loadsim.Compute(load/float64(ready), m.Pod.CPUPerRequest, []loadsim.PodResources{res_}, out[:])
+			loadsim.Compute(load/float64(ready), m.Pod.CPUPerRequest, []loadsim.PodResources{podRes}, out[:])
 			pl := out[0]
 			util = pl.Utilisation * 100
 			s.MeanLatency[t] = pl.MeanLatency
-			s.P95Latency[t] = pl.MeanLatency * math.Log(20)
+			s.Latency[t] = pl.MeanLatency * -math.Log1p(-q)
 			served, errs := pl.Served*float64(ready), pl.Errors*float64(ready)
 			slow := served * math.Exp(-thr/pl.MeanLatency)
 			res.Metrics.addSecond(load, served, errs, slow, pl.MeanLatency)
 			if load > 0 {
 				s.Errors[t] = errs / load
 			}
+			cum.errors += errs
+			cum.served += served
+			cum.cpuSeconds += pl.CPU * float64(ready)
+			for b := range cum.buckets {
+				cum.buckets[b] += pl.Buckets[b] * float64(ready)
+			}
 		} else {
 			s.MeanLatency[t] = math.Inf(1)
-			s.P95Latency[t] = math.Inf(1)
+			s.Latency[t] = math.Inf(1)
 			res.Metrics.addSecond(load, 0, load, 0, 0)
 			if load > 0 {
 				s.Errors[t] = 1
 			}
+			cum.errors += load
 		}
 
 		// 4. Prometheus scrapes.
 		if t%scrapeS == 0 {
-			scrapes = append(scrapes, scrape{at: t, util: util, load: load, ok: ready > 0})
+			scrapes = append(scrapes, scrape{at: t, util: util, load: load, ok: ready > 0, cum: cum,
+				requestCores: float64(ready) * podRes.Request, replicas: total(), podCPU: podRes.Request, podMemGiB: memGiB})
 		}
 	}
 	res.Metrics.compute(res)
 	return res, nil
+}
+
+// sloMeasure is what the SLO controller's queries return at second at
+// (the latest scrape at or before it): rates over the scrapes within the
+// minute before, as Prometheus' rate() over [1m] (its extrapolation scales
+// every rate by the same factor, so the ratios here are unaffected). ok is
+// false with fewer than two scrapes in the window (no data: the controller
+// holds).
+func sloMeasure(p Policy, m ClusterModel, scrapes []scrape, at int) (slo.Measurement, bool) {
+	last := -1
+	for i := len(scrapes) - 1; i >= 0; i-- {
+		if scrapes[i].at <= at {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return slo.Measurement{}, false
+	}
+	s1 := scrapes[last]
+	first := last
+	for first > 0 && scrapes[first-1].at > s1.at-int(sloWindow/time.Second) {
+		first--
+	}
+	if first == last {
+		return slo.Measurement{}, false
+	}
+	s0 := scrapes[first]
+	dt := float64(s1.at - s0.at)
+	d := func(a, b float64) float64 { return (a - b) / dt }
+	ms := slo.Measurement{Observed: true}
+	switch p.SLO.Type {
+	case hcav1.SLOCPUUtilization:
+		// sum(rate(cpu)) / sum(request) x 100; 0/0 is NaN, which Evaluate
+		// treats as no data.
+		ms.Value = d(s1.cum.cpuSeconds, s0.cum.cpuSeconds) / s1.requestCores * 100
+	case hcav1.SLOLatency:
+		var cum [loadsim.NumBuckets]float64
+		for b := range cum {
+			cum[b] = d(s1.cum.buckets[b], s0.cum.buckets[b])
+		}
+		ms.Value = histogramQuantile(p.SLO.Objective.Percentile/100, loadsim.Buckets[:], cum[:], d(s1.cum.served, s0.cum.served))
+	case hcav1.SLOAvailability:
+		ms.RequestsPerSecond = d(s1.cum.requests, s0.cum.requests)
+		ms.ErrorsPerSecond = d(s1.cum.errors, s0.cum.errors)
+	case hcav1.SLOCostEfficiency:
+		ms.RequestsPerSecond = d(s1.cum.served, s0.cum.served)
+		ms.FastRequestsPerSecond = d(s1.cum.buckets[p.SLO.fastBucket], s0.cum.buckets[p.SLO.fastBucket])
+		// The controller's costPerHour: spec.replicas x the pod template's
+		// requests x the primary cluster's prices.
+		pr := m.Primary()
+		ms.CostPerHour = float64(s1.replicas) * (s1.podCPU*pr.PricePerVCPUHour + s1.podMemGiB*pr.PricePerGiBHour)
+	}
+	return ms, true
 }
 
 // perPodRate is the requests/s one pod serves at the metric's target.
@@ -333,6 +552,66 @@ func perPodRate(p Policy, m ClusterModel) float64 {
 		return p.Target
 	}
 	return m.Pod.CPURequest * p.Target / 100 / m.Pod.CPUPerRequest
+}
+
+// demandFunc returns the demand d(load) in pods. For a burst policy it is
+// ceil(load / perPod), perPod being the requests/s one pod serves at the
+// metric's target. For an SLO it is the fewest ready pods (of the model's
+// pod resources) that would meet the SLO (compliance <= 100 from
+// slo.Evaluate) in loadsim's steady state, with the latency percentile
+// exact from the model's exponential response-time distribution.
+func demandFunc(p Policy, m ClusterModel) func(float64) int32 {
+	if p.SLO == nil {
+		perPod := perPodRate(p, m)
+		return func(load float64) int32 { return demandPods(load, perPod) }
+	}
+	cache := map[float64]int32{}
+	res := []loadsim.PodResources{{Request: m.Pod.CPURequest, Limit: m.Pod.CPULimit}}
+	var out [1]loadsim.PodLoad
+	hourly := m.HourlyPrice(m.Primary())
+	met := func(load float64, n int32) bool {
+		loadsim.Compute(load/float64(n), m.Pod.CPUPerRequest, res, out[:])
+		pl, k := out[0], float64(n)
+		ms := slo.Measurement{Observed: true}
+		switch p.SLO.Type {
+		case hcav1.SLOCPUUtilization:
+			ms.Value = pl.Utilisation * 100
+		case hcav1.SLOLatency:
+			ms.Value = pl.MeanLatency * -math.Log1p(-p.SLO.Objective.Percentile/100)
+		case hcav1.SLOAvailability:
+			ms.RequestsPerSecond, ms.ErrorsPerSecond = load, pl.Errors*k
+		case hcav1.SLOCostEfficiency:
+			ms.RequestsPerSecond, ms.FastRequestsPerSecond, ms.CostPerHour = pl.Served*k, pl.Buckets[p.SLO.fastBucket]*k, k*hourly
+		}
+		r, err := slo.Evaluate(p.SLO.Objective, ms)
+		return err == nil && r.Compliance <= 100
+	}
+	return func(load float64) int32 {
+		if load <= 0 {
+			return 0
+		}
+		if v, ok := cache[load]; ok {
+			return v
+		}
+		hi := int32(1)
+		for !met(load, hi) && hi < 1<<20 {
+			hi *= 2
+		}
+		lo := hi/2 + 1
+		if hi == 1 {
+			lo = 1
+		}
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			if met(load, mid) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		cache[load] = hi
+		return hi
+	}
 }
 
 // demandPods is the fewest pods that keep the load per pod at or under the

@@ -32,7 +32,7 @@ type Metrics struct {
 	MeanLatency float64
 
 	// Steps are the load steps found in the trace (demand up by at least
-	// 50 % and 2 pods from one trace point to the next).
+	// 50 % and 2 pods from one second to the next).
 	Steps int
 	// TimeToDecide and TimeToReady are the worst, over the steps, time in
 	// seconds from a step until the decided, and until the ready, replica
@@ -56,7 +56,7 @@ type Metrics struct {
 	Cost, CostPerDay float64
 
 	offered, served, errors, slow, latencySum float64
-	podHourly                                 []float64
+	burstHours                                float64
 }
 
 func (m *Metrics) addSecond(offered, served, errors, slow, meanLatency float64) {
@@ -151,11 +151,9 @@ func (m *Metrics) compute(r *Result) {
 
 	// Steps.
 	m.TimeToDecide, m.TimeToReady = math.NaN(), math.NaN()
-	perPod := perPodRate(r.Policy, r.Model)
-	tr := r.Series.Load
 	prev := int32(-1)
 	for t := 0; t < T; t++ {
-		d := demandPods(tr[t], perPod)
+		d := s.Demand[t]
 		if prev >= 0 && d >= prev+2 && float64(d) >= 1.5*float64(prev) {
 			m.Steps++
 			need := min(d, r.Policy.Max)
@@ -179,22 +177,10 @@ func (m *Metrics) compute(r *Result) {
 		prev = d
 	}
 
-	// Cost.
-	var burstHours float64
-	for c := range s.Scheduled {
-		var n int64
-		for _, v := range s.Scheduled[c] {
-			n += int64(v)
-		}
-		h := float64(n) / 3600
-		m.PodHours += h
-		m.Cost += h * m.podHourly[c]
-		if c > 0 {
-			burstHours += h
-		}
-	}
+	// Cost: PodHours, Cost and burstHours were summed second by second in
+	// Run, at the pods' requests of that second.
 	if m.PodHours > 0 {
-		m.BurstShare = burstHours / m.PodHours
+		m.BurstShare = m.burstHours / m.PodHours
 	}
 	m.CostPerDay = m.Cost * 86400 / float64(T)
 }

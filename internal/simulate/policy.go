@@ -52,6 +52,9 @@ type Policy struct {
 	Primary          string
 	BurstTargets     []PolicyBurstTarget
 	PendingThreshold time.Duration
+	// SLO is set when the input was a ServiceLevelObjective: its control
+	// loop decides instead of Algorithm (see [ParseInput]).
+	SLO *SLO
 
 	kubernetes scaling.KubernetesConfig
 	frss       scaling.FRSSConfig
@@ -214,6 +217,9 @@ func checkAlgorithmName(name, field string) error {
 func (p Policy) WithAlgorithm(name string) (Policy, error) {
 	if err := checkAlgorithmName(name, "algorithm"); err != nil {
 		return Policy{}, err
+	}
+	if p.SLO != nil {
+		return Policy{}, inputErr("algorithm %q: the policy is ServiceLevelObjective %q, whose strategy decides: compare algorithms with a BurstPolicy as --policy, and list the SLO file in --compare", name, p.SLO.Name)
 	}
 	p.Algorithm = name
 	return p, nil

@@ -26,6 +26,21 @@ func secs(v float64, ctrl float64) string {
 }
 
 var rows = []row{
+	{"decided by", func(r *Result) string {
+		if s := r.Policy.SLO; s != nil {
+			return fmt.Sprintf("SLO %s, %s strategy", s, s.Strategy)
+		}
+		return r.Algorithm
+	}},
+	{"demand (pods) from", func(r *Result) string {
+		if s := r.Policy.SLO; s != nil {
+			return "SLO " + s.String()
+		}
+		if r.Policy.Metric == MetricRequestRate {
+			return fmt.Sprintf("%g req/s per pod", r.Policy.Target)
+		}
+		return fmt.Sprintf("CPU at %g %%", r.Policy.Target)
+	}},
 	{"control interval", func(r *Result) string { return r.ControlInterval.String() }},
 	{"under-provisioning accuracy θU", func(r *Result) string { return pct(r.Metrics.UnderAccuracy) }},
 	{"over-provisioning accuracy θO", func(r *Result) string { return pct(r.Metrics.OverAccuracy) }},

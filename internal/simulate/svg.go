@@ -5,15 +5,18 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
 
 // Chart geometry.
 const (
-	chartW    = 960
+	chartW    = 1000
 	panelH    = 170
 	marginL   = 70
-	marginR   = 130
-	marginT   = 40
+	marginR   = 170
+	marginT   = 78
 	panelGap  = 45
 	plotW     = chartW - marginL - marginR
 	maxPoints = plotW
@@ -45,18 +48,27 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 			load[i] = math.Max(load[i], s.Load[t])
 			demand[i] = math.Max(demand[i], float64(s.Demand[t]))
 			desired[i] = math.Max(desired[i], float64(s.Desired[t]))
-			p95[i] = math.Max(p95[i], s.P95Latency[t]*1000)
+			p95[i] = math.Max(p95[i], s.Latency[t]*1000)
 		}
 		for c := range ready {
 			ready[c][i] = float64(s.Ready[c][hi-1])
 		}
 	}
 	x := func(i int) float64 { return marginL + float64(i)*float64(plotW)/float64(max(n-1, 1)) }
-	H := marginT + 3*panelH + 2*panelGap + 40
+	panels := 3
+	if r.Policy.SLO != nil {
+		panels = 4
+	}
+	H := marginT + panels*panelH + (panels-1)*panelGap + 40
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", chartW, H, chartW, H)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
+	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
+	sub := "algorithm " + r.Algorithm
+	if sl := r.Policy.SLO; sl != nil {
+		sub = fmt.Sprintf("SLO %s, %s strategy, evaluated every %v", sl, sl.Strategy, sl.Interval)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="44" fill="#444">%s; decision interval %v; x axis: time since the trace's start</text>`+"\n", marginL, esc(sub), r.ControlInterval)
 
 	hours := T > 3*3600
 	xlabel := func(sec int) string {
@@ -78,12 +90,12 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 		if ymax <= 0 {
 			ymax = 1
 		}
-		ymax = niceCeil(ymax)
+		ymax, step := niceAxis(ymax)
 		y = func(v float64) float64 { return top + panelH - math.Min(v, ymax)/ymax*panelH }
 		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="%d" height="%d" fill="none" stroke="#999"/>`+"\n", marginL, top, plotW, panelH)
-		fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">%s</text>`+"\n", marginL, top-6, esc(name))
-		for j := 0; j <= 4; j++ {
-			v := ymax * float64(j) / 4
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">%s</text>`+"\n", marginL, top-8, esc(name))
+		for j := 0; float64(j)*step <= ymax+1e-9; j++ {
+			v := float64(j) * step
 			yy := y(v)
 			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>`, marginL, yy, marginL+plotW, yy)
 			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", marginL-5, yy+4, fmtNum(v))
@@ -95,15 +107,29 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 		b.WriteString("\n")
 		return top, y
 	}
+	// line draws vals, broken where a value is NaN (no data).
 	line := func(vals []float64, y func(float64) float64, colour, extra string) {
-		b.WriteString(`<polyline fill="none" stroke="` + colour + `" stroke-width="1.5"` + extra + ` points="`)
+		open := false
 		for i, v := range vals {
+			if math.IsNaN(v) {
+				if open {
+					b.WriteString(`"/>` + "\n")
+					open = false
+				}
+				continue
+			}
+			if !open {
+				b.WriteString(`<polyline fill="none" stroke="` + colour + `" stroke-width="1.8"` + extra + ` points="`)
+				open = true
+			}
 			if math.IsInf(v, 1) {
 				v = math.MaxFloat64
 			}
 			fmt.Fprintf(&b, "%.1f,%.1f ", x(i), y(v))
 		}
-		b.WriteString(`"/>` + "\n")
+		if open {
+			b.WriteString(`"/>` + "\n")
+		}
 	}
 	legend := func(top float64, k int, colour, name string, dashed bool) {
 		yy := top + 14 + float64(k)*16
@@ -114,9 +140,15 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="3"%s/><text x="%d" y="%.1f">%s</text>`+"\n",
 			marginL+plotW+8, yy, marginL+plotW+24, yy, colour, dash, marginL+plotW+28, yy+4, esc(name))
 	}
+	// swatch is the legend entry of a filled area.
+	swatch := func(top float64, k int, colour, name string) {
+		yy := top + 14 + float64(k)*16
+		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="16" height="10" fill="%s" fill-opacity="0.75"/><text x="%d" y="%.1f">%s</text>`+"\n",
+			marginL+plotW+8, yy-5, colour, marginL+plotW+28, yy+4, esc(name))
+	}
 
 	// 1. Load.
-	top, y := panel(0, "load (requests/s)", maxOf(load))
+	top, y := panel(0, "load (requests/s)", maxOf(load)*1.05)
 	line(load, y, "#333", "")
 	legend(top, 0, "#333", "load", false)
 
@@ -128,12 +160,13 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 			stackTop[i] += ready[c][i]
 		}
 	}
-	podMax = math.Max(maxOf(stackTop), math.Max(maxOf(demand), maxOf(desired)))
+	// Headroom, so that lines at the maximum do not vanish into the frame.
+	podMax = math.Max(maxOf(stackTop), math.Max(maxOf(demand), maxOf(desired))) * 1.08
 	top, y = panel(1, "pods: ready per cluster (stacked), demand, decided", podMax)
 	base := make([]float64, n)
 	for c := range ready {
 		colour := clusterColours[c%len(clusterColours)]
-		b.WriteString(`<polygon fill="` + colour + `" fill-opacity="0.6" stroke="none" points="`)
+		b.WriteString(`<polygon fill="` + colour + `" fill-opacity="0.75" stroke="none" points="`)
 		for i := 0; i < n; i++ {
 			fmt.Fprintf(&b, "%.1f,%.1f ", x(i), y(base[i]+ready[c][i]))
 		}
@@ -144,7 +177,7 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 		for i := range base {
 			base[i] += ready[c][i]
 		}
-		legend(top, c, colour, "ready in "+r.Clusters[c], false)
+		swatch(top, c, colour, "ready in "+r.Clusters[c])
 	}
 	line(demand, y, "#000", "")
 	legend(top, len(ready), "#000", "demand", false)
@@ -152,12 +185,32 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 	legend(top, len(ready)+1, "#d62728", "decided", true)
 
 	// 3. Latency.
-	slo := r.Model.SLOThreshold.Seconds() * 1000
-	top, y = panel(2, "p95 latency (ms, clipped at 3x the SLO)", 3*slo)
-	line(p95, y, "#4c78a8", "")
-	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#d62728" stroke-dasharray="6 3"/>`+"\n", marginL, y(slo), marginL+plotW, y(slo))
-	legend(top, 0, "#4c78a8", "p95 latency", false)
-	legend(top, 1, "#d62728", fmt.Sprintf("SLO %v", r.Model.SLOThreshold), true)
+	thrD := r.Model.SLOThreshold
+	if sl := r.Policy.SLO; sl != nil && sl.Type == hcav1.SLOLatency {
+		thrD = time.Duration(sl.Objective.ThresholdSeconds * float64(time.Second))
+	}
+	slo := thrD.Seconds() * 1000
+	pname := fmt.Sprintf("p%g latency", r.LatencyPercentile)
+	top, y = panel(2, pname+" (ms; above the frame: clipped at 3x the SLO)", 3*slo)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#d62728" stroke-width="1.5" stroke-dasharray="6 3"/>`+"\n", marginL, y(slo), marginL+plotW, y(slo))
+	line(p95, y, "#1f5fa0", "")
+	legend(top, 0, "#1f5fa0", pname, false)
+	legend(top, 1, "#d62728", fmt.Sprintf("SLO %v", thrD), true)
+
+	// 4. SLO runs: the compliance the strategy acted on, and the
+	// tolerance band.
+	if sl := r.Policy.SLO; sl != nil {
+		comp := make([]float64, n)
+		for i := 0; i < n; i++ {
+			comp[i] = s.Compliance[min((i+1)*bucket, T)-1]
+		}
+		top, y = panel(3, "SLO compliance (%; 100 = met, above = violated; clipped at 300)", 300)
+		lo, hi := 100*(1-sl.Tolerance), 100*(1+sl.Tolerance)
+		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="#54a24b" fill-opacity="0.2"/>`+"\n", marginL, y(hi), plotW, y(lo)-y(hi))
+		line(comp, y, "#6a3d9a", "")
+		legend(top, 0, "#6a3d9a", "compliance", false)
+		swatch(top, 1, "#54a24b", fmt.Sprintf("tolerance %g-%g", lo, hi))
+	}
 
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
@@ -174,15 +227,21 @@ func maxOf(v []float64) float64 {
 	return m
 }
 
-// niceCeil rounds v up to 1, 2, 2.5 or 5 times a power of ten.
-func niceCeil(v float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, f := range []float64{1, 2, 2.5, 5, 10} {
-		if f*p >= v-1e-9 {
-			return f * p
+// niceAxis returns an axis maximum of at most 5 steps of 1, 2 or 5 times a
+// power of ten (integers from 1 up, so pod counts get whole ticks) covering
+// v, and the step.
+func niceAxis(v float64) (ymax, step float64) {
+	for p := 1e-3; ; p *= 10 {
+		for _, f := range []float64{1, 2, 5} {
+			step = f * p
+			if step < 1 && v >= 5 {
+				continue
+			}
+			if k := math.Ceil(v/step - 1e-9); k <= 5 {
+				return k * step, step
+			}
 		}
 	}
-	return 10 * p
 }
 
 func fmtNum(v float64) string {

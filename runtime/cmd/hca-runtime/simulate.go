@@ -18,10 +18,13 @@ import (
 const simulateUsage = `usage: hca-runtime simulate --trace FILE [--policy FILE] [--cluster FILE] [--compare ALG,ALG,...] [--out DIR]
 
 Replays a load trace (CSV seconds,requests_per_second) against a burst policy
-(BurstPolicy YAML) on a cluster model in virtual time, with the runtime's own
-scaling code, and prints a Markdown table of elasticity metrics. --compare
-runs several algorithms (kubernetes, frss, panic) or policy files (*.yaml)
-side by side; --out writes one SVG chart per run.
+or an SLO on a cluster model in virtual time, with the runtime's own scaling
+and SLO code, and prints a Markdown table of elasticity metrics. A policy file
+is the CRD's YAML, its kind read from the file: a BurstPolicy, a
+ServiceLevelObjective (Horizontal or Vertical strategy), or a
+ServiceLevelObjective of strategy Burst and its BurstPolicy separated by ---.
+--compare runs several algorithms (kubernetes, frss, panic) or policy files
+(*.yaml) side by side; --out writes one SVG chart per run.
 
 `
 
@@ -32,7 +35,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage); fs.PrintDefaults() }
 	tracePath := fs.String("trace", "", "load trace CSV (seconds,requests_per_second); required")
-	policyPath := fs.String("policy", "", "BurstPolicy YAML (default: the CRD defaults, max 100 replicas)")
+	policyPath := fs.String("policy", "", "BurstPolicy or ServiceLevelObjective YAML (default: a BurstPolicy of the CRD defaults, max 100 replicas)")
 	clusterPath := fs.String("cluster", "", "cluster model YAML (default: one unlimited primary cluster)")
 	compare := fs.String("compare", "", "comma-separated algorithms or policy files to run side by side (default: the policy's algorithm)")
 	outDir := fs.String("out", "", "directory for the SVG charts (default: none)")
@@ -70,7 +73,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return sim.Policy{}, usageError{fmt.Sprintf("simulate: policy: %v", err)}
 		}
-		p, err := sim.ParsePolicy(data)
+		p, err := sim.ParseInput(data)
 		if err != nil {
 			return sim.Policy{}, usageError{fmt.Sprintf("simulate: %s: %v", path, err)}
 		}
@@ -86,7 +89,11 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			for _, t := range base.BurstTargets {
 				names = append(names, t.Cluster)
 			}
-			m := sim.DefaultClusterModel(base.Primary, names...)
+			primary := base.Primary
+			if primary == "" { // an SLO of strategy Horizontal or Vertical
+				primary = "primary"
+			}
+			m := sim.DefaultClusterModel(primary, names...)
 			model = &m
 		}
 	} else {

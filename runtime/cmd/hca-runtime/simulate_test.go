@@ -15,6 +15,7 @@ const (
 	refDir     = "../../../examples/traces/"
 	refPolicy  = refDir + "policy.yaml"
 	refCluster = refDir + "cluster.yaml"
+	refSLO     = refDir + "slo.yaml"
 	flashCrowd = refDir + "flash-crowd.csv"
 )
 
@@ -34,6 +35,10 @@ func TestSimulateBadInput(t *testing.T) {
 	noMax := writeFile(t, "nomax.yaml", "apiVersion: hca.dev/v1alpha1\nkind: BurstPolicy\nspec:\n  primaryCluster: private\n  burstTargets: [{cluster: eks}]\n")
 	badAlg := writeFile(t, "alg.yaml", "apiVersion: hca.dev/v1alpha1\nkind: BurstPolicy\nspec:\n  primaryCluster: private\n  burstTargets: [{cluster: eks}]\n  maxReplicas: 5\n  algorithm: {name: hpa}\n")
 	noCap := writeFile(t, "cluster.yaml", "apiVersion: simulate.hca.dev/v1alpha1\nkind: ClusterModel\nclusters:\n  - name: private\n    role: primary\n")
+	sloHead := "apiVersion: hca.dev/v1alpha1\nkind: ServiceLevelObjective\nmetadata: {name: s}\nspec:\n  target: {name: web}\n"
+	sloStrategy := "  elasticityStrategy: {kind: Horizontal, horizontal: {maxReplicas: 5}}\n"
+	sloBadType := writeFile(t, "slotype.yaml", sloHead+"  slo: {type: throughput}\n"+sloStrategy)
+	sloNoThreshold := writeFile(t, "slothr.yaml", sloHead+"  slo: {type: latency, latency: {percentile: \"90\"}}\n"+sloStrategy)
 	otherPrimary := writeFile(t, "other.yaml", "apiVersion: simulate.hca.dev/v1alpha1\nkind: ClusterModel\nclusters:\n  - {name: onprem, role: primary, capacityPods: 10}\n  - {name: eks, role: burst, capacityPods: 10}\n")
 	tests := []struct {
 		name string
@@ -51,6 +56,10 @@ func TestSimulateBadInput(t *testing.T) {
 		{"missing policy field", []string{"--trace", flashCrowd, "--policy", noMax}, "spec.maxReplicas is missing"},
 		{"missing model field", []string{"--trace", flashCrowd, "--cluster", noCap}, "clusters[0].capacityPods is missing"},
 		{"policy and model disagree", []string{"--trace", flashCrowd, "--policy", refPolicy, "--cluster", otherPrimary}, `spec.primaryCluster "private" is not the cluster model's primary cluster "onprem"`},
+		{"unknown SLO type", []string{"--trace", flashCrowd, "--policy", sloBadType}, `spec.slo.type "throughput" is unknown`},
+		{"SLO missing threshold", []string{"--trace", flashCrowd, "--policy", sloNoThreshold}, "spec.slo.latency.threshold is missing"},
+		{"SLO missing threshold in compare", []string{"--trace", flashCrowd, "--policy", refPolicy, "--compare", "kubernetes," + sloNoThreshold}, "spec.slo.latency.threshold is missing"},
+		{"algorithm against an SLO policy", []string{"--trace", flashCrowd, "--policy", refSLO, "--compare", "frss"}, `the policy is ServiceLevelObjective "web-latency"`},
 		{"unknown flag", []string{"--trace", flashCrowd, "--seed", "1"}, "flag provided but not defined: -seed"},
 	}
 	for _, tt := range tests {
@@ -104,5 +113,29 @@ func TestSimulateCompare(t *testing.T) {
 		if !strings.Contains(out1, want) {
 			t.Fatalf("table lacks %q:\n%s", want, out1)
 		}
+	}
+}
+
+// TestSimulateSLO runs the reference SLO beside an algorithm: the SLO's run
+// is labelled by its file, charts its percentile against its threshold,
+// and states its demand.
+func TestSimulateSLO(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	args := []string{"simulate", "--trace", flashCrowd, "--policy", refPolicy, "--cluster", refCluster, "--compare", "kubernetes," + refSLO, "--out", dir}
+	if err := runMain(context.Background(), args, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| metric | kubernetes | slo |", "| control interval | 15s | 20s |", "SLO latency p90 < 200ms"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "flash-crowd-slo.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("p90 latency")) || !bytes.Contains(b, []byte("SLO 200ms")) {
+		t.Fatalf("SLO chart lacks the p90 latency or the SLO line")
 	}
 }
