@@ -58,7 +58,7 @@ type clusterModel struct {
 	ID                   types.String `tfsdk:"id"`
 	Name                 types.String `tfsdk:"name"`
 	Role                 types.String `tfsdk:"role"`
-	Provider             types.String `tfsdk:"provider"`
+	Provider             types.String `tfsdk:"provider_type"`
 	Priority             types.Int64  `tfsdk:"priority"`
 	CredentialsNamespace types.String `tfsdk:"credentials_namespace"`
 	Kubeconfig           types.String `tfsdk:"kubeconfig"`
@@ -107,7 +107,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		Description: "Registers a cluster into the hybrid cloud: writes a cluster-scoped `HybridCluster` object " +
-			"(hca.dev/v1alpha1) and, for providers `private` and `ack`, a Secret holding the kubeconfig the runtime " +
+			"(hca.dev/v1alpha1) and, for provider_type `private` and `ack`, a Secret holding the kubeconfig the runtime " +
 			"uses to reach it, into the control cluster. Connection details are arguments of this resource, not " +
 			"provider configuration, so one apply can create a cluster and register it. Import with the " +
 			"HybridCluster's name: `terraform import hca_cluster.burst <name>` (the connection arguments, which " +
@@ -133,11 +133,12 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Description: "What the cluster is for: `primary` (runs workloads normally) or `burst` (receives overflow).",
 				Validators:  []validator.String{stringvalidator.OneOf(string(hcav1.RolePrimary), string(hcav1.RoleBurst))},
 			},
-			"provider": schema.StringAttribute{
+			"provider_type": schema.StringAttribute{
 				Required: true,
 				Description: "Who runs the cluster: `private` or `ack` (reached with a kubeconfig: set `kubeconfig`, or " +
 					"`host` with credentials) or `eks` (set `eks_cluster_name` and `region`; the runtime mints tokens " +
-					"itself). Changing it replaces the resource (the API makes it immutable).",
+					"itself). The HybridCluster's `spec.provider` (`provider` is a Terraform meta-argument, hence the name). " +
+					"Changing it replaces the resource (the API makes it immutable).",
 				PlanModifiers: replace,
 				Validators:    []validator.String{stringvalidator.OneOf(string(hcav1.ProviderPrivate), string(hcav1.ProviderEKS), string(hcav1.ProviderACK))},
 			},
@@ -153,7 +154,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Computed: true,
 				Default:  stringdefault.StaticString(defaultHCANamespace),
 				Description: "Namespace of the control cluster where the credentials Secret (named `hca-cluster-<name>`) " +
-					"is written; it must exist. A DNS label; defaults to `hca-system`. Not used with provider `eks`. " +
+					"is written; it must exist. A DNS label; defaults to `hca-system`. Not used with provider_type `eks`. " +
 					"Changing it replaces the resource.",
 				PlanModifiers: replace,
 				Validators: []validator.String{
@@ -165,7 +166,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Optional:  true,
 				Sensitive: true,
 				Description: "Content (not path) of a kubeconfig for the cluster, stored as is in the credentials Secret; " +
-					"its current-context is used. Only with providers `private` and `ack`; conflicts with `host`.",
+					"its current-context is used. Only with provider_type `private` and `ack`; conflicts with `host`.",
 				Validators: []validator.String{
 					stringvalidator.LengthAtLeast(1),
 					stringvalidator.ConflictsWith(path.MatchRoot("host"), path.MatchRoot("cluster_ca_certificate"), path.MatchRoot("token"),
@@ -176,7 +177,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Optional: true,
 				Description: "URL of the cluster's API server, an absolute `https://` (or `http://`) URL. Requires `token`, " +
 					"or `client_certificate` and `client_key`; the provider writes a kubeconfig from them into the " +
-					"credentials Secret. Only with providers `private` and `ack`.",
+					"credentials Secret. Only with provider_type `private` and `ack`.",
 			},
 			"cluster_ca_certificate": schema.StringAttribute{
 				Optional:    true,
@@ -206,7 +207,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			"eks_cluster_name": schema.StringAttribute{
 				Optional: true,
 				Description: "Name of the EKS cluster: 1 to 100 characters, letters, digits, `-` and `_`, starting with " +
-					"a letter or digit. Required with provider `eks`, not allowed otherwise.",
+					"a letter or digit. Required with provider_type `eks`, not allowed otherwise.",
 				Validators: []validator.String{
 					stringvalidator.LengthBetween(1, 100),
 					stringvalidator.RegexMatches(eksNameRE, "must start with a letter or digit and contain only letters, digits, '-' and '_'"),
@@ -214,7 +215,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			},
 			"region": schema.StringAttribute{
 				Optional:    true,
-				Description: "AWS region of the EKS cluster, such as `eu-west-1` (at most 32 characters). Required with provider `eks`, not allowed otherwise.",
+				Description: "AWS region of the EKS cluster, such as `eu-west-1` (at most 32 characters). Required with provider_type `eks`, not allowed otherwise.",
 				Validators: []validator.String{
 					stringvalidator.LengthAtMost(32),
 					stringvalidator.RegexMatches(awsRegionRE, "must be an AWS region such as \"eu-west-1\""),
@@ -223,7 +224,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			"role_arn": schema.StringAttribute{
 				Optional: true,
 				Description: "IAM role the runtime assumes before minting EKS tokens, such as " +
-					"`arn:aws:iam::123456789012:role/hca` (at most 2048 characters). Only with provider `eks`.",
+					"`arn:aws:iam::123456789012:role/hca` (at most 2048 characters). Only with provider_type `eks`.",
 				Validators: []validator.String{
 					stringvalidator.LengthAtMost(2048),
 					stringvalidator.RegexMatches(roleARNRE, "must be an IAM role ARN such as \"arn:aws:iam::123456789012:role/hca\""),
@@ -262,12 +263,12 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			},
 			"credentials_secret": schema.StringAttribute{
 				Computed:      true,
-				Description:   "`<namespace>/<name>` of the credentials Secret; empty for provider `eks`.",
+				Description:   "`<namespace>/<name>` of the credentials Secret; empty for provider_type `eks`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"credentials_sha256": schema.StringAttribute{
 				Computed: true,
-				Description: "SHA-256 of the kubeconfig in the credentials Secret (empty for provider `eks`), so that a " +
+				Description: "SHA-256 of the kubeconfig in the credentials Secret (empty for provider_type `eks`), so that a " +
 					"Secret changed or deleted out of band shows as a change to apply.",
 			},
 			"reachable": schema.BoolAttribute{
@@ -313,7 +314,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	if secret != nil {
-		if err := c.Create(ctx, secret); err != nil {
+		if err := createOrAdoptSecret(ctx, c, secret, name); err != nil {
 			resp.Diagnostics.AddError("Error creating cluster credentials",
 				fmt.Sprintf("Could not create the Secret %s/%s: %v. %s", secret.Namespace, secret.Name, err, alreadyExistsHint(err, "the Secret")))
 			return
@@ -331,7 +332,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	plan.ID = types.StringValue(name)
-	plan.fromStatus(hc)
+	plan.fromStatus(hc, true)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -416,7 +417,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.AddError("Error updating cluster", fmt.Sprintf("Could not update the HybridCluster %q: %v.", plan.ID.ValueString(), err))
 		return
 	}
-	plan.fromStatus(&hc)
+	plan.fromStatus(&hc, true)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -469,7 +470,7 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 			{"client_certificate", m.ClientCertificate}, {"client_key", m.ClientKey}} {
 			if set(a.v) {
 				resp.Diagnostics.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
-					a.name+" is not used with provider eks (the runtime mints EKS tokens with its own AWS identity): remove it, and set eks_cluster_name and region.")
+					a.name+" is not used with provider_type eks (the runtime mints EKS tokens with its own AWS identity): remove it, and set eks_cluster_name and region.")
 			}
 		}
 		for _, a := range []struct {
@@ -478,7 +479,7 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 		}{{"eks_cluster_name", m.EKSClusterName}, {"region", m.Region}} {
 			if !set(a.v) {
 				resp.Diagnostics.AddAttributeError(path.Root(a.name), "Missing "+a.name,
-					a.name+" is required when provider is eks: set eks_cluster_name and region.")
+					a.name+" is required when provider_type is eks: set eks_cluster_name and region.")
 			}
 		}
 		return
@@ -489,12 +490,12 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 	}{{"eks_cluster_name", m.EKSClusterName}, {"region", m.Region}, {"role_arn", m.RoleARN}} {
 		if set(a.v) {
 			resp.Diagnostics.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
-				a.name+" is only valid with provider eks: remove it or set provider to eks.")
+				a.name+" is only valid with provider_type eks: remove it or set provider_type to eks.")
 		}
 	}
 	if !set(m.Kubeconfig) && !set(m.Host) {
 		resp.Diagnostics.AddAttributeError(path.Root("kubeconfig"), "Missing cluster connection",
-			"Provider "+m.Provider.ValueString()+" needs a kubeconfig for the runtime: set kubeconfig (its content), or host with "+
+			"provider_type "+m.Provider.ValueString()+" needs a kubeconfig for the runtime: set kubeconfig (its content), or host with "+
 				"token, or host with client_certificate and client_key.")
 	}
 	if set(m.Host) && !m.Host.IsUnknown() {
@@ -670,7 +671,7 @@ func (m *clusterModel) fromAPI(hc *hcav1.HybridCluster) {
 	} else if m.CredentialsNamespace.IsNull() || m.CredentialsNamespace.IsUnknown() {
 		m.CredentialsNamespace = types.StringValue(defaultHCANamespace)
 	}
-	m.fromStatus(hc)
+	m.fromStatus(hc, false)
 }
 
 // keepQuantity keeps the configured spelling of a quantity ("0.5" and "500m"
@@ -687,10 +688,20 @@ func keepQuantity(cur types.String, q *kresource.Quantity) types.String {
 	return types.StringValue(q.String())
 }
 
-func (m *clusterModel) fromStatus(hc *hcav1.HybridCluster) {
+// fromStatus sets the status attributes from the object; with onlyUnknown,
+// only those the plan left unknown (a planned value must be kept).
+func (m *clusterModel) fromStatus(hc *hcav1.HybridCluster, onlyUnknown bool) {
 	st := hc.Status
-	m.Reachable = types.BoolValue(st.Reachable)
-	m.KubernetesVersion = types.StringValue(st.KubernetesVersion)
+	if !onlyUnknown || m.Reachable.IsUnknown() {
+		m.Reachable = types.BoolValue(st.Reachable)
+	}
+	if !onlyUnknown || m.KubernetesVersion.IsUnknown() {
+		m.KubernetesVersion = types.StringValue(st.KubernetesVersion)
+	}
+	if onlyUnknown && !m.Allocatable.IsUnknown() {
+		m.fromStatusCredentials(hc)
+		return
+	}
 	keys := make([]string, 0, len(st.Allocatable))
 	for k := range st.Allocatable {
 		keys = append(keys, string(k))
@@ -702,6 +713,10 @@ func (m *clusterModel) fromStatus(hc *hcav1.HybridCluster) {
 		elems[k] = types.StringValue(q.String())
 	}
 	m.Allocatable = types.MapValueMust(types.StringType, elems)
+	m.fromStatusCredentials(hc)
+}
+
+func (m *clusterModel) fromStatusCredentials(hc *hcav1.HybridCluster) {
 	if m.CredentialsSecret.IsUnknown() {
 		m.CredentialsSecret = types.StringValue("")
 		if ref := hc.Spec.Credentials.SecretRef; ref != nil {
@@ -738,6 +753,25 @@ func (positiveQuantity) ValidateString(_ context.Context, req validator.StringRe
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
 			fmt.Sprintf("%s must be greater than 0, got %q: remove it for no limit.", req.Path, s))
 	}
+}
+
+// createOrAdoptSecret creates the credentials Secret, or takes over the one a
+// previous registration of the same cluster left (its HybridCluster deleted
+// out of band); a Secret of anything else is left alone.
+func createOrAdoptSecret(ctx context.Context, c client.Client, s *corev1.Secret, cluster string) error {
+	err := c.Create(ctx, s)
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	var cur corev1.Secret
+	if gerr := c.Get(ctx, client.ObjectKeyFromObject(s), &cur); gerr != nil {
+		return err
+	}
+	if cur.Labels["hca.dev/cluster"] != cluster || cur.Labels["app.kubernetes.io/managed-by"] != "terraform" {
+		return err
+	}
+	cur.Data, cur.Type, cur.Labels = s.Data, s.Type, s.Labels
+	return c.Update(ctx, &cur)
 }
 
 func sha256Hex(b []byte) string {
