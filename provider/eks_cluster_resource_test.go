@@ -1,0 +1,440 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/hca-project/terraform-provider-hca/internal/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
+)
+
+const eksTestRegion = "us-east-1"
+
+// eksLab is the lab's AWS emulator as the tests reach it independently of
+// the provider: an EKS client of the unmodified SDK with the lab credentials.
+type eksLab struct {
+	endpoint string
+	client   *eks.Client
+}
+
+// requireEKSLab returns the lab's EKS emulator and sets the AWS environment
+// the provider reads (lab credentials, region).
+func requireEKSLab(t *testing.T) eksLab {
+	t.Helper()
+	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT")
+	prepareAccEnv(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", emulator.AWSAccessKeyID)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", emulator.AWSSecretAccessKey)
+	t.Setenv("AWS_REGION", eksTestRegion)
+	cfg := aws.Config{
+		Region:      eksTestRegion,
+		Credentials: credentials.NewStaticCredentialsProvider(emulator.AWSAccessKeyID, emulator.AWSSecretAccessKey, ""),
+	}
+	client := eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(env["HCA_LAB_EKS_ENDPOINT"]) })
+	return eksLab{endpoint: env["HCA_LAB_EKS_ENDPOINT"], client: client}
+}
+
+func eksProviderHCL(endpoint string) string {
+	return fmt.Sprintf(`provider "hca" {
+  endpoints {
+    eks = %q
+    sts = %q
+  }
+}
+`, endpoint, endpoint)
+}
+
+type eksTestConfig struct {
+	name, ngName              string
+	instanceType              string
+	minSize, maxSize, desired int
+	subnets                   string
+}
+
+func (c eksTestConfig) hcl() string {
+	if c.instanceType == "" {
+		c.instanceType = "t3.medium"
+	}
+	if c.subnets == "" {
+		c.subnets = `["subnet-0a1", "subnet-0b2"]`
+	}
+	if c.ngName == "" {
+		c.ngName = "workers"
+	}
+	return fmt.Sprintf(`
+resource "hca_eks_cluster" "test" {
+  name       = %q
+  version    = "1.34"
+  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
+  subnet_ids = %s
+  tags = {
+    team = "hca"
+  }
+  node_group = {
+    name           = %q
+    node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
+    instance_types = [%q]
+    min_size       = %d
+    max_size       = %d
+    desired_size   = %d
+  }
+}
+`, c.name, c.subnets, c.ngName, c.instanceType, c.minSize, c.maxSize, c.desired)
+}
+
+// checkEKSNodegroupDesired asks the emulator, through the SDK, for the node
+// group's desired size.
+func (l eksLab) checkNodegroupDesired(cluster, ng string, want int32) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		out, err := l.client.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(ng)})
+		if err != nil {
+			return fmt.Errorf("DescribeNodegroup: %w", err)
+		}
+		if got := aws.ToInt32(out.Nodegroup.ScalingConfig.DesiredSize); got != want {
+			return fmt.Errorf("node group %s/%s desired size is %d in EKS, want %d", cluster, ng, got, want)
+		}
+		if out.Nodegroup.Status != ekstypes.NodegroupStatusActive {
+			return fmt.Errorf("node group %s/%s is %s, want ACTIVE", cluster, ng, out.Nodegroup.Status)
+		}
+		return nil
+	}
+}
+
+// checkDestroyed asks the emulator that every hca_eks_cluster of the state is gone.
+func (l eksLab) checkDestroyed(s *terraform.State) error {
+	for _, rs := range s.RootModule().Resources {
+		if rs.Type != "hca_eks_cluster" {
+			continue
+		}
+		_, err := l.client.DescribeCluster(context.Background(), &eks.DescribeClusterInput{Name: aws.String(rs.Primary.ID)})
+		if err == nil {
+			return fmt.Errorf("EKS cluster %s still exists", rs.Primary.ID)
+		}
+		if !eksNotFound(err) {
+			return fmt.Errorf("DescribeCluster %s: %w", rs.Primary.ID, err)
+		}
+	}
+	return nil
+}
+
+// deleteOutOfBand deletes the cluster and its node group through the SDK and
+// waits until the cluster is gone.
+func (l eksLab) deleteOutOfBand(name, ng string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		if err := eksDeleteNodegroupAndWait(ctx, l.client, name, ng); err != nil {
+			return err
+		}
+		return eksDeleteClusterAndWait(ctx, l.client, name)
+	}
+}
+
+func TestAccEKSCluster_basic(t *testing.T) {
+	l := requireEKSLab(t)
+	name := acctest.RandomWithPrefix("hca-acc")
+	cfg := eksTestConfig{name: name, minSize: 1, maxSize: 3, desired: 1}
+	scaled := cfg
+	scaled.desired = 2
+	accTest(t, resource.TestCase{
+		CheckDestroy: l.checkDestroyed,
+		Steps: []resource.TestStep{
+			{
+				Config: eksProviderHCL(l.endpoint) + cfg.hcl(),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "id", name),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "status", "ACTIVE"),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "version", "1.34"),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "arn", "arn:aws:eks:us-east-1:000000000000:cluster/"+name),
+					resource.TestMatchResourceAttr("hca_eks_cluster.test", "endpoint", regexp.MustCompile(`^https://127\.0\.0\.1:\d+$`)),
+					resource.TestMatchResourceAttr("hca_eks_cluster.test", "certificate_authority", regexp.MustCompile(`^LS0tLS1CRUdJTi`)),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "platform_version", "eks.1"),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "endpoint_public_access", "true"),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "endpoint_private_access", "false"),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "security_group_ids.#", "0"),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "tags.team", "hca"),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "node_group.status", "ACTIVE"),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "node_group.desired_size", "1"),
+					resource.TestMatchResourceAttr("hca_eks_cluster.test", "node_group.arn", regexp.MustCompile(`^arn:aws:eks:us-east-1:000000000000:nodegroup/`+name+`/workers/`)),
+					l.checkNodegroupDesired(name, "workers", 1),
+				),
+			},
+			{
+				ResourceName:      "hca_eks_cluster.test",
+				ImportState:       true,
+				ImportStateId:     name,
+				ImportStateVerify: true,
+			},
+			{
+				Config: eksProviderHCL(l.endpoint) + scaled.hcl(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("hca_eks_cluster.test", plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "node_group.desired_size", "2"),
+					l.checkNodegroupDesired(name, "workers", 2),
+				),
+			},
+		},
+	})
+}
+
+// TestAccEKSCluster_disappears deletes the cluster out of band: the next plan
+// wants to create it, and apply does.
+func TestAccEKSCluster_disappears(t *testing.T) {
+	l := requireEKSLab(t)
+	name := acctest.RandomWithPrefix("hca-acc")
+	cfg := eksTestConfig{name: name, minSize: 0, maxSize: 1, desired: 0}
+	accTest(t, resource.TestCase{
+		CheckDestroy: l.checkDestroyed,
+		Steps: []resource.TestStep{
+			{
+				Config:             eksProviderHCL(l.endpoint) + cfg.hcl(),
+				Check:              l.deleteOutOfBand(name, "workers"),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: eksProviderHCL(l.endpoint) + cfg.hcl(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("hca_eks_cluster.test", plancheck.ResourceActionCreate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "status", "ACTIVE"),
+					l.checkNodegroupDesired(name, "workers", 0),
+				),
+			},
+		},
+	})
+}
+
+// TestAccEKSCluster_unknownInstanceType gets EKS's refusal of an instance type
+// it does not offer; the cluster created before is destroyed.
+func TestAccEKSCluster_unknownInstanceType(t *testing.T) {
+	l := requireEKSLab(t)
+	name := acctest.RandomWithPrefix("hca-acc")
+	cfg := eksTestConfig{name: name, instanceType: "x9.huge", minSize: 0, maxSize: 1, desired: 0}
+	accTest(t, resource.TestCase{
+		CheckDestroy: l.checkDestroyed,
+		Steps: []resource.TestStep{{
+			Config: eksProviderHCL(l.endpoint) + cfg.hcl(),
+			ExpectError: errorRe("Error creating EKS node group", fmt.Sprintf(`Node group "workers" of cluster %q: CreateNodegroup:`, name),
+				"InvalidParameterException", `instance type "x9.huge" is not supported by the lab: use one of c5.xlarge, m5.2xlarge, m5.large, m5.xlarge, t3.medium`),
+		}},
+	})
+}
+
+// TestAccEKSCluster_invalid checks the plan-time diagnostics: nothing is created.
+func TestAccEKSCluster_invalid(t *testing.T) {
+	base := eksTestConfig{name: "hca-invalid", minSize: 1, maxSize: 3, desired: 2}
+	with := func(f func(*eksTestConfig)) string {
+		c := base
+		f(&c)
+		return c.hcl()
+	}
+	tests := []struct {
+		name   string
+		config string
+		want   *regexp.Regexp
+	}{
+		{"min greater than max", with(func(c *eksTestConfig) { c.minSize, c.maxSize, c.desired = 4, 3, 3 }),
+			errorRe("Invalid node_group scaling", "node_group.min_size (4) is greater than node_group.max_size (3): set min_size to at most max_size.")},
+		{"desired above max", with(func(c *eksTestConfig) { c.desired = 5 }),
+			errorRe("Invalid node_group scaling", "node_group.desired_size (5) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size.")},
+		{"desired below min", with(func(c *eksTestConfig) { c.desired = 0 }),
+			errorRe("Invalid node_group scaling", "node_group.desired_size (0) is outside [min_size, max_size] = [1, 3]")},
+		{"one subnet", with(func(c *eksTestConfig) { c.subnets = `["subnet-0a1"]` }),
+			errorRe("Invalid Attribute Value", "Attribute subnet_ids set must contain at least 2 elements, got: 1")},
+		{"bad subnet id", with(func(c *eksTestConfig) { c.subnets = `["subnet-0a1", "vsw-1"]` }),
+			errorRe("Invalid Attribute Value Match", `must be a subnet ID such as "subnet-0a1b2c3d", got: vsw-1`)},
+		{"bad name", with(func(c *eksTestConfig) { c.name = "-burst" }),
+			errorRe("Invalid Attribute Value Match", "Attribute name must start with a letter or digit and contain only letters, digits, hyphens and underscores, got: -burst")},
+		{"bad instance type", with(func(c *eksTestConfig) { c.instanceType = "large" }),
+			errorRe("Invalid Attribute Value Match", `must be an EC2 instance type such as "m5.large", got: large`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prepareAccEnv(t)
+			accTest(t, resource.TestCase{
+				Steps: []resource.TestStep{{Config: tt.config, PlanOnly: true, ExpectError: tt.want}},
+			})
+		})
+	}
+}
+
+func TestEKSScalingProblem(t *testing.T) {
+	tests := []struct {
+		min, max, desired int64
+		want              string
+	}{
+		{1, 3, 2, ""},
+		{0, 1, 0, ""},
+		{3, 3, 3, ""},
+		{4, 3, 3, "node_group.min_size (4) is greater than node_group.max_size (3): set min_size to at most max_size."},
+		{1, 3, 4, "node_group.desired_size (4) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size."},
+		{2, 3, 1, "node_group.desired_size (1) is outside [min_size, max_size] = [2, 3]: set desired_size from min_size to max_size."},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d-%d-%d", tt.min, tt.max, tt.desired), func(t *testing.T) {
+			if got := eksScalingProblem(tt.min, tt.max, tt.desired); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEKSIAMPropagationError(t *testing.T) {
+	ipe := func(msg string) error {
+		return fmt.Errorf("operation error EKS: CreateCluster: %w", &ekstypes.InvalidParameterException{Message: aws.String(msg)})
+	}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"role does not exist", ipe("roleArn, arn:aws:iam::123456789012:role/eks, does not exist"), true},
+		{"role params", ipe("Error in role params"), true},
+		{"trusted entity", ipe("Role could not be assumed because the trusted entity is not correct"), true},
+		{"managed policies", ipe("The provided role doesn't have the Amazon EKS Managed Policies associated with it. Please ensure the following policy is attached: arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"), true},
+		{"policy action", ipe("IAM role's policy must include the `ec2:DescribeSubnets` action"), true},
+		{"subnet does not exist", ipe("The subnet ID 'subnet-1' does not exist"), false},
+		{"too few subnets", ipe("Subnets specified must be in at least two different AZs"), false},
+		{"other error type", &ekstypes.ResourceInUseException{Message: aws.String("role does not exist")}, false},
+		{"plain error", errors.New("role does not exist"), false},
+		{"nil", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := eksIAMPropagationError(tt.err); got != tt.want {
+				t.Errorf("eksIAMPropagationError(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEKSConverters(t *testing.T) {
+	ctx := context.Background()
+	str := func(ss ...string) []string { return ss }
+	set := func(ss ...string) types.Set {
+		v, _ := types.SetValueFrom(ctx, types.StringType, ss)
+		return v
+	}
+	list := func(ss ...string) types.List {
+		v, _ := types.ListValueFrom(ctx, types.StringType, ss)
+		return v
+	}
+	plan := eksClusterModel{
+		Name:                  types.StringValue("burst"),
+		Version:               types.StringUnknown(),
+		RoleARN:               types.StringValue("arn:aws:iam::000000000000:role/c"),
+		SubnetIDs:             set("subnet-b", "subnet-a"),
+		SecurityGroupIDs:      types.SetUnknown(types.StringType),
+		EndpointPublicAccess:  types.BoolValue(true),
+		EndpointPrivateAccess: types.BoolValue(false),
+		Tags:                  types.MapNull(types.StringType),
+		NodeGroup: &eksNodeGroup{
+			Name: types.StringValue("workers"), NodeRoleARN: types.StringValue("arn:aws:iam::000000000000:role/n"),
+			InstanceTypes: list("m5.large"), MinSize: types.Int64Value(1), MaxSize: types.Int64Value(3), DesiredSize: types.Int64Value(2),
+		},
+	}
+
+	t.Run("create cluster input", func(t *testing.T) {
+		in, diags := eksCreateClusterInput(ctx, plan)
+		if diags.HasError() {
+			t.Fatal(diags)
+		}
+		vpc := in.ResourcesVpcConfig
+		switch {
+		case aws.ToString(in.Name) != "burst", in.Version != nil, in.Tags != nil:
+			t.Errorf("name %q, version %v, tags %v: want burst, unset (EKS default), none", aws.ToString(in.Name), in.Version, in.Tags)
+		case fmt.Sprint(vpc.SubnetIds) != "[subnet-a subnet-b]", len(vpc.SecurityGroupIds) != 0:
+			t.Errorf("subnets %v, security groups %v", vpc.SubnetIds, vpc.SecurityGroupIds)
+		case !aws.ToBool(vpc.EndpointPublicAccess), aws.ToBool(vpc.EndpointPrivateAccess):
+			t.Errorf("endpoint access public %v private %v", *vpc.EndpointPublicAccess, *vpc.EndpointPrivateAccess)
+		}
+	})
+	t.Run("create node group input", func(t *testing.T) {
+		in, diags := eksCreateNodegroupInput(ctx, plan)
+		if diags.HasError() {
+			t.Fatal(diags)
+		}
+		sc := in.ScalingConfig
+		if got := fmt.Sprintf("%s %s %v %v %d/%d/%d", aws.ToString(in.ClusterName), aws.ToString(in.NodegroupName), in.Subnets, in.InstanceTypes,
+			*sc.MinSize, *sc.MaxSize, *sc.DesiredSize); got != "burst workers [subnet-a subnet-b] [m5.large] 1/3/2" {
+			t.Errorf("got %s", got)
+		}
+	})
+	t.Run("scaling update", func(t *testing.T) {
+		same := *plan.NodeGroup
+		if sc := eksScalingUpdate(plan.NodeGroup, &same); sc != nil {
+			t.Errorf("no change gave %+v, want nil", sc)
+		}
+		more := same
+		more.DesiredSize = types.Int64Value(3)
+		sc := eksScalingUpdate(plan.NodeGroup, &more)
+		if sc == nil || *sc.DesiredSize != 3 || *sc.MinSize != 1 || *sc.MaxSize != 3 {
+			t.Errorf("desired 2 -> 3 gave %+v", sc)
+		}
+	})
+
+	cluster := &ekstypes.Cluster{
+		Name: aws.String("burst"), Arn: aws.String("arn:aws:eks:us-east-1:000000000000:cluster/burst"), Version: aws.String("1.34"),
+		RoleArn: aws.String("arn:aws:iam::000000000000:role/c"), Endpoint: aws.String("https://127.0.0.1:6443"),
+		Status: ekstypes.ClusterStatusActive, PlatformVersion: aws.String("eks.1"),
+		CertificateAuthority: &ekstypes.Certificate{Data: aws.String("Q0E=")},
+		ResourcesVpcConfig:   &ekstypes.VpcConfigResponse{SubnetIds: str("subnet-a", "subnet-b"), EndpointPublicAccess: true},
+	}
+	ng := &ekstypes.Nodegroup{
+		NodegroupName: aws.String("workers"), NodeRole: aws.String("arn:aws:iam::000000000000:role/n"), NodegroupArn: aws.String("arn:ng"),
+		Status: ekstypes.NodegroupStatusActive, InstanceTypes: str("m5.large"),
+		ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(1), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(2)},
+	}
+	flattenTests := []struct {
+		name     string
+		tags     map[string]string
+		prevTags types.Map
+		ng       *ekstypes.Nodegroup
+		wantTags string
+		wantNG   bool
+	}{
+		{"no tags stay null", nil, types.MapNull(types.StringType), ng, "<null>", true},
+		{"tags added out of band show", map[string]string{"a": "b"}, types.MapNull(types.StringType), ng, `{"a":"b"}`, true},
+		{"node group gone", nil, types.MapNull(types.StringType), nil, "<null>", false},
+	}
+	for _, tt := range flattenTests {
+		t.Run("flatten "+tt.name, func(t *testing.T) {
+			c := *cluster
+			c.Tags = tt.tags
+			m := eksClusterModel{Tags: tt.prevTags}
+			if diags := eksFlatten(ctx, &c, tt.ng, &m); diags.HasError() {
+				t.Fatal(diags)
+			}
+			if m.ID.ValueString() != "burst" || m.Endpoint.ValueString() != "https://127.0.0.1:6443" || m.CertificateAuthority.ValueString() != "Q0E=" ||
+				m.Status.ValueString() != "ACTIVE" || m.PlatformVersion.ValueString() != "eks.1" || m.SecurityGroupIDs.IsNull() || len(m.SecurityGroupIDs.Elements()) != 0 {
+				t.Errorf("cluster fields: %+v", m)
+			}
+			if got := m.Tags.String(); got != tt.wantTags {
+				t.Errorf("tags %s, want %s", got, tt.wantTags)
+			}
+			if (m.NodeGroup != nil) != tt.wantNG {
+				t.Fatalf("node group %+v, want present=%v", m.NodeGroup, tt.wantNG)
+			}
+			if tt.wantNG && (m.NodeGroup.DesiredSize.ValueInt64() != 2 || m.NodeGroup.InstanceTypes.String() != `["m5.large"]` || m.NodeGroup.Status.ValueString() != "ACTIVE") {
+				t.Errorf("node group %+v", m.NodeGroup)
+			}
+		})
+	}
+}
