@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -789,11 +790,12 @@ func alreadyExistsHint(err error, what string) string {
 	return "Check that the provider's credentials may write it and that the hca CRDs are installed (hca_runtime)."
 }
 
-// controlScheme knows the core, apps, RBAC and hca.dev kinds.
+// controlScheme knows the core, apps, RBAC, apiextensions and hca.dev kinds.
 var controlScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = hcav1.AddToScheme(s)
+	_ = apiextensionsv1.AddToScheme(s)
 	return s
 }()
 

@@ -185,7 +185,7 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"namespace_created": schema.BoolAttribute{
 				Computed:      true,
-				Description:   "Whether this resource created the namespace (and so deletes it on destroy).",
+				Description:   "Whether this resource created the namespace (and so deletes it on destroy): true when the namespace did not exist or was created by an earlier install (annotation `hca.dev/created-by-install`).",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
 			"cluster_role": schema.StringAttribute{
@@ -228,7 +228,8 @@ func (r *runtimeResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	ns := plan.Namespace.ValueString()
-	err := c.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
+	var existing corev1.Namespace
+	err := c.Get(ctx, client.ObjectKey{Name: ns}, &existing)
 	switch {
 	case apierrors.IsNotFound(err):
 		plan.NamespaceCreated = types.BoolValue(true)
@@ -236,7 +237,9 @@ func (r *runtimeResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddError("Error installing runtime", fmt.Sprintf("Could not read the namespace %q: %v.", ns, err))
 		return
 	default:
-		plan.NamespaceCreated = types.BoolValue(false)
+		// A namespace an install created (its Deployment deleted out of band
+		// since) stays this resource's to delete.
+		plan.NamespaceCreated = types.BoolValue(installedNamespace(&existing))
 	}
 	r.install(ctx, c, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -276,8 +279,7 @@ func (r *runtimeResource) Read(ctx context.Context, req resource.ReadRequest, re
 		// Imported: the namespace carries the install's labels when it was
 		// created by an install.
 		var n corev1.Namespace
-		created := c.Get(ctx, client.ObjectKey{Name: ns}, &n) == nil && n.Labels["app.kubernetes.io/name"] == config.Name
-		state.NamespaceCreated = types.BoolValue(created)
+		state.NamespaceCreated = types.BoolValue(c.Get(ctx, client.ObjectKey{Name: ns}, &n) == nil && installedNamespace(&n))
 	}
 	state.ClusterRole = types.StringValue(runtimeClusterRoleName(ns))
 	names, err := crdNames()
@@ -426,6 +428,9 @@ func (r *runtimeResource) install(ctx context.Context, c client.Client, plan *ru
 	}
 	anys := make([]any, len(objs))
 	for i, o := range objs {
+		if n, ok := o.(*corev1.Namespace); ok && plan.NamespaceCreated.ValueBool() {
+			n.Annotations = map[string]string{namespaceCreatedAnnotation: "true"}
+		}
 		anys[i] = o
 	}
 	if err := config.Apply(ctx, c, anys); err != nil {
@@ -529,6 +534,15 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 	m.Resources.MemoryRequest = keepQuantity(m.Resources.MemoryRequest, get(res.Requests, corev1.ResourceMemory))
 	m.Resources.CPULimit = keepQuantity(m.Resources.CPULimit, get(res.Limits, corev1.ResourceCPU))
 	m.Resources.MemoryLimit = keepQuantity(m.Resources.MemoryLimit, get(res.Limits, corev1.ResourceMemory))
+}
+
+// namespaceCreatedAnnotation marks a namespace an hca_runtime created; every
+// apply of that install keeps it.
+const namespaceCreatedAnnotation = "hca.dev/created-by-install"
+
+// installedNamespace tells a namespace an install created.
+func installedNamespace(n *corev1.Namespace) bool {
+	return n.Annotations[namespaceCreatedAnnotation] == "true"
 }
 
 func sameResources(a, b corev1.ResourceRequirements) bool {
