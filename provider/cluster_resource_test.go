@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
+	tfconfig "github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
@@ -401,4 +403,31 @@ resource "hca_cluster" "this" {
 	if err := c.Get(context.Background(), client.ObjectKey{Name: name}, &hc); err != nil || hc.Spec.Credentials.EKS == nil {
 		t.Errorf("the existing HybridCluster was changed or deleted: %v %+v", err, hc.Spec)
 	}
+}
+
+// TestAccClusterResource_example plans examples/resources/hca_cluster with the
+// real Terraform CLI: it is valid and passes every plan-time check.
+func TestAccClusterResource_example(t *testing.T) {
+	prepareAccEnv(t)
+	pki := newTestPKI(t)
+	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, pki, "lab"))
+	t.Setenv(EnvKubeContext, "lab")
+	kc := writeFile(t, "private.yaml", "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\ncurrent-context: \"\"\nusers: []\n")
+	example, err := os.ReadFile("../examples/resources/hca_cluster/resource.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: string(example),
+			ConfigVariables: tfconfig.Variables{
+				"private_kubeconfig_path": tfconfig.StringVariable(kc),
+				"ack_host":                tfconfig.StringVariable("https://10.0.0.1:6443"),
+				"ack_ca":                  tfconfig.StringVariable(pki.CA),
+				"ack_token":               tfconfig.StringVariable("token"),
+			},
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
 }

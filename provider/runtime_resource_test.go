@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -266,4 +267,19 @@ func TestAccRuntimeResource_invalid(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAccRuntimeResource_example plans examples/resources/hca_runtime with the
+// real Terraform CLI: it is valid and passes every plan-time check.
+func TestAccRuntimeResource_example(t *testing.T) {
+	prepareAccEnv(t)
+	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, newTestPKI(t), "lab"))
+	t.Setenv(EnvKubeContext, "lab")
+	example, err := os.ReadFile("../examples/resources/hca_runtime/resource.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{Config: string(example), PlanOnly: true, ExpectNonEmptyPlan: true}},
+	})
 }

@@ -1,0 +1,26 @@
+# Install the HCA runtime into the control cluster.
+resource "hca_runtime" "this" {
+  image          = "ghcr.io/hca-project/hca-runtime:v0.1.0"
+  namespace      = "hca-system"
+  replicas       = 2 # leader election on
+  prometheus_url = "http://prometheus.monitoring:9090"
+  consul_address = "consul.consul:8500"
+  log_level      = "info"
+
+  resources = {
+    cpu_request    = "100m"
+    memory_request = "128Mi"
+    memory_limit   = "256Mi"
+  }
+
+  # Destroy refuses while hca objects exist unless force_destroy is true; the
+  # CRDs stay unless remove_crds is true (deleting them deletes every hca object).
+  force_destroy = false
+  remove_crds   = false
+
+  timeouts = {
+    create = "10m"
+    update = "10m"
+    delete = "10m"
+  }
+}
