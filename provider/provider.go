@@ -290,7 +290,9 @@ func (p *hcaProvider) DataSources(_ context.Context) []func() datasource.DataSou
 }
 
 func (p *hcaProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
-	return nil
+	return []func() ephemeral.EphemeralResource{
+		NewEKSTokenEphemeralResource,
+	}
 }
 
 // raw strips the Terraform types for resolve.
