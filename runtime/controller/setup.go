@@ -43,7 +43,7 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 	}
 	burst := NewBurstReconciler(mgr.GetClient(), BurstOptions{
 		Members: d.Members, Consul: d.Catalog, Metrics: d.Metrics, Clock: d.Clock,
-		MetricsInterval: d.BurstMetricsInterval,
+		MetricsInterval: d.BurstMetricsInterval, Telemetry: d.Telemetry,
 	})
 	if err := burst.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up burst controller: %w", err)
