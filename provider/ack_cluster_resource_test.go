@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -290,4 +291,23 @@ func TestACKConverters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAccACKClusterResource_example plans examples/resources/hca_ack_cluster
+// with the real Terraform CLI: it is valid and passes every plan-time check.
+func TestAccACKClusterResource_example(t *testing.T) {
+	prepareAccEnv(t)
+	t.Setenv(EnvAlicloudAccessKey, emulator.AlicloudAccessKey)
+	t.Setenv(EnvAlicloudSecretKey, emulator.AlicloudAccessSecret)
+	example, err := os.ReadFile("../examples/resources/hca_ack_cluster/resource.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config:             string(example),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
 }

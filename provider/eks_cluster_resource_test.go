@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -437,4 +438,24 @@ func TestEKSConverters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAccEKSClusterResource_example plans examples/resources/hca_eks_cluster
+// with the real Terraform CLI: it is valid and passes every plan-time check.
+func TestAccEKSClusterResource_example(t *testing.T) {
+	prepareAccEnv(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", emulator.AWSAccessKeyID)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", emulator.AWSSecretAccessKey)
+	t.Setenv("AWS_REGION", eksTestRegion)
+	example, err := os.ReadFile("../examples/resources/hca_eks_cluster/resource.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config:             string(example),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
 }

@@ -2,17 +2,24 @@ package provider
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	tfconfig "github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/echoprovider"
+	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
@@ -129,6 +136,56 @@ func TestAccEKSTokenEphemeralResource_noRegion(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:      eksTokenHCL("http://127.0.0.1:1", "burst"),
 			ExpectError: regexp.MustCompile(`Error minting EKS token(?s).*No AWS region: set region, or aws.region in the provider "hca" block, or the\s+AWS_REGION environment variable.`),
+		}},
+	})
+}
+
+// TestAccEKSTokenEphemeralResource_example applies
+// examples/ephemeral-resources/hca_eks_token against a lab EKS cluster created
+// through the SDK: the provider reaches the cluster's API server with the
+// minted token, which the cluster's authenticator accepts.
+func TestAccEKSTokenEphemeralResource_example(t *testing.T) {
+	l := requireEKSLab(t)
+	t.Setenv("AWS_ENDPOINT_URL_STS", l.endpoint)
+	example, err := os.ReadFile("../examples/ephemeral-resources/hca_eks_token/ephemeral-resource.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := acctest.RandomWithPrefix("hca-token")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	_, err = l.client.CreateCluster(ctx, &eks.CreateClusterInput{
+		Name:               aws.String(name),
+		RoleArn:            aws.String("arn:aws:iam::000000000000:role/eks-cluster"),
+		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: []string{"subnet-a1", "subnet-b2"}},
+	})
+	if err != nil {
+		t.Fatalf("CreateCluster: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		if err := eksDeleteClusterAndWait(ctx, l.client, name); err != nil {
+			t.Errorf("delete EKS cluster %s: %v", name, err)
+		}
+	})
+	cluster, err := eksWaitCluster(ctx, l.client, name)
+	if err != nil {
+		t.Fatalf("wait for %s: %v", name, err)
+	}
+	accTest(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_10_0)},
+		Steps: []resource.TestStep{{
+			Config: string(example),
+			ConfigVariables: tfconfig.Variables{
+				"control_cluster_name":     tfconfig.StringVariable(name),
+				"control_cluster_endpoint": tfconfig.StringVariable(aws.ToString(cluster.Endpoint)),
+				"control_cluster_ca":       tfconfig.StringVariable(aws.ToString(cluster.CertificateAuthority.Data)),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("data.hca_control_cluster.this", "host", aws.ToString(cluster.Endpoint)),
+				resource.TestMatchOutput("control_cluster_version", regexp.MustCompile(`^v1\.\d+\.\d+`)),
+			),
 		}},
 	})
 }
