@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
 
@@ -191,14 +192,14 @@ func ParsePolicy(data []byte) (Policy, error) {
 		}
 	}
 	var err error
-	if p.kubernetes, err = kubernetesConfig(p.spec.Kubernetes, p.Metric == MetricCPU); err != nil {
-		return Policy{}, err
+	if p.kubernetes, err = policy.KubernetesConfig(p.spec.Kubernetes, p.Metric == MetricCPU); err != nil {
+		return Policy{}, inputErr("policy: %v", err)
 	}
-	if p.frss, err = frssConfig(p.spec.FRSS); err != nil {
-		return Policy{}, err
+	if p.frss, err = policy.FRSSConfig(p.spec.FRSS); err != nil {
+		return Policy{}, inputErr("policy: %v", err)
 	}
-	if p.panic, err = panicConfig(p.spec.Panic); err != nil {
-		return Policy{}, err
+	if p.panic, err = policy.PanicConfig(p.spec.Panic); err != nil {
+		return Policy{}, inputErr("policy: %v", err)
 	}
 	return p, nil
 }
@@ -289,6 +290,7 @@ func (p *Policy) setMetric(ms []hcav1.MetricSpec) error {
 	return nil
 }
 
+// quantityIn01 reads a fraction in [0, 1) for SLO fields, naming the field.
 func quantityIn01(q *resource.Quantity, field string) (float64, error) {
 	v := q.AsApproximateFloat64()
 	if v < 0 || v >= 1 {
@@ -297,110 +299,11 @@ func quantityIn01(q *resource.Quantity, field string) (float64, error) {
 	return v, nil
 }
 
-func kubernetesConfig(k *hcav1.KubernetesAlgorithm, utilization bool) (scaling.KubernetesConfig, error) {
-	c := scaling.DefaultKubernetesConfig()
-	c.Utilization = utilization
-	if k == nil {
-		return c, nil
-	}
-	if k.Tolerance != nil {
-		t, err := quantityIn01(k.Tolerance, "spec.algorithm.kubernetes.tolerance")
-		if err != nil {
-			return c, err
-		}
-		c.ScaleUp.Tolerance, c.ScaleDown.Tolerance = t, t
-	}
-	for _, d := range []struct {
-		in    *hcav1.ScalingRules
-		out   *scaling.HPARules
-		field string
-	}{{k.ScaleUp, &c.ScaleUp, "spec.algorithm.kubernetes.scaleUp"}, {k.ScaleDown, &c.ScaleDown, "spec.algorithm.kubernetes.scaleDown"}} {
-		if d.in == nil {
-			continue
-		}
-		if d.in.StabilizationWindow != nil {
-			d.out.StabilizationWindow = d.in.StabilizationWindow.Duration
-		}
-		if d.in.Tolerance != nil {
-			t, err := quantityIn01(d.in.Tolerance, d.field+".tolerance")
-			if err != nil {
-				return c, err
-			}
-			d.out.Tolerance = t
-		}
-		if d.in.SelectPolicy != "" {
-			d.out.SelectPolicy = scaling.SelectPolicy(d.in.SelectPolicy)
-		}
-		if len(d.in.Policies) > 0 {
-			d.out.Policies = nil
-			for _, pol := range d.in.Policies {
-				d.out.Policies = append(d.out.Policies, scaling.HPAPolicy{Type: scaling.HPAPolicyType(pol.Type), Value: pol.Value, Period: pol.Period.Duration})
-			}
-		}
-	}
-	if err := c.Validate(); err != nil {
-		return c, inputErr("policy: spec.algorithm.kubernetes: %v", err)
-	}
-	return c, nil
-}
-
 func dur(d *metav1.Duration, def time.Duration) time.Duration {
 	if d == nil {
 		return def
 	}
 	return d.Duration
-}
-
-func frssConfig(f *hcav1.FRSSAlgorithm) (scaling.FRSSConfig, error) {
-	c := scaling.DefaultFRSSConfig()
-	if f == nil {
-		return c, nil
-	}
-	if f.Tolerance != nil {
-		t, err := quantityIn01(f.Tolerance, "spec.algorithm.frss.tolerance")
-		if err != nil {
-			return c, err
-		}
-		c.Tolerance = t
-	}
-	if f.ScaleUpRate != 0 {
-		c.ScaleUpRate = float64(f.ScaleUpRate)
-	}
-	c.UpWindow = dur(f.UpWindow, c.UpWindow)
-	c.DownWindow = dur(f.DownWindow, c.DownWindow)
-	if f.ShrinkStep != 0 {
-		c.ShrinkStep = f.ShrinkStep
-	}
-	if err := c.Validate(); err != nil {
-		return c, inputErr("policy: spec.algorithm.frss: %v", err)
-	}
-	return c, nil
-}
-
-func panicConfig(p *hcav1.PanicAlgorithm) (scaling.PanicConfig, error) {
-	c := scaling.DefaultPanicConfig()
-	if p == nil {
-		return c, nil
-	}
-	c.StableWindow = dur(p.StableWindow, c.StableWindow)
-	panicWindow := dur(p.PanicWindow, 6*time.Second)
-	if panicWindow >= c.StableWindow {
-		return c, inputErr("policy: spec.algorithm.panic.panicWindow (%v) is not shorter than stableWindow (%v): shorten it", panicWindow, c.StableWindow)
-	}
-	c.PanicWindowPercentage = float64(panicWindow) / float64(c.StableWindow) * 100
-	if p.PanicThresholdPercent != 0 {
-		c.PanicThreshold = float64(p.PanicThresholdPercent)
-	}
-	if p.MaxScaleUpRate != nil {
-		c.MaxScaleUpRate = p.MaxScaleUpRate.AsApproximateFloat64()
-	}
-	if p.MaxScaleDownRate != nil {
-		c.MaxScaleDownRate = p.MaxScaleDownRate.AsApproximateFloat64()
-	}
-	if err := c.Validate(); err != nil {
-		return c, inputErr("policy: spec.algorithm.panic: %v", err)
-	}
-	return c, nil
 }
 
 // cleanYAMLError shortens sigs.k8s.io/yaml's wrapping of encoding/json

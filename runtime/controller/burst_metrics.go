@@ -14,6 +14,7 @@ import (
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
+	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
 )
@@ -82,89 +83,6 @@ type burstMetricOutcome struct {
 	next time.Duration
 }
 
-// burstNewAlgorithm builds the scaling algorithm a policy names, from the API
-// parameters over the algorithm's defaults. utilization is true for Resource
-// metrics (percent of requests).
-func burstNewAlgorithm(a hcav1.Algorithm, utilization bool) (scaling.Algorithm, error) {
-	switch a.Name {
-	case "", hcav1.AlgorithmKubernetes:
-		cfg := scaling.DefaultKubernetesConfig()
-		cfg.Utilization = utilization
-		if k := a.Kubernetes; k != nil {
-			if k.Tolerance != nil {
-				cfg.ScaleUp.Tolerance = k.Tolerance.AsApproximateFloat64()
-				cfg.ScaleDown.Tolerance = cfg.ScaleUp.Tolerance
-			}
-			burstRules(&cfg.ScaleUp, k.ScaleUp)
-			burstRules(&cfg.ScaleDown, k.ScaleDown)
-		}
-		return scaling.NewKubernetes(cfg)
-	case hcav1.AlgorithmFRSS:
-		cfg := scaling.DefaultFRSSConfig()
-		if f := a.FRSS; f != nil {
-			if f.Tolerance != nil {
-				cfg.Tolerance = f.Tolerance.AsApproximateFloat64()
-			}
-			if f.ScaleUpRate > 0 {
-				cfg.ScaleUpRate = float64(f.ScaleUpRate)
-			}
-			if f.UpWindow != nil {
-				cfg.UpWindow = f.UpWindow.Duration
-			}
-			if f.DownWindow != nil {
-				cfg.DownWindow = f.DownWindow.Duration
-			}
-			if f.ShrinkStep > 0 {
-				cfg.ShrinkStep = f.ShrinkStep
-			}
-		}
-		return scaling.NewFRSS(cfg)
-	case hcav1.AlgorithmPanic:
-		cfg := scaling.DefaultPanicConfig()
-		if p := a.Panic; p != nil {
-			if p.StableWindow != nil {
-				cfg.StableWindow = p.StableWindow.Duration
-			}
-			if p.PanicWindow != nil && cfg.StableWindow > 0 {
-				cfg.PanicWindowPercentage = 100 * float64(p.PanicWindow.Duration) / float64(cfg.StableWindow)
-			}
-			if p.PanicThresholdPercent > 0 {
-				cfg.PanicThreshold = float64(p.PanicThresholdPercent)
-			}
-			if p.MaxScaleUpRate != nil {
-				cfg.MaxScaleUpRate = p.MaxScaleUpRate.AsApproximateFloat64()
-			}
-			if p.MaxScaleDownRate != nil {
-				cfg.MaxScaleDownRate = p.MaxScaleDownRate.AsApproximateFloat64()
-			}
-		}
-		return scaling.NewPanic(cfg)
-	default:
-		return nil, fmt.Errorf("spec.algorithm.name %q is unknown: use kubernetes, frss or panic", a.Name)
-	}
-}
-
-func burstRules(dst *scaling.HPARules, src *hcav1.ScalingRules) {
-	if src == nil {
-		return
-	}
-	if src.StabilizationWindow != nil {
-		dst.StabilizationWindow = src.StabilizationWindow.Duration
-	}
-	if src.Tolerance != nil {
-		dst.Tolerance = src.Tolerance.AsApproximateFloat64()
-	}
-	if src.SelectPolicy != "" {
-		dst.SelectPolicy = scaling.SelectPolicy(src.SelectPolicy)
-	}
-	if len(src.Policies) > 0 {
-		dst.Policies = nil
-		for _, p := range src.Policies {
-			dst.Policies = append(dst.Policies, scaling.HPAPolicy{Type: scaling.HPAPolicyType(p.Type), Value: p.Value, Period: p.Period.Duration})
-		}
-	}
-}
-
 // burstPodNameRE matches the pods of a Deployment's ReplicaSets.
 func burstPodNameRE(deployment string) string {
 	return regexp.QuoteMeta(deployment) + "-[a-z0-9]+-[a-z0-9]+"
@@ -188,7 +106,7 @@ func (r *BurstReconciler) evaluateMetrics(ctx context.Context, p *hcav1.BurstPol
 	if st == nil || st.fingerprint != fp {
 		st = &burstAlgoState{fingerprint: fp}
 		for _, m := range p.Spec.Metrics {
-			alg, err := burstNewAlgorithm(p.Spec.Algorithm, m.Type == hcav1.MetricResource)
+			alg, err := policy.NewAlgorithm(p.Spec.Algorithm, m.Type == hcav1.MetricResource)
 			if err != nil {
 				r.mu.Unlock()
 				return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: r.opts.MetricsInterval}

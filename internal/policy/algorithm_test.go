@@ -1,0 +1,73 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
+)
+
+func qty(s string) *resource.Quantity { q := resource.MustParse(s); return &q }
+
+func TestNewAlgorithm(t *testing.T) {
+	tests := []struct {
+		name     string
+		alg      hcav1.Algorithm
+		wantName string
+		wantErr  string
+	}{
+		{"default is kubernetes", hcav1.Algorithm{}, "kubernetes", ""},
+		{"frss", hcav1.Algorithm{Name: hcav1.AlgorithmFRSS}, "frss", ""},
+		{"panic", hcav1.Algorithm{Name: hcav1.AlgorithmPanic}, "panic", ""},
+		{"unknown", hcav1.Algorithm{Name: "magic"}, "", `spec.algorithm.name "magic" is unknown`},
+		{"tolerance out of range", hcav1.Algorithm{Name: hcav1.AlgorithmFRSS, FRSS: &hcav1.FRSSAlgorithm{Tolerance: qty("1")}}, "", "spec.algorithm.frss.tolerance is 1: use a value in [0, 1)"},
+		{"panic window too long", hcav1.Algorithm{Name: hcav1.AlgorithmPanic, Panic: &hcav1.PanicAlgorithm{PanicWindow: &metav1.Duration{Duration: time.Minute}}}, "", "panicWindow (1m0s) is not shorter than stableWindow"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := NewAlgorithm(tt.alg, true)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Name() != tt.wantName {
+				t.Fatalf("Name() = %q, want %q", a.Name(), tt.wantName)
+			}
+		})
+	}
+}
+
+func TestConfigsOverDefaults(t *testing.T) {
+	f, err := FRSSConfig(&hcav1.FRSSAlgorithm{DownWindow: &metav1.Duration{Duration: 10 * time.Second}, ShrinkStep: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := scaling.DefaultFRSSConfig()
+	if f.DownWindow != 10*time.Second || f.ShrinkStep != 4 || f.Tolerance != def.Tolerance || f.ScaleUpRate != def.ScaleUpRate {
+		t.Fatalf("FRSSConfig = %+v, want down window 10s, shrink 4 and the defaults' tolerance %v and rate %v", f, def.Tolerance, def.ScaleUpRate)
+	}
+	k, err := KubernetesConfig(&hcav1.KubernetesAlgorithm{Tolerance: qty("0.05"), ScaleDown: &hcav1.ScalingRules{StabilizationWindow: &metav1.Duration{Duration: time.Minute}}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.ScaleUp.Tolerance != 0.05 || k.ScaleDown.Tolerance != 0.05 || k.ScaleDown.StabilizationWindow != time.Minute || !k.Utilization {
+		t.Fatalf("KubernetesConfig = %+v", k)
+	}
+	p, err := PanicConfig(&hcav1.PanicAlgorithm{StableWindow: &metav1.Duration{Duration: 120 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PanicWindowPercentage != 5 {
+		t.Fatalf("panic window percentage = %v, want 5 (6 s of 120 s)", p.PanicWindowPercentage)
+	}
+}
