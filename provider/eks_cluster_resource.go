@@ -252,9 +252,10 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 						Validators:  []validator.Int64{int64validator.AtLeast(0)},
 					},
 					"arn": schema.StringAttribute{
-						Computed:      true,
-						Description:   "ARN of the node group.",
-						PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+						// No UseStateForUnknown: after an out-of-band deletion the
+						// state's value is null and the new node group gets a new ARN.
+						Computed:    true,
+						Description: "ARN of the node group.",
 					},
 					"status": schema.StringAttribute{
 						Computed:    true,

@@ -190,8 +190,37 @@ func TestAccEKSCluster_basic(t *testing.T) {
 					l.checkNodegroupDesired(name, "workers", 2),
 				),
 			},
+			{
+				// The node group is deleted out of band: the refreshed plan
+				// is not empty.
+				Config:             eksProviderHCL(l.endpoint) + scaled.hcl(),
+				Check:              l.deleteNodegroupOutOfBand(name, "workers"),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				// The next apply creates it again in place, keeping the cluster.
+				Config: eksProviderHCL(l.endpoint) + scaled.hcl(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("hca_eks_cluster.test", plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "node_group.status", "ACTIVE"),
+					resource.TestCheckResourceAttr("hca_eks_cluster.test", "arn", "arn:aws:eks:us-east-1:000000000000:cluster/"+name),
+					l.checkNodegroupDesired(name, "workers", 2),
+				),
+			},
 		},
 	})
+}
+
+// deleteNodegroupOutOfBand deletes the node group through the SDK and waits
+// until it is gone.
+func (l eksLab) deleteNodegroupOutOfBand(cluster, ng string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		return eksDeleteNodegroupAndWait(ctx, l.client, cluster, ng)
+	}
 }
 
 // TestAccEKSCluster_disappears deletes the cluster out of band: the next plan
