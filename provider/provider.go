@@ -278,6 +278,7 @@ func (p *hcaProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewClusterResource,
 		NewRuntimeResource,
+		NewBurstPolicyResource,
 		NewEKSClusterResource,
 		NewACKClusterResource,
 	}

@@ -1,0 +1,45 @@
+# Scale the shop's web Deployment in the private cluster with FRSS and burst
+# the replicas it cannot schedule there into EKS first, then ACK.
+resource "hca_burst_policy" "web" {
+  name            = "web"
+  namespace       = "shop"
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  burst_targets = [
+    { cluster = "eks-eu-west-1", max_replicas = 40 },
+    { cluster = "ack-hangzhou" },
+  ]
+  placement    = "priority"
+  min_replicas = 2
+  max_replicas = 60
+
+  metrics = [
+    { type = "Resource", resource = { name = "cpu", target_average_utilization = 70 } },
+    {
+      type   = "PromQL"
+      promql = { query = "sum(rate(http_requests_total{app=\"web\"}[1m]))", target_value = "100" }
+    },
+  ]
+
+  algorithm = {
+    name = "frss"
+    frss = { scale_up_rate = 9, down_window = "9m", shrink_step = 1 }
+  }
+
+  # Copied into each burst cluster with the Deployment.
+  propagate = {
+    config_maps = { names = ["web-config"] }
+    secrets     = { match_labels = { "app.kubernetes.io/name" = "web" } }
+  }
+
+  consul = {
+    service_name = "web"
+    port         = 8080
+  }
+
+  pending_threshold = "5s"
+}
+
+output "web_phase" {
+  value = hca_burst_policy.web.phase
+}

@@ -1,0 +1,1131 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	kresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+)
+
+var (
+	_ resource.Resource                   = (*burstPolicyResource)(nil)
+	_ resource.ResourceWithConfigure      = (*burstPolicyResource)(nil)
+	_ resource.ResourceWithImportState    = (*burstPolicyResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*burstPolicyResource)(nil)
+)
+
+// NewBurstPolicyResource returns the hca_burst_policy resource.
+func NewBurstPolicyResource() resource.Resource {
+	return &burstPolicyResource{}
+}
+
+type burstPolicyResource struct {
+	clients *Clients
+}
+
+type burstPolicyModel struct {
+	ID               types.String    `tfsdk:"id"`
+	Name             types.String    `tfsdk:"name"`
+	Namespace        types.String    `tfsdk:"namespace"`
+	Target           *bpTarget       `tfsdk:"target"`
+	PrimaryCluster   types.String    `tfsdk:"primary_cluster"`
+	BurstTargets     []bpBurstTarget `tfsdk:"burst_targets"`
+	Placement        types.String    `tfsdk:"placement"`
+	MinReplicas      types.Int64     `tfsdk:"min_replicas"`
+	MaxReplicas      types.Int64     `tfsdk:"max_replicas"`
+	Metrics          []bpMetric      `tfsdk:"metrics"`
+	Algorithm        *bpAlgorithm    `tfsdk:"algorithm"`
+	Propagate        *bpPropagate    `tfsdk:"propagate"`
+	Consul           *bpConsul       `tfsdk:"consul"`
+	PendingThreshold types.String    `tfsdk:"pending_threshold"`
+	Phase            types.String    `tfsdk:"phase"`
+	Replicas         types.List      `tfsdk:"replicas"`
+}
+
+type bpTarget struct {
+	DeploymentName types.String `tfsdk:"deployment_name"`
+	MatchLabels    types.Map    `tfsdk:"match_labels"`
+}
+
+type bpBurstTarget struct {
+	Cluster     types.String `tfsdk:"cluster"`
+	Weight      types.Int64  `tfsdk:"weight"`
+	MaxReplicas types.Int64  `tfsdk:"max_replicas"`
+}
+
+type bpMetric struct {
+	Type     types.String      `tfsdk:"type"`
+	Resource *bpResourceMetric `tfsdk:"resource"`
+	PromQL   *bpPromQLMetric   `tfsdk:"promql"`
+}
+
+type bpResourceMetric struct {
+	Name                     types.String `tfsdk:"name"`
+	TargetAverageUtilization types.Int64  `tfsdk:"target_average_utilization"`
+}
+
+type bpPromQLMetric struct {
+	Query       types.String `tfsdk:"query"`
+	TargetValue types.String `tfsdk:"target_value"`
+	TargetType  types.String `tfsdk:"target_type"`
+}
+
+type bpAlgorithm struct {
+	Name       types.String  `tfsdk:"name"`
+	Kubernetes *bpKubernetes `tfsdk:"kubernetes"`
+	FRSS       *bpFRSS       `tfsdk:"frss"`
+	Panic      *bpPanic      `tfsdk:"panic"`
+}
+
+type bpKubernetes struct {
+	Tolerance types.String    `tfsdk:"tolerance"`
+	ScaleUp   *bpScalingRules `tfsdk:"scale_up"`
+	ScaleDown *bpScalingRules `tfsdk:"scale_down"`
+}
+
+type bpScalingRules struct {
+	StabilizationWindow types.String      `tfsdk:"stabilization_window"`
+	Tolerance           types.String      `tfsdk:"tolerance"`
+	SelectPolicy        types.String      `tfsdk:"select_policy"`
+	Policies            []bpScalingPolicy `tfsdk:"policies"`
+}
+
+type bpScalingPolicy struct {
+	Type   types.String `tfsdk:"type"`
+	Value  types.Int64  `tfsdk:"value"`
+	Period types.String `tfsdk:"period"`
+}
+
+type bpFRSS struct {
+	Tolerance   types.String `tfsdk:"tolerance"`
+	ScaleUpRate types.Int64  `tfsdk:"scale_up_rate"`
+	UpWindow    types.String `tfsdk:"up_window"`
+	DownWindow  types.String `tfsdk:"down_window"`
+	ShrinkStep  types.Int64  `tfsdk:"shrink_step"`
+}
+
+type bpPanic struct {
+	StableWindow          types.String `tfsdk:"stable_window"`
+	PanicWindow           types.String `tfsdk:"panic_window"`
+	PanicThresholdPercent types.Int64  `tfsdk:"panic_threshold_percent"`
+	MaxScaleUpRate        types.String `tfsdk:"max_scale_up_rate"`
+	MaxScaleDownRate      types.String `tfsdk:"max_scale_down_rate"`
+}
+
+type bpPropagate struct {
+	ConfigMaps *bpObjectSelector `tfsdk:"config_maps"`
+	Secrets    *bpObjectSelector `tfsdk:"secrets"`
+	Services   *bpObjectSelector `tfsdk:"services"`
+}
+
+type bpObjectSelector struct {
+	Names       types.Set `tfsdk:"names"`
+	MatchLabels types.Map `tfsdk:"match_labels"`
+}
+
+type bpConsul struct {
+	ServiceName types.String `tfsdk:"service_name"`
+	Port        types.Int64  `tfsdk:"port"`
+	Tags        types.Set    `tfsdk:"tags"`
+}
+
+var (
+	durationRE    = regexp.MustCompile(`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`)
+	replicasAttrs = map[string]attr.Type{"cluster": types.StringType, "desired": types.Int64Type, "ready": types.Int64Type, "pending": types.Int64Type}
+)
+
+func (r *burstPolicyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_burst_policy"
+}
+
+func durationAttr(desc string, extra ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional:    true,
+		Description: desc,
+		Validators:  append([]validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"30s\", \"5m\" or \"1h30m\"")}, extra...),
+	}
+}
+
+func toleranceAttr(desc string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional:    true,
+		Description: desc + " A decimal in [0, 1), such as `0.1` for 10 %.",
+		Validators:  []validator.String{quantityRange{min: "0", max: "1", minIncl: true}},
+	}
+}
+
+func selectorAttr(what string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional:    true,
+		Description: what + " to copy, by name or labels (an object matching either is copied); set `names` or `match_labels` or both.",
+		Attributes: map[string]schema.Attribute{
+			"names": schema.SetAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Names of the objects, 1 to 64 DNS subdomains.",
+				Validators: []validator.Set{setvalidator.SizeBetween(1, 64), setvalidator.ValueStringsAre(
+					stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE, "must be a DNS subdomain"))},
+			},
+			"match_labels": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Labels the objects must all carry, 1 to 32.",
+				Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32)},
+			},
+		},
+	}
+}
+
+func scalingRulesAttr(dir string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional:    true,
+		Description: "Rules for " + dir + " the replica count, as autoscaling/v2's HPAScalingRules.",
+		Attributes: map[string]schema.Attribute{
+			"stabilization_window": durationAttr("How far back proposals are considered, a Go duration of at most 1h.", durationMax{max: time.Hour}),
+			"tolerance":            toleranceAttr("Overrides `algorithm.kubernetes.tolerance` in this direction."),
+			"select_policy": schema.StringAttribute{
+				Optional:    true,
+				Description: "`Max` (the policy allowing the largest change), `Min` or `Disabled` (no change in this direction). The API's default is `Max`.",
+				Validators:  []validator.String{stringvalidator.OneOf("Max", "Min", "Disabled")},
+			},
+			"policies": schema.ListNestedAttribute{
+				Optional:    true,
+				Description: "At most 10 limits on the change per period.",
+				Validators:  []validator.List{listvalidator.SizeAtMost(10)},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"type": schema.StringAttribute{Required: true, Description: "`Pods` or `Percent`.",
+						Validators: []validator.String{stringvalidator.OneOf("Pods", "Percent")}},
+					"value": schema.Int64Attribute{Required: true, Description: "Allowed change, in pods or percent; at least 1.",
+						Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
+					"period": schema.StringAttribute{Required: true, Description: "Window the change is measured over, a Go duration in (0s, 30m].",
+						Validators: []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"15s\""), durationMax{max: 30 * time.Minute, positive: true}}},
+				}},
+			},
+		},
+	}
+}
+
+func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	resp.Schema = schema.Schema{
+		Description: "Manages a BurstPolicy (hca.dev/v1alpha1) in the control cluster: the runtime scales a workload in " +
+			"its primary cluster with the chosen algorithm and, when pods stay Unschedulable there, bursts the " +
+			"deficit into the burst target clusters. Every field of the API is an argument, checked at plan time " +
+			"with the API's own rules. Optional arguments left unset take the API's defaults (shown in their " +
+			"descriptions) and stay unset in the state. Import with `<namespace>/<name>`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "`<namespace>/<name>`; the import ID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:      true,
+				Description:   "Name of the BurstPolicy, a DNS subdomain of 1 to 253 characters. Changing it replaces the resource.",
+				PlanModifiers: replace,
+				Validators:    []validator.String{stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")},
+			},
+			"namespace": schema.StringAttribute{
+				Required:      true,
+				Description:   "Namespace of the BurstPolicy and its workload, a DNS label (it must exist). Changing it replaces the resource.",
+				PlanModifiers: replace,
+				Validators:    []validator.String{stringvalidator.LengthBetween(1, 63), stringvalidator.RegexMatches(dnsLabelRE, "must be a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit")},
+			},
+			"target": schema.SingleNestedAttribute{
+				Required:    true,
+				Description: "The workload: a Deployment by name (`deployment_name`), or the Deployments carrying labels (`match_labels`); exactly one of the two.",
+				Attributes: map[string]schema.Attribute{
+					"deployment_name": schema.StringAttribute{Optional: true, Description: "Name of the Deployment, a DNS subdomain.",
+						Validators: []validator.String{stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE, "must be a DNS subdomain")}},
+					"match_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+						Description: "Labels (1 to 32) the Deployments must all carry; each is scaled and burst on its own.",
+						Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32)}},
+				},
+			},
+			"primary_cluster": schema.StringAttribute{
+				Required:    true,
+				Description: "Name of the HybridCluster where the workload runs and is scaled first (a DNS subdomain).",
+				Validators:  []validator.String{stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE, "must be a DNS subdomain")},
+			},
+			"burst_targets": schema.ListNestedAttribute{
+				Required:    true,
+				Description: "1 to 32 clusters that receive the replicas the primary cannot schedule, in order of preference; each at most once, and not `primary_cluster`.",
+				Validators:  []validator.List{listvalidator.SizeBetween(1, 32)},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"cluster": schema.StringAttribute{Required: true, Description: "Name of the HybridCluster.",
+						Validators: []validator.String{stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE, "must be a DNS subdomain")}},
+					"weight": schema.Int64Attribute{Optional: true, Description: "Share under placement `weighted`, 0 to 1000 (0: never used by weighted placement). The API's default is 1.",
+						Validators: []validator.Int64{int64validator.Between(0, 1000)}},
+					"max_replicas": schema.Int64Attribute{Optional: true, Description: "Most replicas placed in this cluster, 0 or more. Unset: its free capacity and limits cap them.",
+						Validators: []validator.Int64{int64validator.Between(0, 2147483647)}},
+				}},
+			},
+			"placement": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("priority"),
+				Description: "How a replica deficit is spread over the burst targets: `priority`, `cheapest`, `weighted` (needs a target with weight > 0) or `capacity`. Defaults to `priority`.",
+				Validators:  []validator.String{stringvalidator.OneOf("priority", "cheapest", "weighted", "capacity")},
+			},
+			"min_replicas": schema.Int64Attribute{
+				Optional: true, Computed: true, Default: int64default.StaticInt64(1),
+				Description: "Fewest replicas of the workload (all clusters), 1 or more and at most `max_replicas`. Defaults to 1.",
+				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},
+			},
+			"max_replicas": schema.Int64Attribute{
+				Required:    true,
+				Description: "Most replicas of the workload (all clusters), 1 or more.",
+				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},
+			},
+			"metrics": schema.ListNestedAttribute{
+				Optional:    true,
+				Description: "1 to 10 metrics the replica count is computed from; the largest proposal wins. Unset: CPU at 80 % of requests (the API's default).",
+				Validators:  []validator.List{listvalidator.SizeBetween(1, 10)},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"type": schema.StringAttribute{Required: true, Description: "`Resource` (set `resource`) or `PromQL` (set `promql`).",
+						Validators: []validator.String{stringvalidator.OneOf("Resource", "PromQL")}},
+					"resource": schema.SingleNestedAttribute{Optional: true, Description: "Pod resource utilisation target; only with type `Resource`.",
+						Attributes: map[string]schema.Attribute{
+							"name": schema.StringAttribute{Required: true, Description: "`cpu` or `memory`.", Validators: []validator.String{stringvalidator.OneOf("cpu", "memory")}},
+							"target_average_utilization": schema.Int64Attribute{Required: true, Description: "Wanted mean utilisation in percent of requests, 1 to 1000.",
+								Validators: []validator.Int64{int64validator.Between(1, 1000)}},
+						}},
+					"promql": schema.SingleNestedAttribute{Optional: true, Description: "Prometheus query and target; only with type `PromQL`.",
+						Attributes: map[string]schema.Attribute{
+							"query": schema.StringAttribute{Required: true, Description: "PromQL expression returning one sample, 1 to 4096 characters.",
+								Validators: []validator.String{stringvalidator.LengthBetween(1, 4096)}},
+							"target_value": schema.StringAttribute{Required: true, Description: "Value the query should have (per replica with target_type `AverageValue`), a quantity greater than 0 such as `100` or `250m`.",
+								Validators: []validator.String{positiveQuantity{}}},
+							"target_type": schema.StringAttribute{Optional: true, Description: "`AverageValue` (the query returns a total that replicas share) or `Value`. The API's default is `AverageValue`.",
+								Validators: []validator.String{stringvalidator.OneOf("AverageValue", "Value")}},
+						}},
+				}},
+			},
+			"algorithm": schema.SingleNestedAttribute{
+				Optional:    true,
+				Description: "Scaling algorithm and its parameters; only the chosen algorithm's block may be set. Unset: `kubernetes` with its defaults.",
+				Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{Optional: true, Description: "`kubernetes`, `frss` or `panic`. The API's default is `kubernetes`.",
+						Validators: []validator.String{stringvalidator.OneOf("kubernetes", "frss", "panic")}},
+					"kubernetes": schema.SingleNestedAttribute{Optional: true, Description: "Horizontal Pod Autoscaler parameters (Kubernetes' defaults when unset).",
+						Attributes: map[string]schema.Attribute{
+							"tolerance":  toleranceAttr("Relative distance from the target within which nothing changes (default 0.1)."),
+							"scale_up":   scalingRulesAttr("increasing"),
+							"scale_down": scalingRulesAttr("decreasing"),
+						}},
+					"frss": schema.SingleNestedAttribute{Optional: true, Description: "Fast-Response/Slow-Shrinkage parameters.",
+						Attributes: map[string]schema.Attribute{
+							"tolerance": toleranceAttr("Relative distance from the target within which nothing changes (API default 0.2)."),
+							"scale_up_rate": schema.Int64Attribute{Optional: true, Description: "One scale-up step reaches at most current x (1 + rate) replicas, 1 to 1000 (API default 9).",
+								Validators: []validator.Int64{int64validator.Between(1, 1000)}},
+							"up_window":   durationAttr("Scale-up stabilisation window, a Go duration (API default `0s`)."),
+							"down_window": durationAttr("How long load must stay low before each shrink step, a Go duration (API default `9m`)."),
+							"shrink_step": schema.Int64Attribute{Optional: true, Description: "Pods removed per down window, 1 or more (API default 1).",
+								Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
+						}},
+					"panic": schema.SingleNestedAttribute{Optional: true, Description: "Knative KPA parameters.",
+						Attributes: map[string]schema.Attribute{
+							"stable_window": durationAttr("Averaging window in normal mode, a Go duration in [6s, 1h] (API default `60s`).", durationMax{min: 6 * time.Second, max: time.Hour}),
+							"panic_window":  durationAttr("Averaging window that detects bursts, a Go duration of at least 1s, shorter than `stable_window` (API default `6s`).", durationMax{min: time.Second}),
+							"panic_threshold_percent": schema.Int64Attribute{Optional: true, Description: "Panic window load, in percent of current capacity, that starts panic mode; 110 to 1000 (API default 200).",
+								Validators: []validator.Int64{int64validator.Between(110, 1000)}},
+							"max_scale_up_rate": schema.StringAttribute{Optional: true, Description: "One step reaches at most current x rate replicas; a decimal greater than 1 (API default 1000).",
+								Validators: []validator.String{quantityRange{min: "1"}}},
+							"max_scale_down_rate": schema.StringAttribute{Optional: true, Description: "One step goes down to at least current / rate replicas; a decimal greater than 1 (API default 2).",
+								Validators: []validator.String{quantityRange{min: "1"}}},
+						}},
+				},
+			},
+			"propagate": schema.SingleNestedAttribute{
+				Optional:    true,
+				Description: "Objects of the policy's namespace copied with the workload into each burst cluster it reaches (and deleted there when it leaves).",
+				Attributes: map[string]schema.Attribute{
+					"config_maps": selectorAttr("ConfigMaps"),
+					"secrets":     selectorAttr("Secrets"),
+					"services":    selectorAttr("Services (without cluster IPs and node ports)"),
+				},
+			},
+			"consul": schema.SingleNestedAttribute{
+				Optional:    true,
+				Description: "Registers the replicas of every cluster in Consul (one instance per cluster, tagged with the cluster and its weight). Unset: no registration.",
+				Attributes: map[string]schema.Attribute{
+					"service_name": schema.StringAttribute{Required: true, Description: "Consul service, a DNS label of 1 to 63 characters.",
+						Validators: []validator.String{stringvalidator.LengthBetween(1, 63), stringvalidator.RegexMatches(dnsLabelRE, "must be a DNS label")}},
+					"port": schema.Int64Attribute{Required: true, Description: "Port the load balancer sends traffic to, 1 to 65535.",
+						Validators: []validator.Int64{int64validator.Between(1, 65535)}},
+					"tags": schema.SetAttribute{Optional: true, ElementType: types.StringType, Description: "At most 32 tags of at most 255 characters, added to every instance.",
+						Validators: []validator.Set{setvalidator.SizeAtMost(32), setvalidator.ValueStringsAre(stringvalidator.LengthAtMost(255))}},
+				},
+			},
+			"pending_threshold": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("5s"),
+				Description: "How long a pod must stay Unschedulable before the deficit bursts, a Go duration (`0s` bursts at once). Defaults to `5s`.",
+				Validators:  []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"5s\" or \"1m\"")},
+			},
+			"phase": schema.StringAttribute{
+				Computed:      true,
+				Description:   "What the policy is doing, as the runtime last reported: `Watching`, `Bursting`, `ScalingBack`, `Degraded`, or empty before the runtime acts.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"replicas": schema.ListNestedAttribute{
+				Computed:    true,
+				Description: "Replicas of the workload per cluster as the runtime last reported: `cluster`, `desired`, `ready`, `pending` (Unschedulable).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"cluster": schema.StringAttribute{Computed: true, Description: "HybridCluster name."},
+					"desired": schema.Int64Attribute{Computed: true, Description: "Replica count set there."},
+					"ready":   schema.Int64Attribute{Computed: true, Description: "Ready pods there."},
+					"pending": schema.Int64Attribute{Computed: true, Description: "Unschedulable pods there."},
+				}},
+			},
+		},
+	}
+}
+
+func (r *burstPolicyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	c, diags := clientsFromProviderData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	r.clients = c
+}
+
+func (r *burstPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan burstPolicyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	bp, err := plan.toAPI()
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid burst policy", err.Error())
+		return
+	}
+	if err := c.Create(ctx, bp); err != nil {
+		resp.Diagnostics.AddError("Error creating burst policy", fmt.Sprintf("Could not create the BurstPolicy %s/%s: %v. %s", bp.Namespace, bp.Name, err, alreadyExistsHint(err, "")))
+		return
+	}
+	plan.ID = types.StringValue(bp.Namespace + "/" + bp.Name)
+	plan.setStatus(bp, true)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *burstPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state burstPolicyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	ns, name, _ := strings.Cut(state.ID.ValueString(), "/")
+	var bp hcav1.BurstPolicy
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &bp); err != nil {
+		if apierrors.IsNotFound(err) {
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		resp.Diagnostics.AddError("Error reading burst policy", fmt.Sprintf("Could not read the BurstPolicy %s/%s: %v.", ns, name, err))
+		return
+	}
+	next := burstPolicyFromAPI(&bp, &state)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &next)...)
+}
+
+func (r *burstPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan burstPolicyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	want, err := plan.toAPI()
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid burst policy", err.Error())
+		return
+	}
+	var bp hcav1.BurstPolicy
+	if err := c.Get(ctx, client.ObjectKeyFromObject(want), &bp); err != nil {
+		resp.Diagnostics.AddError("Error updating burst policy", fmt.Sprintf("Could not read the BurstPolicy %s/%s: %v.", want.Namespace, want.Name, err))
+		return
+	}
+	bp.Spec = want.Spec
+	if err := c.Update(ctx, &bp); err != nil {
+		resp.Diagnostics.AddError("Error updating burst policy", fmt.Sprintf("Could not update the BurstPolicy %s/%s: %v.", want.Namespace, want.Name, err))
+		return
+	}
+	plan.setStatus(&bp, true)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *burstPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state burstPolicyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	ns, name, _ := strings.Cut(state.ID.ValueString(), "/")
+	if err := deleteAndWait(ctx, c, &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, 2*time.Minute); err != nil {
+		resp.Diagnostics.AddError("Error deleting burst policy", fmt.Sprintf("Could not delete the BurstPolicy %s/%s: %v.", ns, name, err))
+	}
+}
+
+func (r *burstPolicyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, name, ok := strings.Cut(req.ID, "/")
+	if !ok || !dnsLabelRE.MatchString(ns) || !clusterNameRE.MatchString(name) {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID %q is not <namespace>/<name>. Use the BurstPolicy's namespace and name, such as `terraform import hca_burst_policy.web shop/web`.", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+}
+
+// ValidateConfig checks the BurstPolicy's cross-field (CEL) rules at plan time.
+func (r *burstPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m burstPolicyModel
+	if diags := req.Config.Get(ctx, &m); diags.HasError() {
+		// A nested object not known yet: the API checks it at apply.
+		return
+	}
+	resp.Diagnostics.Append(validateBurstPolicy(&m)...)
+}
+
+// validateBurstPolicy mirrors the CEL rules of the BurstPolicy CRD, for the
+// values known at plan time.
+func validateBurstPolicy(m *burstPolicyModel) diag.Diagnostics {
+	var d diag.Diagnostics
+	known := func(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
+	if known(m.MinReplicas) && known(m.MaxReplicas) && m.MinReplicas.ValueInt64() > m.MaxReplicas.ValueInt64() {
+		d.AddAttributeError(path.Root("min_replicas"), "Invalid min_replicas",
+			fmt.Sprintf("min_replicas (%d) must be <= max_replicas (%d).", m.MinReplicas.ValueInt64(), m.MaxReplicas.ValueInt64()))
+	}
+	if t := m.Target; t != nil && !t.DeploymentName.IsUnknown() && !t.MatchLabels.IsUnknown() && t.DeploymentName.IsNull() == t.MatchLabels.IsNull() {
+		d.AddAttributeError(path.Root("target"), "Invalid target", "target: set exactly one of deployment_name or match_labels.")
+	}
+	if p := m.Propagate; p != nil {
+		for _, sel := range []struct {
+			name string
+			s    *bpObjectSelector
+		}{{"config_maps", p.ConfigMaps}, {"secrets", p.Secrets}, {"services", p.Services}} {
+			if sel.s != nil && sel.s.Names.IsNull() && sel.s.MatchLabels.IsNull() {
+				d.AddAttributeError(path.Root("propagate").AtName(sel.name), "Invalid propagate",
+					"propagate."+sel.name+": set names or match_labels (or both) to select objects to propagate.")
+			}
+		}
+	}
+	seen := map[string]int{}
+	weighted := false
+	for i, t := range m.BurstTargets {
+		if !known(t.Cluster) {
+			weighted = weighted || !known(t.Weight)
+			continue
+		}
+		c := t.Cluster.ValueString()
+		if known(m.PrimaryCluster) && c == m.PrimaryCluster.ValueString() {
+			d.AddAttributeError(path.Root("burst_targets").AtListIndex(i).AtName("cluster"), "Invalid burst_targets",
+				fmt.Sprintf("burst_targets must not list primary_cluster %q: list only the clusters to burst into.", c))
+		}
+		if j, dup := seen[c]; dup {
+			d.AddAttributeError(path.Root("burst_targets").AtListIndex(i).AtName("cluster"), "Invalid burst_targets",
+				fmt.Sprintf("burst_targets[%d] and burst_targets[%d] both name cluster %q: list each cluster once.", j, i, c))
+		}
+		seen[c] = i
+		// Unset weights default to 1.
+		if t.Weight.IsNull() || t.Weight.IsUnknown() || t.Weight.ValueInt64() > 0 {
+			weighted = true
+		}
+	}
+	if known(m.Placement) && m.Placement.ValueString() == "weighted" && !weighted {
+		d.AddAttributeError(path.Root("burst_targets"), "Invalid burst_targets",
+			"placement weighted needs at least one burst_targets entry with weight > 0.")
+	}
+	for i, mt := range m.Metrics {
+		p := path.Root("metrics").AtListIndex(i)
+		switch mt.Type.ValueString() {
+		case "Resource":
+			if mt.Resource == nil || mt.PromQL != nil {
+				d.AddAttributeError(p, "Invalid metrics", fmt.Sprintf("metrics[%d]: type Resource requires resource (name and target_average_utilization) and no promql.", i))
+			}
+		case "PromQL":
+			if mt.PromQL == nil || mt.Resource != nil {
+				d.AddAttributeError(p, "Invalid metrics", fmt.Sprintf("metrics[%d]: type PromQL requires promql (query and target_value) and no resource.", i))
+			}
+		}
+	}
+	if a := m.Algorithm; a != nil && !a.Name.IsUnknown() {
+		name := a.Name.ValueString()
+		if name == "" {
+			name = "kubernetes"
+		}
+		for _, b := range []struct {
+			n   string
+			set bool
+		}{{"kubernetes", a.Kubernetes != nil}, {"frss", a.FRSS != nil}, {"panic", a.Panic != nil}} {
+			if b.set && b.n != name {
+				d.AddAttributeError(path.Root("algorithm").AtName(b.n), "Invalid algorithm",
+					fmt.Sprintf("algorithm.%s is set but algorithm.name is %s: set name to %s or remove %s.", b.n, name, b.n, b.n))
+			}
+		}
+		if p := a.Panic; p != nil {
+			stable, panicW := 60*time.Second, 6*time.Second
+			ok := true
+			if known(p.StableWindow) {
+				v, err := time.ParseDuration(p.StableWindow.ValueString())
+				stable, ok = v, ok && err == nil
+			} else if p.StableWindow.IsUnknown() {
+				ok = false
+			}
+			if known(p.PanicWindow) {
+				v, err := time.ParseDuration(p.PanicWindow.ValueString())
+				panicW, ok = v, ok && err == nil
+			} else if p.PanicWindow.IsUnknown() {
+				ok = false
+			}
+			if ok && panicW >= stable {
+				d.AddAttributeError(path.Root("algorithm").AtName("panic").AtName("panic_window"), "Invalid algorithm",
+					fmt.Sprintf("algorithm.panic.panic_window (%s) must be shorter than stable_window (%s).", panicW, stable))
+			}
+		}
+	}
+	return d
+}
+
+// toAPI converts the model to a BurstPolicy; unset optional fields stay unset
+// so that the API server applies its defaults.
+func (m *burstPolicyModel) toAPI() (*hcav1.BurstPolicy, error) {
+	bp := &hcav1.BurstPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: hcav1.GroupVersion.String(), Kind: "BurstPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString()},
+	}
+	s := &bp.Spec
+	if m.Target != nil {
+		s.Target.DeploymentName = hcav1.ObjectName(m.Target.DeploymentName.ValueString())
+		s.Target.MatchLabels = stringMap(m.Target.MatchLabels)
+	}
+	s.PrimaryCluster = hcav1.ClusterName(m.PrimaryCluster.ValueString())
+	for _, t := range m.BurstTargets {
+		s.BurstTargets = append(s.BurstTargets, hcav1.BurstTargetCluster{Cluster: hcav1.ClusterName(t.Cluster.ValueString()),
+			Weight: int32Ptr(t.Weight), MaxReplicas: int32Ptr(t.MaxReplicas)})
+	}
+	s.Placement = hcav1.Placement(m.Placement.ValueString())
+	s.MinReplicas = int32(m.MinReplicas.ValueInt64())
+	s.MaxReplicas = int32(m.MaxReplicas.ValueInt64())
+	var err error
+	for i, mt := range m.Metrics {
+		ms := hcav1.MetricSpec{Type: hcav1.MetricSourceType(mt.Type.ValueString())}
+		if r := mt.Resource; r != nil {
+			ms.Resource = &hcav1.ResourceMetric{Name: hcav1.ResourceName(r.Name.ValueString()), TargetAverageUtilization: int32(r.TargetAverageUtilization.ValueInt64())}
+		}
+		if p := mt.PromQL; p != nil {
+			q, qerr := kresource.ParseQuantity(p.TargetValue.ValueString())
+			if qerr != nil {
+				return nil, fmt.Errorf("metrics[%d].promql.target_value %q is not a quantity: %w", i, p.TargetValue.ValueString(), qerr)
+			}
+			ms.PromQL = &hcav1.PromQLMetric{Query: p.Query.ValueString(), TargetValue: q, TargetType: hcav1.PromQLTargetType(p.TargetType.ValueString())}
+		}
+		s.Metrics = append(s.Metrics, ms)
+	}
+	if a := m.Algorithm; a != nil {
+		s.Algorithm.Name = hcav1.AlgorithmName(a.Name.ValueString())
+		if k := a.Kubernetes; k != nil {
+			ka := &hcav1.KubernetesAlgorithm{}
+			if ka.Tolerance, err = quantityPtr(k.Tolerance, "algorithm.kubernetes.tolerance"); err != nil {
+				return nil, err
+			}
+			if ka.ScaleUp, err = k.ScaleUp.toAPI("algorithm.kubernetes.scale_up"); err != nil {
+				return nil, err
+			}
+			if ka.ScaleDown, err = k.ScaleDown.toAPI("algorithm.kubernetes.scale_down"); err != nil {
+				return nil, err
+			}
+			s.Algorithm.Kubernetes = ka
+		}
+		if f := a.FRSS; f != nil {
+			fa := &hcav1.FRSSAlgorithm{ScaleUpRate: int32(f.ScaleUpRate.ValueInt64()), ShrinkStep: int32(f.ShrinkStep.ValueInt64())}
+			if fa.Tolerance, err = quantityPtr(f.Tolerance, "algorithm.frss.tolerance"); err != nil {
+				return nil, err
+			}
+			if fa.UpWindow, err = durationPtr(f.UpWindow, "algorithm.frss.up_window"); err != nil {
+				return nil, err
+			}
+			if fa.DownWindow, err = durationPtr(f.DownWindow, "algorithm.frss.down_window"); err != nil {
+				return nil, err
+			}
+			s.Algorithm.FRSS = fa
+		}
+		if p := a.Panic; p != nil {
+			pa := &hcav1.PanicAlgorithm{PanicThresholdPercent: int32(p.PanicThresholdPercent.ValueInt64())}
+			if pa.StableWindow, err = durationPtr(p.StableWindow, "algorithm.panic.stable_window"); err != nil {
+				return nil, err
+			}
+			if pa.PanicWindow, err = durationPtr(p.PanicWindow, "algorithm.panic.panic_window"); err != nil {
+				return nil, err
+			}
+			if pa.MaxScaleUpRate, err = quantityPtr(p.MaxScaleUpRate, "algorithm.panic.max_scale_up_rate"); err != nil {
+				return nil, err
+			}
+			if pa.MaxScaleDownRate, err = quantityPtr(p.MaxScaleDownRate, "algorithm.panic.max_scale_down_rate"); err != nil {
+				return nil, err
+			}
+			s.Algorithm.Panic = pa
+		}
+	}
+	if p := m.Propagate; p != nil {
+		s.Propagate = &hcav1.Propagation{ConfigMaps: p.ConfigMaps.toAPI(), Secrets: p.Secrets.toAPI(), Services: p.Services.toAPI()}
+	}
+	if c := m.Consul; c != nil {
+		s.Consul = &hcav1.ConsulRegistration{ServiceName: c.ServiceName.ValueString(), Port: int32(c.Port.ValueInt64()), Tags: stringSet(c.Tags)}
+	}
+	if s.PendingThreshold, err = durationPtr(m.PendingThreshold, "pending_threshold"); err != nil {
+		return nil, err
+	}
+	return bp, nil
+}
+
+func (r *bpScalingRules) toAPI(where string) (*hcav1.ScalingRules, error) {
+	if r == nil {
+		return nil, nil
+	}
+	out := &hcav1.ScalingRules{SelectPolicy: hcav1.SelectPolicy(r.SelectPolicy.ValueString())}
+	var err error
+	if out.StabilizationWindow, err = durationPtr(r.StabilizationWindow, where+".stabilization_window"); err != nil {
+		return nil, err
+	}
+	if out.Tolerance, err = quantityPtr(r.Tolerance, where+".tolerance"); err != nil {
+		return nil, err
+	}
+	for i, p := range r.Policies {
+		d, err := time.ParseDuration(p.Period.ValueString())
+		if err != nil {
+			return nil, fmt.Errorf("%s.policies[%d].period %q is not a duration: %w", where, i, p.Period.ValueString(), err)
+		}
+		out.Policies = append(out.Policies, hcav1.ScalingPolicy{Type: hcav1.ScalingPolicyType(p.Type.ValueString()), Value: int32(p.Value.ValueInt64()), Period: metav1.Duration{Duration: d}})
+	}
+	return out, nil
+}
+
+func (o *bpObjectSelector) toAPI() *hcav1.ObjectSelector {
+	if o == nil {
+		return nil
+	}
+	out := &hcav1.ObjectSelector{MatchLabels: stringMap(o.MatchLabels)}
+	for _, n := range stringSet(o.Names) {
+		out.Names = append(out.Names, hcav1.ObjectName(n))
+	}
+	return out
+}
+
+// burstPolicyFromAPI converts a BurstPolicy to the model. prior is the state
+// (or the plan) it refreshes: an argument unset there stays unset when the
+// API holds its default, and durations and quantities keep prior's spelling
+// when they are equal ("1m" and "60s").
+func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPolicyModel {
+	if prior == nil {
+		prior = &burstPolicyModel{}
+	}
+	s := bp.Spec
+	m := burstPolicyModel{
+		ID:               types.StringValue(bp.Namespace + "/" + bp.Name),
+		Name:             types.StringValue(bp.Name),
+		Namespace:        types.StringValue(bp.Namespace),
+		PrimaryCluster:   types.StringValue(string(s.PrimaryCluster)),
+		Placement:        types.StringValue(string(s.Placement)),
+		MinReplicas:      types.Int64Value(int64(s.MinReplicas)),
+		MaxReplicas:      types.Int64Value(int64(s.MaxReplicas)),
+		PendingThreshold: keepDuration(prior.PendingThreshold, s.PendingThreshold, ""),
+	}
+	if m.Placement.ValueString() == "" {
+		m.Placement = types.StringValue("priority")
+	}
+	if s.MinReplicas == 0 {
+		m.MinReplicas = types.Int64Value(1)
+	}
+	if m.PendingThreshold.IsNull() {
+		m.PendingThreshold = types.StringValue("5s")
+	}
+	m.Target = &bpTarget{DeploymentName: optString(types.StringNull(), string(s.Target.DeploymentName), ""), MatchLabels: mapValue(s.Target.MatchLabels)}
+	for i, t := range s.BurstTargets {
+		var pt bpBurstTarget
+		if i < len(prior.BurstTargets) {
+			pt = prior.BurstTargets[i]
+		}
+		m.BurstTargets = append(m.BurstTargets, bpBurstTarget{
+			Cluster:     types.StringValue(string(t.Cluster)),
+			Weight:      optInt(pt.Weight, t.Weight, 1),
+			MaxReplicas: optInt(types.Int64Null(), t.MaxReplicas, -1),
+		})
+	}
+	if !(prior.Metrics == nil && isDefaultMetrics(s.Metrics)) {
+		for i, mt := range s.Metrics {
+			var pm bpMetric
+			if i < len(prior.Metrics) {
+				pm = prior.Metrics[i]
+			}
+			out := bpMetric{Type: types.StringValue(string(mt.Type))}
+			if r := mt.Resource; r != nil {
+				out.Resource = &bpResourceMetric{Name: types.StringValue(string(r.Name)), TargetAverageUtilization: types.Int64Value(int64(r.TargetAverageUtilization))}
+			}
+			if p := mt.PromQL; p != nil {
+				var pp bpPromQLMetric
+				if pm.PromQL != nil {
+					pp = *pm.PromQL
+				}
+				q := p.TargetValue
+				out.PromQL = &bpPromQLMetric{Query: types.StringValue(p.Query), TargetValue: keepQuantity(pp.TargetValue, &q),
+					TargetType: optString(pp.TargetType, string(p.TargetType), "AverageValue")}
+			}
+			m.Metrics = append(m.Metrics, out)
+		}
+	}
+	a := s.Algorithm
+	pa := prior.Algorithm
+	if pa == nil {
+		pa = &bpAlgorithm{}
+	}
+	alg := &bpAlgorithm{Name: optString(pa.Name, string(a.Name), "kubernetes")}
+	if k := a.Kubernetes; k != nil {
+		pk := pa.Kubernetes
+		if pk == nil {
+			pk = &bpKubernetes{}
+		}
+		alg.Kubernetes = &bpKubernetes{Tolerance: keepQuantity(pk.Tolerance, k.Tolerance),
+			ScaleUp: scalingRulesFromAPI(k.ScaleUp, pk.ScaleUp), ScaleDown: scalingRulesFromAPI(k.ScaleDown, pk.ScaleDown)}
+	}
+	if f := a.FRSS; f != nil {
+		pf := pa.FRSS
+		if pf == nil {
+			pf = &bpFRSS{}
+		}
+		sur, ss := f.ScaleUpRate, f.ShrinkStep
+		alg.FRSS = &bpFRSS{
+			Tolerance:   keepDefaultQuantity(pf.Tolerance, f.Tolerance, "0.2"),
+			ScaleUpRate: optInt(pf.ScaleUpRate, &sur, 9),
+			UpWindow:    keepDuration(pf.UpWindow, f.UpWindow, "0s"),
+			DownWindow:  keepDuration(pf.DownWindow, f.DownWindow, "9m"),
+			ShrinkStep:  optInt(pf.ShrinkStep, &ss, 1),
+		}
+	}
+	if p := a.Panic; p != nil {
+		pp := pa.Panic
+		if pp == nil {
+			pp = &bpPanic{}
+		}
+		pt := p.PanicThresholdPercent
+		alg.Panic = &bpPanic{
+			StableWindow:          keepDuration(pp.StableWindow, p.StableWindow, "60s"),
+			PanicWindow:           keepDuration(pp.PanicWindow, p.PanicWindow, "6s"),
+			PanicThresholdPercent: optInt(pp.PanicThresholdPercent, &pt, 200),
+			MaxScaleUpRate:        keepDefaultQuantity(pp.MaxScaleUpRate, p.MaxScaleUpRate, "1000"),
+			MaxScaleDownRate:      keepDefaultQuantity(pp.MaxScaleDownRate, p.MaxScaleDownRate, "2"),
+		}
+	}
+	if !(prior.Algorithm == nil && alg.Name.IsNull() && alg.Kubernetes == nil && alg.FRSS == nil && alg.Panic == nil) {
+		m.Algorithm = alg
+	}
+	if p := s.Propagate; p != nil {
+		m.Propagate = &bpPropagate{ConfigMaps: selectorFromAPI(p.ConfigMaps), Secrets: selectorFromAPI(p.Secrets), Services: selectorFromAPI(p.Services)}
+	}
+	if c := s.Consul; c != nil {
+		m.Consul = &bpConsul{ServiceName: types.StringValue(c.ServiceName), Port: types.Int64Value(int64(c.Port)), Tags: setValue(c.Tags)}
+	}
+	m.setStatus(bp, false)
+	return m
+}
+
+func scalingRulesFromAPI(r *hcav1.ScalingRules, prior *bpScalingRules) *bpScalingRules {
+	if r == nil {
+		return nil
+	}
+	if prior == nil {
+		prior = &bpScalingRules{}
+	}
+	out := &bpScalingRules{
+		StabilizationWindow: keepDuration(prior.StabilizationWindow, r.StabilizationWindow, ""),
+		Tolerance:           keepQuantity(prior.Tolerance, r.Tolerance),
+		SelectPolicy:        optString(prior.SelectPolicy, string(r.SelectPolicy), "Max"),
+	}
+	for i, p := range r.Policies {
+		var pp types.String
+		if i < len(prior.Policies) {
+			pp = prior.Policies[i].Period
+		}
+		d := p.Period
+		out.Policies = append(out.Policies, bpScalingPolicy{Type: types.StringValue(string(p.Type)), Value: types.Int64Value(int64(p.Value)),
+			Period: keepDuration(pp, &d, "")})
+	}
+	return out
+}
+
+func selectorFromAPI(o *hcav1.ObjectSelector) *bpObjectSelector {
+	if o == nil {
+		return nil
+	}
+	names := make([]string, len(o.Names))
+	for i, n := range o.Names {
+		names[i] = string(n)
+	}
+	if o.Names == nil {
+		names = nil
+	}
+	return &bpObjectSelector{Names: setValue(names), MatchLabels: mapValue(o.MatchLabels)}
+}
+
+// setStatus sets phase and replicas; with onlyUnknown, only when the plan
+// left them unknown.
+func (m *burstPolicyModel) setStatus(bp *hcav1.BurstPolicy, onlyUnknown bool) {
+	if !onlyUnknown || m.Phase.IsUnknown() {
+		m.Phase = types.StringValue(string(bp.Status.Phase))
+	}
+	if onlyUnknown && !m.Replicas.IsUnknown() {
+		return
+	}
+	rs := append([]hcav1.ClusterReplicas(nil), bp.Status.Replicas...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Cluster < rs[j].Cluster })
+	elems := make([]attr.Value, len(rs))
+	for i, r := range rs {
+		elems[i] = types.ObjectValueMust(replicasAttrs, map[string]attr.Value{"cluster": types.StringValue(string(r.Cluster)),
+			"desired": types.Int64Value(int64(r.Desired)), "ready": types.Int64Value(int64(r.Ready)), "pending": types.Int64Value(int64(r.Pending))})
+	}
+	m.Replicas = types.ListValueMust(types.ObjectType{AttrTypes: replicasAttrs}, elems)
+}
+
+func isDefaultMetrics(ms []hcav1.MetricSpec) bool {
+	return len(ms) == 0 || (len(ms) == 1 && ms[0].Type == hcav1.MetricResource && ms[0].Resource != nil && ms[0].PromQL == nil &&
+		ms[0].Resource.Name == hcav1.ResourceCPU && ms[0].Resource.TargetAverageUtilization == 80)
+}
+
+// optString is v, except that an unset prior stays unset when v is empty or
+// the API's default def.
+func optString(prior types.String, v, def string) types.String {
+	if (prior.IsNull() || prior.IsUnknown()) && (v == "" || v == def) {
+		return types.StringNull()
+	}
+	return types.StringValue(v)
+}
+
+// optInt is *v, except that an unset prior stays unset when v is nil or the
+// API's default def (-1: no default).
+func optInt(prior types.Int64, v *int32, def int64) types.Int64 {
+	if v == nil {
+		return types.Int64Null()
+	}
+	if (prior.IsNull() || prior.IsUnknown()) && (int64(*v) == def || (def != -1 && *v == 0)) {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(*v))
+}
+
+// keepDuration returns the duration, in prior's spelling when equal; an unset
+// prior stays unset when d is nil or the API's default def.
+func keepDuration(prior types.String, d *metav1.Duration, def string) types.String {
+	if d == nil {
+		return types.StringNull()
+	}
+	if !prior.IsNull() && !prior.IsUnknown() {
+		if p, err := time.ParseDuration(prior.ValueString()); err == nil && p == d.Duration {
+			return prior
+		}
+	} else if def != "" {
+		if dv, err := time.ParseDuration(def); err == nil && dv == d.Duration {
+			return types.StringNull()
+		}
+	}
+	return types.StringValue(shortDuration(d.Duration))
+}
+
+// shortDuration formats d as people write it: "1m" rather than "1m0s", "1h"
+// rather than "1h0m0s" (an import has no configured spelling to keep).
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func keepDefaultQuantity(prior types.String, q *kresource.Quantity, def string) types.String {
+	if q != nil && (prior.IsNull() || prior.IsUnknown()) && q.Cmp(kresource.MustParse(def)) == 0 {
+		return types.StringNull()
+	}
+	return keepQuantity(prior, q)
+}
+
+func int32Ptr(v types.Int64) *int32 {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	i := int32(v.ValueInt64())
+	return &i
+}
+
+func quantityPtr(v types.String, where string) (*kresource.Quantity, error) {
+	if v.IsNull() || v.IsUnknown() {
+		return nil, nil
+	}
+	q, err := kresource.ParseQuantity(v.ValueString())
+	if err != nil {
+		return nil, fmt.Errorf("%s %q is not a decimal: %w", where, v.ValueString(), err)
+	}
+	return &q, nil
+}
+
+func durationPtr(v types.String, where string) (*metav1.Duration, error) {
+	if v.IsNull() || v.IsUnknown() {
+		return nil, nil
+	}
+	d, err := time.ParseDuration(v.ValueString())
+	if err != nil {
+		return nil, fmt.Errorf("%s %q is not a duration: %w", where, v.ValueString(), err)
+	}
+	return &metav1.Duration{Duration: d}, nil
+}
+
+func stringMap(v types.Map) map[string]string {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	out := map[string]string{}
+	for k, e := range v.Elements() {
+		if s, ok := e.(types.String); ok {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}
+
+func stringSet(v types.Set) []string {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	var out []string
+	for _, e := range v.Elements() {
+		if s, ok := e.(types.String); ok {
+			out = append(out, s.ValueString())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func mapValue(m map[string]string) types.Map {
+	if m == nil {
+		return types.MapNull(types.StringType)
+	}
+	elems := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
+func setValue(ss []string) types.Set {
+	if ss == nil {
+		return types.SetNull(types.StringType)
+	}
+	elems := make([]attr.Value, len(ss))
+	for i, s := range ss {
+		elems[i] = types.StringValue(s)
+	}
+	return types.SetValueMust(types.StringType, elems)
+}
+
+// quantityRange checks a decimal in [min, max) (or (min, max) without
+// minIncl; no max when empty).
+type quantityRange struct {
+	min, max string
+	minIncl  bool
+}
+
+func (v quantityRange) Description(context.Context) string {
+	lo := "greater than " + v.min
+	if v.minIncl {
+		lo = "at least " + v.min
+	}
+	if v.max == "" {
+		return "must be a decimal " + lo
+	}
+	return "must be a decimal " + lo + " and less than " + v.max
+}
+func (v quantityRange) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v quantityRange) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	q, err := kresource.ParseQuantity(s)
+	bad := err != nil
+	if !bad {
+		c := q.Cmp(kresource.MustParse(v.min))
+		bad = c < 0 || (c == 0 && !v.minIncl) || (v.max != "" && q.Cmp(kresource.MustParse(v.max)) >= 0)
+	}
+	if bad {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), fmt.Sprintf("%s %s, got %q.", req.Path, v.Description(ctx), s))
+	}
+}
+
+// durationMax checks a Go duration's bounds: at least min, at most max (when
+// set), and greater than 0 with positive.
+type durationMax struct {
+	min, max time.Duration
+	positive bool
+}
+
+func (v durationMax) Description(context.Context) string {
+	switch {
+	case v.positive:
+		return fmt.Sprintf("must be greater than 0s and at most %s", v.max)
+	case v.max == 0:
+		return fmt.Sprintf("must be at least %s", v.min)
+	case v.min == 0:
+		return fmt.Sprintf("must be at most %s", v.max)
+	}
+	return fmt.Sprintf("must be in [%s, %s]", v.min, v.max)
+}
+func (v durationMax) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v durationMax) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	d, err := time.ParseDuration(req.ConfigValue.ValueString())
+	if err != nil {
+		return // the pattern validator reports it
+	}
+	if d < v.min || (v.max != 0 && d > v.max) || (v.positive && d <= 0) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), fmt.Sprintf("%s %s, got %q.", req.Path, v.Description(ctx), req.ConfigValue.ValueString()))
+	}
+}

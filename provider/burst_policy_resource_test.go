@@ -1,0 +1,428 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	kresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+)
+
+func ptr32(v int32) *int32 { return &v }
+
+func qty(s string) *kresource.Quantity {
+	q := kresource.MustParse(s)
+	return &q
+}
+
+func dur(s string) *metav1.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		panic(err)
+	}
+	return &metav1.Duration{Duration: d}
+}
+
+// minimalBurstPolicy is a model with only the required arguments (and the
+// schema defaults of the computed ones).
+func minimalBurstPolicy() burstPolicyModel {
+	return burstPolicyModel{
+		Name: types.StringValue("web"), Namespace: types.StringValue("shop"),
+		Target:           &bpTarget{DeploymentName: types.StringValue("web"), MatchLabels: types.MapNull(types.StringType)},
+		PrimaryCluster:   types.StringValue("private"),
+		BurstTargets:     []bpBurstTarget{{Cluster: types.StringValue("eks"), Weight: types.Int64Null(), MaxReplicas: types.Int64Null()}},
+		Placement:        types.StringValue("priority"),
+		MinReplicas:      types.Int64Value(1),
+		MaxReplicas:      types.Int64Value(10),
+		PendingThreshold: types.StringValue("5s"),
+	}
+}
+
+// TestBurstPolicyConverters converts models to the API and back: the API's
+// defaults (as the API server fills them in) leave unset arguments unset, and
+// equal durations and quantities keep the configured spelling.
+func TestBurstPolicyConverters(t *testing.T) {
+	full := minimalBurstPolicy()
+	full.BurstTargets = []bpBurstTarget{
+		{Cluster: types.StringValue("eks"), Weight: types.Int64Value(3), MaxReplicas: types.Int64Value(20)},
+		{Cluster: types.StringValue("ack"), Weight: types.Int64Null(), MaxReplicas: types.Int64Value(0)},
+	}
+	full.Placement = types.StringValue("weighted")
+	full.Metrics = []bpMetric{
+		{Type: types.StringValue("Resource"), Resource: &bpResourceMetric{Name: types.StringValue("memory"), TargetAverageUtilization: types.Int64Value(70)}},
+		{Type: types.StringValue("PromQL"), PromQL: &bpPromQLMetric{Query: types.StringValue("sum(rate(x[1m]))"), TargetValue: types.StringValue("0.25"), TargetType: types.StringNull()}},
+	}
+	full.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{
+		StableWindow: types.StringValue("1m"), PanicWindow: types.StringNull(), PanicThresholdPercent: types.Int64Value(150),
+		MaxScaleUpRate: types.StringNull(), MaxScaleDownRate: types.StringValue("1.5")}}
+	full.Propagate = &bpPropagate{ConfigMaps: &bpObjectSelector{Names: setValue([]string{"a", "cfg"}), MatchLabels: types.MapNull(types.StringType)}}
+	full.Consul = &bpConsul{ServiceName: types.StringValue("web"), Port: types.Int64Value(8080), Tags: setValue([]string{"v1"})}
+	full.PendingThreshold = types.StringValue("90s")
+
+	k8s := minimalBurstPolicy()
+	k8s.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{Tolerance: types.StringValue("0.05"),
+		ScaleUp: &bpScalingRules{StabilizationWindow: types.StringValue("0s"), Tolerance: types.StringNull(), SelectPolicy: types.StringNull(),
+			Policies: []bpScalingPolicy{{Type: types.StringValue("Pods"), Value: types.Int64Value(4), Period: types.StringValue("15s")}}}}}
+	frss := minimalBurstPolicy()
+	frss.Algorithm = &bpAlgorithm{Name: types.StringValue("frss"), FRSS: &bpFRSS{Tolerance: types.StringNull(), ScaleUpRate: types.Int64Null(),
+		UpWindow: types.StringNull(), DownWindow: types.StringValue("10s"), ShrinkStep: types.Int64Value(4)}}
+
+	tests := []struct {
+		name string
+		in   burstPolicyModel
+		want hcav1.BurstPolicySpec
+		// defaults fills in what the API server defaults.
+		defaults func(*hcav1.BurstPolicySpec)
+	}{
+		{
+			name: "minimal",
+			in:   minimalBurstPolicy(),
+			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s")},
+			defaults: func(s *hcav1.BurstPolicySpec) {
+				s.BurstTargets[0].Weight = ptr32(1)
+				s.Metrics = []hcav1.MetricSpec{{Type: "Resource", Resource: &hcav1.ResourceMetric{Name: "cpu", TargetAverageUtilization: 80}}}
+				s.Algorithm.Name = "kubernetes"
+			},
+		},
+		{
+			name: "every field",
+			in:   full,
+			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks", Weight: ptr32(3), MaxReplicas: ptr32(20)}, {Cluster: "ack", MaxReplicas: ptr32(0)}},
+				Placement:    "weighted", MinReplicas: 1, MaxReplicas: 10,
+				Metrics: []hcav1.MetricSpec{
+					{Type: "Resource", Resource: &hcav1.ResourceMetric{Name: "memory", TargetAverageUtilization: 70}},
+					{Type: "PromQL", PromQL: &hcav1.PromQLMetric{Query: "sum(rate(x[1m]))", TargetValue: *qty("0.25")}},
+				},
+				Algorithm:        hcav1.Algorithm{Name: "panic", Panic: &hcav1.PanicAlgorithm{StableWindow: dur("1m"), PanicThresholdPercent: 150, MaxScaleDownRate: qty("1.5")}},
+				Propagate:        &hcav1.Propagation{ConfigMaps: &hcav1.ObjectSelector{Names: []hcav1.ObjectName{"a", "cfg"}}},
+				Consul:           &hcav1.ConsulRegistration{ServiceName: "web", Port: 8080, Tags: []string{"v1"}},
+				PendingThreshold: dur("90s")},
+			defaults: func(s *hcav1.BurstPolicySpec) {
+				s.BurstTargets[1].Weight = ptr32(1)
+				s.Metrics[1].PromQL.TargetType = "AverageValue"
+				s.Algorithm.Panic.PanicWindow = dur("6s")
+				s.Algorithm.Panic.MaxScaleUpRate = qty("1000")
+			},
+		},
+		{
+			name: "kubernetes parameters",
+			in:   k8s,
+			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				Algorithm: hcav1.Algorithm{Kubernetes: &hcav1.KubernetesAlgorithm{Tolerance: qty("0.05"),
+					ScaleUp: &hcav1.ScalingRules{StabilizationWindow: dur("0s"), Policies: []hcav1.ScalingPolicy{{Type: "Pods", Value: 4, Period: *dur("15s")}}}}}},
+			defaults: func(s *hcav1.BurstPolicySpec) {
+				s.BurstTargets[0].Weight = ptr32(1)
+				s.Algorithm.Name = "kubernetes"
+				s.Algorithm.Kubernetes.ScaleUp.SelectPolicy = "Max"
+			},
+		},
+		{
+			name: "frss parameters",
+			in:   frss,
+			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				Algorithm: hcav1.Algorithm{Name: "frss", FRSS: &hcav1.FRSSAlgorithm{DownWindow: dur("10s"), ShrinkStep: 4}}},
+			defaults: func(s *hcav1.BurstPolicySpec) {
+				s.BurstTargets[0].Weight = ptr32(1)
+				f := s.Algorithm.FRSS
+				f.Tolerance, f.ScaleUpRate, f.UpWindow = qty("0.2"), 9, dur("0s")
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.in
+			bp, err := in.toAPI()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equality.Semantic.DeepEqual(bp.Spec, tt.want) {
+				t.Fatalf("toAPI spec:\n got %+v\nwant %+v", bp.Spec, tt.want)
+			}
+			// Back, as the API server returns it (defaults filled in), with
+			// the model as prior: the same model.
+			tt.defaults(&bp.Spec)
+			back := burstPolicyFromAPI(bp, &in)
+			in.ID = types.StringValue("shop/web")
+			in.Phase = types.StringValue("")
+			in.Replicas = back.Replicas
+			if !reflect.DeepEqual(back, in) {
+				t.Errorf("fromAPI(toAPI(m)) != m:\n got %s\nwant %s", dump(back), dump(in))
+			}
+		})
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string
+	}{{"0s", "0s"}, {"5s", "5s"}, {"60s", "1m"}, {"90s", "1m30s"}, {"1h", "1h"}, {"90m", "1h30m"}, {"1h0m1s", "1h0m1s"}, {"1.5s", "1.5s"}, {"500ms", "500ms"}} {
+		d, _ := time.ParseDuration(tt.in)
+		if got := shortDuration(d); got != tt.want {
+			t.Errorf("shortDuration(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func dump(m burstPolicyModel) string {
+	s := fmt.Sprintf("%+v target=%+v algorithm=%+v", m, m.Target, m.Algorithm)
+	if m.Algorithm != nil {
+		s += fmt.Sprintf(" k8s=%+v frss=%+v panic=%+v", m.Algorithm.Kubernetes, m.Algorithm.FRSS, m.Algorithm.Panic)
+	}
+	return s
+}
+
+// TestValidateBurstPolicy checks the plan-time mirror of the CRD's CEL rules.
+func TestValidateBurstPolicy(t *testing.T) {
+	tests := []struct {
+		name   string
+		modify func(*burstPolicyModel)
+		want   string
+	}{
+		{"valid", func(*burstPolicyModel) {}, ""},
+		{"target neither", func(m *burstPolicyModel) { m.Target.DeploymentName = types.StringNull() }, "target: set exactly one of deployment_name or match_labels."},
+		{"min above max", func(m *burstPolicyModel) { m.MinReplicas = types.Int64Value(11) }, "min_replicas (11) must be <= max_replicas (10)."},
+		{"primary among targets", func(m *burstPolicyModel) { m.BurstTargets[0].Cluster = types.StringValue("private") },
+			`burst_targets must not list primary_cluster "private": list only the clusters to burst into.`},
+		{"duplicate target", func(m *burstPolicyModel) { m.BurstTargets = append(m.BurstTargets, m.BurstTargets[0]) },
+			`burst_targets[0] and burst_targets[1] both name cluster "eks": list each cluster once.`},
+		{"weighted without weight", func(m *burstPolicyModel) {
+			m.Placement = types.StringValue("weighted")
+			m.BurstTargets[0].Weight = types.Int64Value(0)
+		}, "placement weighted needs at least one burst_targets entry with weight > 0."},
+		{"weighted with default weight", func(m *burstPolicyModel) { m.Placement = types.StringValue("weighted") }, ""},
+		{"resource metric without resource", func(m *burstPolicyModel) {
+			m.Metrics = []bpMetric{{Type: types.StringValue("Resource")}}
+		}, "metrics[0]: type Resource requires resource (name and target_average_utilization) and no promql."},
+		{"algorithm block of another algorithm", func(m *burstPolicyModel) {
+			m.Algorithm = &bpAlgorithm{Name: types.StringValue("frss"), Panic: &bpPanic{}}
+		}, "algorithm.panic is set but algorithm.name is frss: set name to panic or remove panic."},
+		{"kubernetes block with default name", func(m *burstPolicyModel) {
+			m.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{}}
+		}, ""},
+		{"panic window not shorter", func(m *burstPolicyModel) {
+			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: types.StringValue("10s"), PanicWindow: types.StringValue("10s")}}
+		}, "algorithm.panic.panic_window (10s) must be shorter than stable_window (10s)."},
+		{"panic window unknown", func(m *burstPolicyModel) {
+			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: types.StringValue("10s"), PanicWindow: types.StringUnknown()}}
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := minimalBurstPolicy()
+			tt.modify(&m)
+			d := validateBurstPolicy(&m)
+			got := ""
+			if d.HasError() {
+				got = d.Errors()[0].Detail()
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func checkBurstPolicy(c client.Client, ns, name string, check func(*hcav1.BurstPolicy) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		var bp hcav1.BurstPolicy
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &bp); err != nil {
+			return err
+		}
+		return check(&bp)
+	}
+}
+
+func TestAccBurstPolicyResource(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-bp")
+	name := fmt.Sprintf("web-%06d", rand.IntN(1e6))
+	step1 := accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name            = %q
+  namespace       = %q
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  burst_targets   = [{ cluster = "eks", max_replicas = 20 }, { cluster = "ack" }]
+  max_replicas    = 30
+}
+`, name, ns)
+	step3 := accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name            = %q
+  namespace       = %q
+  target          = { match_labels = { app = "web" } }
+  primary_cluster = "private"
+  burst_targets   = [{ cluster = "ack", weight = 2 }]
+  placement       = "weighted"
+  min_replicas    = 2
+  max_replicas    = 40
+  metrics = [{
+    type   = "PromQL"
+    promql = { query = "sum(rate(http_requests_total[1m]))", target_value = "100" }
+  }]
+  algorithm = {
+    name = "frss"
+    frss = { down_window = "1m", shrink_step = 4 }
+  }
+  propagate = {
+    config_maps = { names = ["web-config"] }
+    services    = { match_labels = { expose = "true" } }
+  }
+  consul = {
+    service_name = "web"
+    port         = 8080
+    tags         = ["hca"]
+  }
+  pending_threshold = "0s"
+}
+`, name, ns)
+	accTest(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &hcav1.BurstPolicy{})
+			if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("BurstPolicy %s/%s still there after destroy (get: %v)", ns, name, err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: step1,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("hca_burst_policy.web", "id", ns+"/"+name),
+					resource.TestCheckResourceAttr("hca_burst_policy.web", "placement", "priority"),
+					resource.TestCheckNoResourceAttr("hca_burst_policy.web", "metrics"),
+					checkBurstPolicy(c, ns, name, func(bp *hcav1.BurstPolicy) error {
+						s := bp.Spec
+						if s.Target.DeploymentName != "web" || len(s.BurstTargets) != 2 || *s.BurstTargets[0].MaxReplicas != 20 || s.MaxReplicas != 30 {
+							return fmt.Errorf("spec %+v", s)
+						}
+						// The API server's defaults.
+						if len(s.Metrics) != 1 || s.Metrics[0].Resource.TargetAverageUtilization != 80 || s.Algorithm.Name != "kubernetes" || *s.BurstTargets[1].Weight != 1 {
+							return fmt.Errorf("defaults: metrics %+v algorithm %+v", s.Metrics, s.Algorithm)
+						}
+						return nil
+					}),
+				),
+			},
+			{ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/" + name, ImportStateVerify: true},
+			{
+				Config: step3,
+				Check: checkBurstPolicy(c, ns, name, func(bp *hcav1.BurstPolicy) error {
+					s := bp.Spec
+					if s.Target.MatchLabels["app"] != "web" || s.Placement != "weighted" || s.MinReplicas != 2 || *s.BurstTargets[0].Weight != 2 {
+						return fmt.Errorf("spec %+v", s)
+					}
+					if s.Metrics[0].PromQL == nil || s.Metrics[0].PromQL.TargetValue.String() != "100" {
+						return fmt.Errorf("metrics %+v", s.Metrics)
+					}
+					if f := s.Algorithm.FRSS; f == nil || f.DownWindow.Duration != time.Minute || f.ShrinkStep != 4 || f.ScaleUpRate != 9 {
+						return fmt.Errorf("frss %+v", f)
+					}
+					if s.Propagate.ConfigMaps.Names[0] != "web-config" || s.Propagate.Services.MatchLabels["expose"] != "true" || s.Consul.Port != 8080 {
+						return fmt.Errorf("propagate/consul %+v %+v", s.Propagate, s.Consul)
+					}
+					if s.PendingThreshold.Duration != 0 {
+						return fmt.Errorf("pendingThreshold %v", s.PendingThreshold)
+					}
+					return nil
+				}),
+			},
+			{ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/" + name, ImportStateVerify: true},
+			{
+				PreConfig: func() {
+					if err := c.Delete(context.Background(), &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}); err != nil {
+						t.Fatalf("delete out of band: %v", err)
+					}
+				},
+				Config:             step3,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{Config: step3, Check: checkBurstPolicy(c, ns, name, func(*hcav1.BurstPolicy) error { return nil })},
+		},
+	})
+}
+
+func TestAccBurstPolicyResource_invalid(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, newTestPKI(t), "lab")
+	base := `name = "web"
+  namespace = "shop"
+  primary_cluster = "private"
+  max_replicas = 10
+`
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"target both", `target = { deployment_name = "web", match_labels = { a = "b" } }` + "\n  burst_targets = [{ cluster = \"eks\" }]",
+			[]string{"Invalid target", "target: set exactly one of deployment_name or match_labels."}},
+		{"selector empty", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  propagate = { secrets = {} }",
+			[]string{"Invalid propagate", "propagate.secrets: set names or match_labels (or both) to select objects to propagate."}},
+		{"primary in targets", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"private\" }]",
+			[]string{"Invalid burst_targets", `burst_targets must not list primary_cluster "private": list only the clusters to burst into.`}},
+		{"min above max", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  min_replicas = 11",
+			[]string{"Invalid min_replicas", "min_replicas (11) must be <= max_replicas (10)."}},
+		{"placement", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  placement = \"random\"",
+			[]string{"Invalid Attribute Value Match", `Attribute placement value must be one of: ["priority" "cheapest" "weighted" "capacity"], got: "random"`}},
+		{"weight", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\", weight = 1001 }]",
+			[]string{"Invalid Attribute Value", "Attribute burst_targets[0].weight value must be between 0 and 1000, got: 1001"}},
+		{"algorithm mismatch", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  algorithm = { name = \"kubernetes\", frss = { shrink_step = 2 } }",
+			[]string{"Invalid algorithm", "algorithm.frss is set but algorithm.name is kubernetes: set name to frss or remove frss."}},
+		{"tolerance", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  algorithm = { name = \"frss\", frss = { tolerance = \"1\" } }",
+			[]string{"Invalid algorithm.frss.tolerance", `algorithm.frss.tolerance must be a decimal at least 0 and less than 1, got "1".`}},
+		{"period", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  algorithm = { kubernetes = { scale_up = { policies = [{ type = \"Pods\", value = 1, period = \"31m\" }] } } }",
+			[]string{"Invalid algorithm.kubernetes.scale_up.policies[0].period", `must be greater than 0s and at most 30m0s, got "31m".`}},
+		{"pending_threshold", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  pending_threshold = \"5 seconds\"",
+			[]string{"Invalid Attribute Value Match", `Attribute pending_threshold must be a Go duration such as "5s" or "1m", got: 5 seconds`}},
+		{"promql without promql", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  metrics = [{ type = \"PromQL\" }]",
+			[]string{"Invalid metrics", "metrics[0]: type PromQL requires promql (query and target_value) and no resource."}},
+		{"panic windows", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  algorithm = { name = \"panic\", panic = { stable_window = \"6s\" } }",
+			[]string{"Invalid algorithm", "algorithm.panic.panic_window (6s) must be shorter than stable_window (6s)."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prepareAccEnv(t)
+			accTest(t, resource.TestCase{
+				Steps: []resource.TestStep{{
+					Config:      fmt.Sprintf("provider \"hca\" {\n  kubeconfig_path = %q\n}\nresource \"hca_burst_policy\" \"this\" {\n  %s  %s\n}\n", kubeconfig, base, tt.body),
+					ExpectError: errorRe(tt.want[0], tt.want[1:]...),
+				}},
+			})
+		})
+	}
+}
+
+// TestAccBurstPolicyResource_example plans examples/resources/hca_burst_policy
+// with the real Terraform CLI.
+func TestAccBurstPolicyResource_example(t *testing.T) {
+	prepareAccEnv(t)
+	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, newTestPKI(t), "lab"))
+	t.Setenv(EnvKubeContext, "lab")
+	example, err := os.ReadFile("../examples/resources/hca_burst_policy/resource.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{Config: string(example), PlanOnly: true, ExpectNonEmptyPlan: true}},
+	})
+}
