@@ -138,6 +138,12 @@ func TestAccACKCluster_basic(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"worker_instance_types"},
 			},
 			{
+				ResourceName:  "hca_ack_cluster.test",
+				ImportState:   true,
+				ImportStateId: name,
+				ExpectError:   errorRe("Invalid import ID", fmt.Sprintf(`The import ID %q is not an ACK cluster ID: use the cluster's ID`, name)),
+			},
+			{
 				// Changing the workers replaces the cluster: ACK cannot resize
 				// through the operations this resource uses.
 				Config: ackTestHCL(api.endpoint.String(), name, "ecs.g6.large", 2),

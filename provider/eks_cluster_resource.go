@@ -542,11 +542,16 @@ func (r *eksClusterResource) ImportState(ctx context.Context, req resource.Impor
 		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID %q is not an EKS cluster name or \"cluster:node_group\": use the cluster's name, such as \"burst-1\", or \"burst-1:workers\".", req.ID))
 		return
 	}
-	if ngName == "" {
-		client := r.eks(&resp.Diagnostics, "Error importing EKS cluster")
-		if resp.Diagnostics.HasError() {
+	client := r.eks(&resp.Diagnostics, "Error importing EKS cluster")
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if ngName != "" {
+		if _, err := client.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(ngName)}); err != nil {
+			resp.Diagnostics.AddError("Error importing EKS cluster", fmt.Sprintf("DescribeNodegroup %q of cluster %q: %s", ngName, name, err))
 			return
 		}
+	} else {
 		out, err := client.ListNodegroups(ctx, &eks.ListNodegroupsInput{ClusterName: aws.String(name)})
 		if err != nil {
 			resp.Diagnostics.AddError("Error importing EKS cluster", fmt.Sprintf("ListNodegroups of cluster %q: %s", name, err))

@@ -181,6 +181,18 @@ func TestAccEKSCluster_basic(t *testing.T) {
 				ImportStateVerify: true,
 			},
 			{
+				ResourceName:      "hca_eks_cluster.test",
+				ImportState:       true,
+				ImportStateId:     name + ":workers",
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:  "hca_eks_cluster.test",
+				ImportState:   true,
+				ImportStateId: name + ":nope",
+				ExpectError:   errorRe("Error importing EKS cluster", `DescribeNodegroup "nope" of cluster "`+name+`":`, "ResourceNotFoundException: No node group found for name: nope."),
+			},
+			{
 				Config: eksProviderHCL(l.endpoint) + scaled.hcl(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("hca_eks_cluster.test", plancheck.ResourceActionUpdate)},
