@@ -283,3 +283,38 @@ func TestAccRuntimeResource_example(t *testing.T) {
 		Steps: []resource.TestStep{{Config: string(example), PlanOnly: true, ExpectNonEmptyPlan: true}},
 	})
 }
+
+// TestAccRuntimeResource_existingNamespace installs into a namespace that
+// existed before: destroy removes the install's objects and keeps the namespace.
+func TestAccRuntimeResource_existingNamespace(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-rt-own")
+	accTest(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			ctx := context.Background()
+			var n corev1.Namespace
+			if err := c.Get(ctx, client.ObjectKey{Name: ns}, &n); err != nil || n.DeletionTimestamp != nil {
+				return fmt.Errorf("the namespace %s, which existed before, was deleted (get: %v)", ns, err)
+			}
+			for _, o := range []client.Object{
+				&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: config.Name}},
+				&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: config.Name}},
+				&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: config.Name + "-metrics"}},
+				&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: config.Name + "-leader-election"}},
+				&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: runtimeClusterRoleName(ns)}},
+			} {
+				if err := c.Get(ctx, client.ObjectKeyFromObject(o), o); !apierrors.IsNotFound(err) {
+					return fmt.Errorf("%T %s still there after destroy (get: %v)", o, o.GetName(), err)
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
+  force_destroy = true`),
+			Check: resource.TestCheckResourceAttr("hca_runtime.this", "namespace_created", "false"),
+		}},
+	})
+}
