@@ -155,7 +155,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Computed: true,
 				Default:  stringdefault.StaticString(defaultHCANamespace),
 				Description: "Namespace of the control cluster where the credentials Secret (named `hca-cluster-<name>`) " +
-					"is written; it must exist. A DNS label; defaults to `hca-system`. Not used with provider_type `eks`. " +
+					"is written; it must exist (when `hca_runtime` creates it in the same configuration, add `depends_on = [hca_runtime.this]`). A DNS label; defaults to `hca-system`. Not used with provider_type `eks`. " +
 					"Changing it replaces the resource.",
 				PlanModifiers: replace,
 				Validators: []validator.String{
