@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,12 +25,7 @@ import (
 // binary cache).
 func ackLabClusters(t testing.TB) *lab.Clusters {
 	t.Helper()
-	env := labtest.Require(t, "HCA_LAB_DIR")
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lab.NewClusters(env["HCA_LAB_DIR"], &lab.Binaries{RepoDir: repo})
+	return labtest.Clusters(t)
 }
 
 // ackStart serves a new emulator backed by the real lab and returns its endpoint.

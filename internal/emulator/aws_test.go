@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -61,12 +59,7 @@ func awsNoLab(t testing.TB) Clusters {
 // awsLab returns the lab's cluster manager (skipping without a lab).
 func awsLab(t testing.TB) *lab.Clusters {
 	t.Helper()
-	env := labtest.Require(t, "HCA_LAB_DIR")
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lab.NewClusters(env["HCA_LAB_DIR"], &lab.Binaries{RepoDir: filepath.Join(wd, "..", ".."), CacheDir: lab.DefaultCacheDir()})
+	return labtest.Clusters(t)
 }
 
 func awsConfig(akid, secret string) aws.Config {

@@ -22,7 +22,7 @@ import (
 // process and no listening port behind.
 func TestLabLifecycle(t *testing.T) {
 	env := labtest.Require(t, "HCA_LAB_DIR")
-	root := repoRoot(t)
+	root := labtest.RepoRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -164,16 +164,4 @@ func waitUntil(t *testing.T, ctx context.Context, ok func() bool, what string) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	wd, _ := os.Getwd()
-	for d := wd; d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "tools", "kube", "go.mod")); err == nil {
-			return d
-		}
-	}
-	t.Fatal("repository root not found")
-	return ""
 }

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -103,11 +102,7 @@ func newBurstLab(tb testing.TB, ctx context.Context) *burstLab {
 	if bl.consul, err = consul.NewClient(&consul.Config{Address: env["CONSUL_HTTP_ADDR"]}); err != nil {
 		tb.Fatal(err)
 	}
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	bl.clusters = lab.NewClusters(env["HCA_LAB_DIR"], &lab.Binaries{RepoDir: repo})
+	bl.clusters = labtest.Clusters(tb)
 	bl.burst = fmt.Sprintf("burst-%d", bl.id)
 	tb.Cleanup(func() {
 		if err := bl.clusters.DeleteCluster(context.Background(), bl.burst); err != nil {

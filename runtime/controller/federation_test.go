@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -184,11 +183,7 @@ func newFedLab(t *testing.T, ctx context.Context, env map[string]string, id int)
 		t.Fatal(err)
 	}
 	fl := &fedLab{cfg: cfg, control: control, members: map[string]client.Client{}}
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clusters := lab.NewClusters(env["HCA_LAB_DIR"], &lab.Binaries{RepoDir: repo})
+	clusters := labtest.Clusters(t)
 	names := []string{fmt.Sprintf("fed-a-%d", id), fmt.Sprintf("fed-b-%d", id)}
 	infos := make([]*lab.ClusterInfo, len(names))
 	errs := make([]error, len(names))

@@ -48,7 +48,7 @@ func TestBurstEndToEnd(t *testing.T) {
 		"CONSUL_HTTP_ADDR", "HCA_LAB_LOADSIM_URL", "HCA_LAB_NGINX_UPSTREAMS")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	root := repoRoot(t)
+	root := labtest.RepoRoot(t)
 	id := rand.IntN(1e6)
 	pool := fmt.Sprintf("e2e%d", id)
 	taint := lab.Taint{Key: "hca.dev/e2e", Value: pool, Effect: "NoSchedule"}
@@ -308,7 +308,7 @@ func stopPrometheus(t *testing.T, labDir string) {
 	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Cleanup(func() { labUp(t, repoRoot(t), labDir) }) // never leave the lab without Prometheus
+	t.Cleanup(func() { labUp(t, labtest.RepoRoot(t), labDir) }) // never leave the lab without Prometheus
 }
 
 // labUp runs `lab up`, which restarts what is not running.
@@ -391,18 +391,6 @@ func freeAddr(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	wd, _ := os.Getwd()
-	for d := wd; d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "tools", "kube", "go.mod")); err == nil {
-			return d
-		}
-	}
-	t.Fatal("repository root not found")
-	return ""
 }
 
 func must(t *testing.T, err error) {

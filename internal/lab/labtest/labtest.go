@@ -5,7 +5,10 @@ package labtest
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/hca-project/terraform-provider-hca/internal/lab"
 )
 
 // Require returns the values of the named environment variables (written by
@@ -25,4 +28,29 @@ func Require(t testing.TB, names ...string) map[string]string {
 		vals[n] = v
 	}
 	return vals
+}
+
+// RepoRoot returns the project root (the directory holding tools/kube/go.mod),
+// which the lab needs to find the nested modules its binaries are built from.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := wd; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "tools", "kube", "go.mod")); err == nil {
+			return d
+		}
+	}
+	t.Fatalf("repository root not found above %s", wd)
+	return ""
+}
+
+// Clusters returns the running lab's cluster manager (HCA_LAB_DIR), for tests
+// that start clusters of their own or resize node pools.
+func Clusters(t testing.TB) *lab.Clusters {
+	t.Helper()
+	env := Require(t, "HCA_LAB_DIR")
+	return lab.NewClusters(env["HCA_LAB_DIR"], &lab.Binaries{RepoDir: RepoRoot(t)})
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,11 +52,7 @@ type resourceInfo struct {
 func startLabAPI(t *testing.T, ctx context.Context) *labAPI {
 	t.Helper()
 	env := labtest.Require(t, "HCA_LAB_DIR")
-	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clusters := lab.NewClusters(env["HCA_LAB_DIR"], &lab.Binaries{RepoDir: repo, Log: testLog{t}})
+	clusters := lab.NewClusters(env["HCA_LAB_DIR"], &lab.Binaries{RepoDir: labtest.RepoRoot(t), Log: testLog{t}})
 	name := fmt.Sprintf("crd-%06d", rand.IntN(1e6))
 	start := time.Now()
 	info, err := clusters.CreateCluster(ctx, lab.ClusterSpec{Name: name})
