@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -65,6 +66,10 @@ type runtimeModel struct {
 	ConsulAddress    types.String      `tfsdk:"consul_address"`
 	LogLevel         types.String      `tfsdk:"log_level"`
 	Resources        *runtimeResources `tfsdk:"resources"`
+	AWS              *runtimeAWS       `tfsdk:"aws"`
+	ProbeInterval    types.String      `tfsdk:"cluster_probe_interval"`
+	ControlInterval  types.String      `tfsdk:"control_interval"`
+	SAAnnotations    types.Map         `tfsdk:"service_account_annotations"`
 	ForceDestroy     types.Bool        `tfsdk:"force_destroy"`
 	RemoveCRDs       types.Bool        `tfsdk:"remove_crds"`
 	NamespaceCreated types.Bool        `tfsdk:"namespace_created"`
@@ -78,6 +83,12 @@ type runtimeResources struct {
 	MemoryRequest types.String `tfsdk:"memory_request"`
 	CPULimit      types.String `tfsdk:"cpu_limit"`
 	MemoryLimit   types.String `tfsdk:"memory_limit"`
+}
+
+type runtimeAWS struct {
+	Region      types.String `tfsdk:"region"`
+	EKSEndpoint types.String `tfsdk:"eks_endpoint"`
+	STSEndpoint types.String `tfsdk:"sts_endpoint"`
 }
 
 const (
@@ -166,6 +177,41 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"cpu_limit":      quantity("CPU limit"),
 					"memory_limit":   quantity("Memory limit"),
 				},
+			},
+			"aws": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "How the runtime reaches EKS for clusters registered by name (`hca_cluster` with " +
+					"`eks_cluster_name`): it describes them and mints short-lived tokens with its own AWS identity, which " +
+					"comes from the pod (IRSA through `service_account_annotations`, EKS Pod Identity, or the " +
+					"environment). Unset: the AWS SDK's defaults.",
+				Attributes: map[string]schema.Attribute{
+					"region": schema.StringAttribute{
+						Optional:    true,
+						Description: "Default AWS region for EKS clusters registered without one, such as `eu-west-1`.",
+						Validators:  []validator.String{stringvalidator.RegexMatches(awsRegionRE, "must be an AWS region such as eu-west-1")},
+					},
+					"eks_endpoint": schema.StringAttribute{
+						Optional:    true,
+						Description: "EKS API endpoint override, an absolute `http://` or `https://` URL (VPC endpoints, the lab's emulator). Unset: the regional endpoint.",
+						Validators:  []validator.String{urlValidator{example: "https://eks.eu-west-1.amazonaws.com"}},
+					},
+					"sts_endpoint": schema.StringAttribute{
+						Optional:    true,
+						Description: "STS endpoint override used when minting EKS tokens, an absolute `http://` or `https://` URL. Unset: the regional endpoint.",
+						Validators:  []validator.String{urlValidator{example: "https://sts.eu-west-1.amazonaws.com"}},
+					},
+				},
+			},
+			"cluster_probe_interval": durationAttr("How often the runtime probes registered clusters (reachability, version, capacity), "+
+				"a Go duration from 1s to 1h such as `30s`. Unset: 30s.", durationMax{min: time.Second, max: time.Hour}),
+			"control_interval": durationAttr("How often the runtime evaluates the metrics of burst policies (the control "+
+				"interval), a Go duration from 1s to 10m such as `15s`. Unset: 15s.", durationMax{min: time.Second, max: 10 * time.Minute}),
+			"service_account_annotations": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Annotations of the runtime's service account, such as `eks.amazonaws.com/role-arn` for IRSA. Keys must be valid annotation keys.",
+				Validators: []validator.Map{mapvalidator.KeysAre(stringvalidator.RegexMatches(annotationKeyRE,
+					"must be an annotation key: an optional DNS subdomain prefix and '/', then a name of up to 63 letters, digits, '-', '_' or '.'"))},
 			},
 			"force_destroy": schema.BoolAttribute{
 				Optional: true,
@@ -269,6 +315,15 @@ func (r *runtimeResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	state.fromDeployment(&dep)
+	var sa corev1.ServiceAccount
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: config.Name}, &sa); err != nil && !apierrors.IsNotFound(err) {
+		resp.Diagnostics.AddError("Error reading runtime", fmt.Sprintf("Could not read the ServiceAccount %s/%s: %v.", ns, config.Name, err))
+		return
+	}
+	state.SAAnnotations = types.MapNull(types.StringType)
+	if len(sa.Annotations) > 0 {
+		state.SAAnnotations = mapValue(sa.Annotations)
+	}
 	if state.ForceDestroy.IsNull() {
 		state.ForceDestroy = types.BoolValue(false)
 	}
@@ -462,6 +517,24 @@ func (m runtimeModel) options() (config.Options, error) {
 		ConsulAddr:    m.ConsulAddress.ValueString(),
 		LogLevel:      m.LogLevel.ValueString(),
 	}
+	if a := m.AWS; a != nil {
+		o.AWSRegion, o.EKSEndpoint, o.STSEndpoint = a.Region.ValueString(), a.EKSEndpoint.ValueString(), a.STSEndpoint.ValueString()
+	}
+	for _, d := range []struct {
+		v    types.String
+		dst  *time.Duration
+		attr string
+	}{{m.ProbeInterval, &o.ProbeInterval, "cluster_probe_interval"}, {m.ControlInterval, &o.ControlInterval, "control_interval"}} {
+		if d.v.IsNull() || d.v.IsUnknown() {
+			continue
+		}
+		v, err := time.ParseDuration(d.v.ValueString())
+		if err != nil {
+			return o, fmt.Errorf("%s %q is not a duration: %w", d.attr, d.v.ValueString(), err)
+		}
+		*d.dst = v
+	}
+	o.ServiceAccountAnnotations = stringMap(m.SAAnnotations)
 	if rs := m.Resources; rs != nil {
 		o.Resources = &corev1.ResourceRequirements{}
 		for _, q := range []struct {
@@ -505,8 +578,20 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 	m.Image = types.StringValue(ctr.Image)
 	m.PrometheusURL, m.ConsulAddress = types.StringNull(), types.StringNull()
 	m.LogLevel = types.StringValue("info")
+	aws := runtimeAWS{Region: types.StringNull(), EKSEndpoint: types.StringNull(), STSEndpoint: types.StringNull()}
+	probe, control := types.StringNull(), types.StringNull()
 	for _, a := range ctr.Args {
 		switch {
+		case strings.HasPrefix(a, "--aws-region="):
+			aws.Region = types.StringValue(strings.TrimPrefix(a, "--aws-region="))
+		case strings.HasPrefix(a, "--eks-endpoint="):
+			aws.EKSEndpoint = types.StringValue(strings.TrimPrefix(a, "--eks-endpoint="))
+		case strings.HasPrefix(a, "--sts-endpoint="):
+			aws.STSEndpoint = types.StringValue(strings.TrimPrefix(a, "--sts-endpoint="))
+		case strings.HasPrefix(a, "--cluster-probe-interval="):
+			probe = types.StringValue(strings.TrimPrefix(a, "--cluster-probe-interval="))
+		case strings.HasPrefix(a, "--burst-metrics-interval="):
+			control = types.StringValue(strings.TrimPrefix(a, "--burst-metrics-interval="))
 		case strings.HasPrefix(a, "--log-level="):
 			m.LogLevel = types.StringValue(strings.TrimPrefix(a, "--log-level="))
 		case strings.HasPrefix(a, "--prometheus-url="):
@@ -515,6 +600,13 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 			m.ConsulAddress = types.StringValue(strings.TrimPrefix(a, "--consul-addr="))
 		}
 	}
+	if aws.Region.IsNull() && aws.EKSEndpoint.IsNull() && aws.STSEndpoint.IsNull() {
+		m.AWS = nil
+	} else {
+		m.AWS = &aws
+	}
+	m.ProbeInterval = sameDuration(m.ProbeInterval, probe)
+	m.ControlInterval = sameDuration(m.ControlInterval, control)
 	res := ctr.Resources
 	if m.Resources == nil {
 		def := config.Options{Image: "x"}
@@ -750,4 +842,24 @@ func (hostPortValidator) ValidateString(_ context.Context, req validator.StringR
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
 			fmt.Sprintf("%s must be host:port with a port from 1 to 65535, such as \"127.0.0.1:8500\"; got %q.", req.Path, s))
 	}
+}
+
+// annotationKeyRE matches a Kubernetes annotation key: [prefix/]name.
+var annotationKeyRE = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+
+// sameDuration keeps the configured spelling of a duration ("60s" for "1m0s")
+// when the object holds the same length of time, and writes it short ("1m")
+// otherwise.
+func sameDuration(prior, got types.String) types.String {
+	if got.IsNull() {
+		return got
+	}
+	b, err := time.ParseDuration(got.ValueString())
+	if err != nil {
+		return got
+	}
+	if a, err := time.ParseDuration(prior.ValueString()); err == nil && !prior.IsNull() && !prior.IsUnknown() && a == b {
+		return prior
+	}
+	return types.StringValue(shortDuration(b))
 }

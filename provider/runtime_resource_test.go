@@ -140,10 +140,29 @@ func TestAccRuntimeResource_basic(t *testing.T) {
     memory_request = "64Mi"
     memory_limit   = "512Mi"
   }
+  aws = {
+    region       = "eu-west-1"
+    eks_endpoint = "http://127.0.0.1:1"
+  }
+  cluster_probe_interval      = "5s"
+  control_interval            = "1m"
+  service_account_annotations = { "eks.amazonaws.com/role-arn" = "arn:aws:iam::123456789012:role/hca" }
   timeouts = {
     update = "3m"
   }`),
-				Check: checkDeployment(c, ns, func(d *appsv1.Deployment) error {
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("hca_runtime.this", "control_interval", "1m"),
+					func(*terraform.State) error {
+						var sa corev1.ServiceAccount
+						if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: config.Name}, &sa); err != nil {
+							return err
+						}
+						if got := sa.Annotations["eks.amazonaws.com/role-arn"]; got != "arn:aws:iam::123456789012:role/hca" {
+							return fmt.Errorf("service account annotation = %q", got)
+						}
+						return nil
+					},
+					checkDeployment(c, ns, func(d *appsv1.Deployment) error {
 					ctr := d.Spec.Template.Spec.Containers[0]
 					if d.UID != uid {
 						return fmt.Errorf("the Deployment was replaced (uid %s, was %s)", d.UID, uid)
@@ -151,8 +170,14 @@ func TestAccRuntimeResource_basic(t *testing.T) {
 					if ctr.Image != "hca-runtime:v2" || *d.Spec.Replicas != 2 || d.Status.AvailableReplicas != 2 || d.Status.UpdatedReplicas != 2 {
 						return fmt.Errorf("image %s, replicas %d, available %d", ctr.Image, *d.Spec.Replicas, d.Status.AvailableReplicas)
 					}
-					if !slices.Contains(ctr.Args, "--log-level=debug") || !slices.Contains(ctr.Args, "--leader-elect=true") {
-						return fmt.Errorf("args %q", ctr.Args)
+					for _, a := range []string{"--log-level=debug", "--leader-elect=true", "--aws-region=eu-west-1", "--eks-endpoint=http://127.0.0.1:1",
+						"--cluster-probe-interval=5s", "--burst-metrics-interval=1m0s"} {
+						if !slices.Contains(ctr.Args, a) {
+							return fmt.Errorf("args %q lack %s", ctr.Args, a)
+						}
+					}
+					if slices.ContainsFunc(ctr.Args, func(a string) bool { return strings.HasPrefix(a, "--sts-endpoint") }) {
+						return fmt.Errorf("sts_endpoint unset but args are %q", ctr.Args)
 					}
 					if slices.ContainsFunc(ctr.Args, func(a string) bool { return strings.HasPrefix(a, "--prometheus-url=") }) {
 						return fmt.Errorf("prometheus_url removed but args are %q", ctr.Args)
@@ -162,7 +187,14 @@ func TestAccRuntimeResource_basic(t *testing.T) {
 						return fmt.Errorf("resources %+v", r)
 					}
 					return nil
-				}),
+				})),
+			},
+			{
+				ResourceName:            "hca_runtime.this",
+				ImportState:             true,
+				ImportStateId:           ns,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"force_destroy", "remove_crds", "timeouts"},
 			},
 		},
 	})
@@ -254,6 +286,11 @@ func TestAccRuntimeResource_invalid(t *testing.T) {
 		{"namespace", `image = "a"` + "\n  namespace = \"HCA\"", []string{"Invalid Attribute Value Match", "Attribute namespace must be a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, got: HCA"}},
 		{"image", `image = "hca runtime"`, []string{"Invalid Attribute Value Match", "Attribute image must not contain white space, got: hca runtime"}},
 		{"cpu_request", `image = "a"` + "\n  resources = { cpu_request = \"-1\" }", []string{"Invalid resources.cpu_request", `resources.cpu_request must be greater than 0, got "-1"`}},
+		{"control_interval", `image = "a"` + "\n  control_interval = \"500ms\"", []string{"Invalid control_interval", `control_interval must be in [1s, 10m0s], got "500ms".`}},
+		{"cluster_probe_interval", `image = "a"` + "\n  cluster_probe_interval = \"often\"", []string{"Invalid Attribute Value Match", `Attribute cluster_probe_interval must be a Go duration such as "30s", "5m" or "1h30m", got: often`}},
+		{"aws.eks_endpoint", `image = "a"` + "\n  aws = { eks_endpoint = \"eks.local\" }", []string{"Invalid aws.eks_endpoint", `aws.eks_endpoint must be an absolute http:// or https:// URL such as "https://eks.eu-west-1.amazonaws.com"; got "eks.local".`}},
+		{"aws.region", `image = "a"` + "\n  aws = { region = \"Europe\" }", []string{"Invalid Attribute Value Match", "Attribute aws.region must be an AWS region such as eu-west-1, got: Europe"}},
+		{"service_account_annotations", `image = "a"` + "\n  service_account_annotations = { \"bad key!\" = \"x\" }", []string{"Invalid Attribute Value Match", "must be an annotation key"}},
 		{"memory_limit", `image = "a"` + "\n  resources = { memory_limit = \"lots\" }", []string{"Invalid resources.memory_limit", `resources.memory_limit "lots" is not a Kubernetes quantity`}},
 	}
 	for _, tt := range tests {

@@ -3,7 +3,9 @@ package config
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"regexp"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -34,6 +36,17 @@ type Options struct {
 	LogLevel string
 	// Resources of the runtime container (default 100m/128Mi requests, 256Mi limit).
 	Resources *corev1.ResourceRequirements
+	// AWSRegion, EKSEndpoint and STSEndpoint configure the runtime's access to
+	// EKS for clusters registered by name (empty: the SDK's defaults). The AWS
+	// identity comes from the pod (IRSA, EKS Pod Identity or the environment).
+	AWSRegion, EKSEndpoint, STSEndpoint string
+	// ProbeInterval is how often hybrid clusters are probed and ControlInterval
+	// how often metric-driven burst policies are evaluated (0: the runtime's
+	// defaults, 30s and 15s).
+	ProbeInterval, ControlInterval time.Duration
+	// ServiceAccountAnnotations are set on the runtime's service account, such
+	// as eks.amazonaws.com/role-arn for IRSA.
+	ServiceAccountAnnotations map[string]string
 	// ExtraArgs are appended to `hca-runtime run`.
 	ExtraArgs []string
 }
@@ -62,6 +75,9 @@ func (o *Options) defaults() error {
 	case "debug", "info", "warn", "error":
 	default:
 		return fmt.Errorf("log level %q: use debug, info, warn or error", o.LogLevel)
+	}
+	if o.ProbeInterval < 0 || o.ControlInterval < 0 {
+		return fmt.Errorf("probe interval %s and control interval %s must not be negative", o.ProbeInterval, o.ControlInterval)
 	}
 	if o.Resources == nil {
 		o.Resources = &corev1.ResourceRequirements{
@@ -110,6 +126,19 @@ func Objects(o Options) ([]any, error) {
 	if o.ConsulAddr != "" {
 		args = append(args, "--consul-addr="+o.ConsulAddr)
 	}
+	for _, a := range []struct{ flag, v string }{
+		{"--aws-region", o.AWSRegion}, {"--eks-endpoint", o.EKSEndpoint}, {"--sts-endpoint", o.STSEndpoint},
+	} {
+		if a.v != "" {
+			args = append(args, a.flag+"="+a.v)
+		}
+	}
+	if o.ProbeInterval > 0 {
+		args = append(args, "--cluster-probe-interval="+o.ProbeInterval.String())
+	}
+	if o.ControlInterval > 0 {
+		args = append(args, "--burst-metrics-interval="+o.ControlInterval.String())
+	}
 	args = append(args, o.ExtraArgs...)
 	falseV, trueV := false, true
 	uid := int64(65532)
@@ -144,10 +173,14 @@ func Objects(o Options) ([]any, error) {
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 	}
+	sa := &corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta(Name, true)}
+	if len(o.ServiceAccountAnnotations) > 0 {
+		sa.Annotations = maps.Clone(o.ServiceAccountAnnotations)
+	}
 	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: Name, Namespace: o.Namespace}}
 	return []any{
 		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: meta(o.Namespace, false)},
-		&corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta(Name, true)},
+		sa,
 		role,
 		&rbacv1.ClusterRoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"}, ObjectMeta: meta(Name, false),
 			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: Name}, Subjects: subject},

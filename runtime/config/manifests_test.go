@@ -3,6 +3,7 @@ package config_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -41,8 +42,14 @@ func TestObjects(t *testing.T) {
 		noArgs   []string
 	}{
 		{"defaults", config.Options{Image: "hca-runtime:dev"}, "", []string{"run", "--log-level=info"}, []string{"--leader-elect=true"}},
+		{"irsa annotation", config.Options{Image: "i", ServiceAccountAnnotations: map[string]string{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/hca"}}, "", nil, nil},
 		{"ha with prometheus and consul", config.Options{Image: "i", Replicas: 2, PrometheusURL: "http://prom:9090", ConsulAddr: "consul:8500", LogLevel: "debug"}, "",
 			[]string{"--leader-elect=true", "--leader-election-namespace=hca-system", "--prometheus-url=http://prom:9090", "--consul-addr=consul:8500", "--log-level=debug"}, nil},
+		{"eks access and intervals", config.Options{Image: "i", AWSRegion: "eu-west-1", EKSEndpoint: "http://127.0.0.1:9000", STSEndpoint: "http://127.0.0.1:9001", ProbeInterval: 5 * time.Second, ControlInterval: 2 * time.Second}, "",
+			[]string{"--aws-region=eu-west-1", "--eks-endpoint=http://127.0.0.1:9000", "--sts-endpoint=http://127.0.0.1:9001", "--cluster-probe-interval=5s", "--burst-metrics-interval=2s"}, nil},
+		{"runtime defaults for what is unset", config.Options{Image: "i"}, "", nil,
+			[]string{"--aws-region", "--eks-endpoint", "--sts-endpoint", "--cluster-probe-interval", "--burst-metrics-interval"}},
+		{"negative interval", config.Options{Image: "i", ControlInterval: -time.Second}, "must not be negative", nil, nil},
 		{"no image", config.Options{}, "image is empty", nil, nil},
 		{"bad namespace", config.Options{Image: "i", Namespace: "HCA"}, `namespace "HCA" is not a DNS label`, nil, nil},
 		{"bad log level", config.Options{Image: "i", LogLevel: "trace"}, `log level "trace"`, nil, nil},
@@ -78,8 +85,13 @@ func TestObjects(t *testing.T) {
 				}
 			}
 			for _, a := range tt.noArgs {
-				if slices.Contains(args, a) {
+				if slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, a) }) {
 					t.Errorf("args %v should not have %q", args, a)
+				}
+			}
+			for _, o := range objs {
+				if sa, ok := o.(*corev1.ServiceAccount); ok && !maps.Equal(sa.Annotations, tt.opts.ServiceAccountAnnotations) {
+					t.Errorf("service account annotations %v, want %v", sa.Annotations, tt.opts.ServiceAccountAnnotations)
 				}
 			}
 			if _, ok := objs[0].(*corev1.Namespace); !ok {
