@@ -559,7 +559,7 @@ func (l *Lab) Down(ctx context.Context, purge bool) error {
 		return err
 	}
 	if st != nil {
-		for _, n := range []string{compDaemon, compPrometheus, compConsulTemplate, compNginx, compConsul} {
+		for _, n := range []string{compRuntime, compDaemon, compPrometheus, compConsulTemplate, compNginx, compConsul} {
 			if p, ok := st.Procs[n]; ok {
 				stopProc(p, 10*time.Second)
 				delete(st.Procs, n)

@@ -9,6 +9,8 @@
 //	go run ./tools/lab cluster delete NAME
 //	go run ./tools/lab cluster list
 //	go run ./tools/lab bench [--ups N]
+//	go run ./tools/lab runtime start [--binary PATH --kubeconfig PATH --namespace NS]
+//	go run ./tools/lab runtime stop
 //
 // `serve` is internal: the detached daemon that hosts the cloud emulators and loadsim.
 package main
@@ -20,12 +22,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"sort"
 	"syscall"
 	"time"
 
+	"github.com/hca-project/terraform-provider-hca/internal/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
 )
 
@@ -39,6 +43,8 @@ commands:
   build     build or find every lab binary, printing the cache paths
   cluster   create NAME | delete NAME | list: extra lab clusters
   bench     measure build, start-up and memory figures in a temporary lab
+  runtime   start | stop: run the hca-runtime Deployment that hca_runtime installed
+            as a local process (lab pods are not real containers)
 `
 
 func main() {
@@ -148,6 +154,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return clusterCmd(ctx, dir, bins, args[1:], out)
 	case "bench":
 		return bench(ctx, root, bins, args[1:], out)
+	case "runtime":
+		return runtimeCmd(ctx, root, dir, bins, args[1:], out)
 	case "serve":
 		return serve(ctx, root, args[1:])
 	default:
@@ -267,4 +275,51 @@ func repoRoot() (string, error) {
 			return "", fmt.Errorf("not inside the HCA repository (no tools/kube/go.mod above %s): run the lab from the checkout or set HCA_REPO_ROOT", dir)
 		}
 	}
+}
+
+func runtimeCmd(ctx context.Context, root, dir string, bins *lab.Binaries, args []string, out io.Writer) error {
+	if len(args) == 0 || (args[0] != "start" && args[0] != "stop") {
+		return usageError{"runtime needs start or stop"}
+	}
+	l := lab.New(dir, bins, nil, out)
+	if args[0] == "stop" {
+		if err := l.StopRuntime(); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "hca-runtime stopped")
+		return nil
+	}
+	fs := flag.NewFlagSet("runtime start", flag.ContinueOnError)
+	bin := fs.String("binary", "", "hca-runtime executable (default: build ./runtime/cmd/hca-runtime into .lab/bin)")
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the cluster holding the Deployment (default: the private cluster's)")
+	ns := fs.String("namespace", "hca-system", "namespace of the hca-runtime Deployment")
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageError{err.Error()}
+	}
+	env, err := l.Env()
+	if err != nil {
+		return err
+	}
+	if *kubeconfig == "" {
+		*kubeconfig = env["HCA_LAB_PRIVATE_KUBECONFIG"]
+	}
+	if *bin == "" {
+		*bin = filepath.Join(dir, "bin", "hca-runtime")
+		build := exec.CommandContext(ctx, "go", "build", "-o", *bin, "./runtime/cmd/hca-runtime")
+		build.Dir, build.Stdout, build.Stderr = root, out, out
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build hca-runtime: %w", err)
+		}
+	}
+	p, err := l.StartRuntime(ctx, lab.LocalRuntime{Binary: *bin, Kubeconfig: *kubeconfig, Namespace: *ns, Env: emulatorAWSEnv()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "hca-runtime running, pid %d, log %s\n", p.PID, p.Log)
+	return nil
+}
+
+// emulatorAWSEnv is the AWS identity the EKS and STS emulators accept.
+func emulatorAWSEnv() []string {
+	return []string{"AWS_ACCESS_KEY_ID=" + emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + emulator.AWSSecretAccessKey}
 }

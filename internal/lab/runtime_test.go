@@ -1,0 +1,158 @@
+package lab_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/lab"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
+	"github.com/hca-project/terraform-provider-hca/runtime/config"
+	"github.com/hca-project/terraform-provider-hca/runtime/config/crd"
+)
+
+func TestLocalRuntimeArgs(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      []string
+		want    []string
+		wantErr string
+	}{
+		{
+			name: "installed defaults",
+			in:   []string{"run", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081", "--log-level=info", "--prometheus-url=http://p:9090"},
+			want: []string{"run", "--kubeconfig=/k", "--metrics-bind-address=127.0.0.1:1001", "--health-probe-bind-address=127.0.0.1:1002", "--log-level=info", "--prometheus-url=http://p:9090"},
+		},
+		{
+			name: "a kubeconfig in the args is replaced",
+			in:   []string{"run", "--kubeconfig=/in/cluster", "--leader-elect=true"},
+			want: []string{"run", "--kubeconfig=/k", "--metrics-bind-address=127.0.0.1:1001", "--health-probe-bind-address=127.0.0.1:1002", "--leader-elect=true"},
+		},
+		{name: "not the runtime", in: []string{"serve"}, wantErr: "do not start with the run command"},
+		{name: "no args", in: nil, wantErr: "do not start with the run command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := lab.LocalRuntimeArgs(tt.in, "/k", 1001, 1002)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Fatalf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestStartRuntime installs the runtime's manifests into a lab cluster of its
+// own (so that it acts on nothing of other tests), runs the Deployment as a
+// local process and sees it do its job: a HybridCluster registered with the
+// cluster's own kubeconfig is probed and becomes Reachable. StopRuntime ends
+// the process.
+func TestStartRuntime(t *testing.T) {
+	clusters := labtest.Clusters(t)
+	root := labtest.RepoRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	name := fmt.Sprintf("rt%d", rand.IntN(1e6))
+	info, err := clusters.CreateCluster(ctx, lab.ClusterSpec{Name: name, Pools: []lab.NodePool{{Name: "default", Count: 1, CPU: "4", Memory: "8Gi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = clusters.DeleteCluster(context.Background(), name) })
+
+	cfg, err := clientcmd.BuildConfigFromFlags("", info.KubeconfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crd.Install(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = hcav1.AddToScheme(scheme)
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := config.Objects(config.Options{Image: "hca-runtime:lab", ProbeInterval: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := config.Apply(ctx, c, objs); err != nil {
+		t.Fatal(err)
+	}
+
+	bin := filepath.Join(t.TempDir(), "hca-runtime")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./runtime/cmd/hca-runtime")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build hca-runtime: %v\n%s", err, out)
+	}
+	l := lab.New(t.TempDir(), &lab.Binaries{RepoDir: root}, nil, nil)
+	p, err := l.StartRuntime(ctx, lab.LocalRuntime{Binary: bin, Kubeconfig: info.KubeconfigPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.StopRuntime() })
+	if !slices.Contains(p.Args, "--cluster-probe-interval=2s") || !slices.Contains(p.Args, "--kubeconfig="+info.KubeconfigPath) {
+		t.Errorf("process args %q lack the Deployment's probe interval or the kubeconfig", p.Args)
+	}
+
+	raw, err := os.ReadFile(info.KubeconfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "self", Namespace: "hca-system"}, Data: map[string][]byte{"kubeconfig": raw}}); err != nil {
+		t.Fatal(err)
+	}
+	hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: "self"}, Spec: hcav1.HybridClusterSpec{Role: hcav1.RolePrimary, Provider: hcav1.ProviderPrivate,
+		Credentials: hcav1.ClusterCredentials{SecretRef: &hcav1.SecretKeyRef{Namespace: "hca-system", Name: "self"}}}}
+	if err := c.Create(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
+			t.Fatal(err)
+		}
+		cond := meta.FindStatusCondition(hc.Status.Conditions, hcav1.ConditionReachable)
+		if cond != nil && cond.Status == metav1.ConditionTrue {
+			break
+		}
+		last = fmt.Sprintf("%+v", cond)
+		select {
+		case <-ctx.Done():
+			log, _ := os.ReadFile(p.Log)
+			t.Fatalf("the HybridCluster never became Reachable (last %s); runtime log:\n%s", last, log)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+
+	if err := l.StopRuntime(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(p.PID, 0); err == nil {
+		t.Errorf("hca-runtime pid %d still runs after StopRuntime", p.PID)
+	}
+}
