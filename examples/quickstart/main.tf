@@ -1,0 +1,149 @@
+# The HCA quickstart: a private cluster that bursts into Amazon EKS and then
+# Alibaba Cloud ACK. `make demo` applies it against the lab (the endpoints
+# point at the lab's emulators); with the endpoint variables unset it talks to
+# the real clouds, with credentials from the environment (AWS_* and
+# ALICLOUD_ACCESS_KEY / ALICLOUD_SECRET_KEY).
+provider "hca" {
+  kubeconfig_path = var.control_kubeconfig_path
+
+  aws {
+    region = var.aws_region
+  }
+  alicloud {
+    region = var.alicloud_region
+  }
+  endpoints {
+    eks = var.eks_endpoint
+    sts = var.sts_endpoint
+    ack = var.ack_endpoint
+  }
+}
+
+# The runtime, installed into the control cluster. It reaches EKS with its own
+# AWS identity (IRSA in a real cluster) to mint short-lived tokens.
+resource "hca_runtime" "this" {
+  image          = var.runtime_image
+  prometheus_url = var.prometheus_url
+  consul_address = var.consul_address
+  log_level      = "info"
+
+  # Fast loops for a demo; the defaults are 30s and 15s.
+  cluster_probe_interval = "5s"
+  control_interval       = "3s"
+
+  aws = {
+    region       = var.aws_region
+    eks_endpoint = var.eks_endpoint
+    sts_endpoint = var.sts_endpoint
+  }
+}
+
+# The private cluster: the primary, cheapest, used first.
+resource "hca_cluster" "private" {
+  name                = "private"
+  role                = "primary"
+  provider_type       = "private"
+  kubeconfig          = file(pathexpand(var.control_kubeconfig_path))
+  priority            = 100
+  price_per_vcpu_hour = "0.0300"
+  price_per_gib_hour  = "0.0040"
+
+  depends_on = [hca_runtime.this] # the credentials Secret lives in its namespace
+}
+
+# Burst target 1: an EKS cluster with one managed node group (2 x m5.xlarge).
+resource "hca_eks_cluster" "burst" {
+  name       = "hca-quickstart-eks"
+  version    = "1.34"
+  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
+  subnet_ids = ["subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002"]
+
+  node_group = {
+    name           = "burst"
+    node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
+    instance_types = ["m5.xlarge"]
+    min_size       = 0
+    max_size       = 4
+    desired_size   = 2
+  }
+}
+
+# Registered by name: no stored credential, the runtime mints tokens.
+resource "hca_cluster" "eks" {
+  name                = "eks"
+  role                = "burst"
+  provider_type       = "eks"
+  eks_cluster_name    = hca_eks_cluster.burst.name
+  region              = var.aws_region
+  priority            = 10
+  price_per_vcpu_hour = "0.0464"
+  price_per_gib_hour  = "0.0058"
+  max_pods            = 8
+
+  depends_on = [hca_runtime.this]
+}
+
+# Burst target 2: an ACK managed cluster with two workers.
+resource "hca_ack_cluster" "burst" {
+  name                  = "hca-quickstart-ack"
+  cluster_spec          = "ack.pro.small"
+  vswitch_ids           = ["vsw-hcaquickstart1"]
+  worker_instance_types = ["ecs.g6.xlarge"]
+  worker_count          = 2
+}
+
+# Registered with the kubeconfig ACK issued (kept in a Secret, never in the CR).
+resource "hca_cluster" "ack" {
+  name                = "ack"
+  role                = "burst"
+  provider_type       = "ack"
+  kubeconfig          = hca_ack_cluster.burst.kubeconfig
+  priority            = 5
+  price_per_vcpu_hour = "0.0390"
+  price_per_gib_hour  = "0.0049"
+
+  depends_on = [hca_runtime.this]
+}
+
+# The sample app's burst policy: FRSS scales on requests per pod (fast up,
+# slow down); replicas the private cluster cannot schedule burst to EKS (at
+# most 8) and then ACK, are published to Consul for nginx, and come back
+# (ACK first) when the load falls.
+resource "hca_burst_policy" "web" {
+  name            = var.app_name
+  namespace       = var.app_namespace
+  target          = { deployment_name = var.app_name }
+  primary_cluster = hca_cluster.private.name
+  burst_targets = [
+    { cluster = hca_cluster.eks.name, max_replicas = 8 },
+    { cluster = hca_cluster.ack.name },
+  ]
+  placement    = "priority"
+  min_replicas = 2
+  max_replicas = 24
+
+  metrics = [{
+    type = "PromQL"
+    promql = {
+      query        = "sum(rate(http_requests_total{namespace=\"${var.app_namespace}\",app=\"${var.app_name}\"}[15s]))"
+      target_value = tostring(var.requests_per_pod)
+    }
+  }]
+
+  algorithm = {
+    name = "frss"
+    frss = { down_window = "20s", shrink_step = 4 }
+  }
+
+  pending_threshold = "3s"
+
+  propagate = {
+    config_maps = { names = ["${var.app_name}-config"] }
+  }
+
+  consul = {
+    service_name = var.app_name
+    port         = 8080
+    tags         = ["quickstart"]
+  }
+}

@@ -1,0 +1,72 @@
+variable "control_kubeconfig_path" {
+  description = "Path of a kubeconfig for the private (control) cluster: the runtime is installed there, and the private cluster is registered with this kubeconfig's content."
+  type        = string
+}
+
+variable "prometheus_url" {
+  description = "Prometheus the runtime queries, an absolute http(s) URL."
+  type        = string
+}
+
+variable "consul_address" {
+  description = "Consul agent (host:port) the runtime publishes burst endpoints to."
+  type        = string
+}
+
+variable "aws_region" {
+  description = "AWS region of the EKS burst cluster."
+  type        = string
+  default     = "us-east-1"
+}
+
+variable "alicloud_region" {
+  description = "Alibaba Cloud region of the ACK burst cluster."
+  type        = string
+  default     = "cn-hangzhou"
+}
+
+variable "eks_endpoint" {
+  description = "EKS API endpoint override (the lab's emulator); null for AWS itself."
+  type        = string
+  default     = null
+}
+
+variable "sts_endpoint" {
+  description = "STS endpoint override (the lab's emulator); null for AWS itself."
+  type        = string
+  default     = null
+}
+
+variable "ack_endpoint" {
+  description = "ACK (CS) API endpoint override (the lab's emulator); null for Alibaba Cloud itself."
+  type        = string
+  default     = null
+}
+
+variable "runtime_image" {
+  description = "hca-runtime image of the installed Deployment."
+  type        = string
+  default     = "ghcr.io/hca-project/hca-runtime:v0.1.0"
+}
+
+variable "app_namespace" {
+  description = "Namespace of the sample app's Deployment (it must exist with the Deployment)."
+  type        = string
+  default     = "shop"
+}
+
+variable "app_name" {
+  description = "Name of the sample app's Deployment, whose pods carry the label app=<name>."
+  type        = string
+  default     = "web"
+}
+
+variable "requests_per_pod" {
+  description = "Requests per second one replica should serve: the burst policy's target."
+  type        = number
+  default     = 15
+  validation {
+    condition     = var.requests_per_pod > 0
+    error_message = "requests_per_pod must be greater than 0, such as 15."
+  }
+}

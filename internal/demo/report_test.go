@@ -1,0 +1,205 @@
+package demo
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+	"time"
+)
+
+func i32(v int32) *int32 { return &v }
+
+// sampleReplay is a small flash crowd: 30 req/s, 300 req/s from 10s to 40s, back to
+// 30; the burst reaches eks at 20s and ack at 25s and is back at 60s.
+func sampleReplay() []Sample {
+	mk := func(at int, load, errs float64, p, e, a, dp, de, da int32, comp *int32, phase string) Sample {
+		return Sample{At: time.Duration(at) * time.Second, OfferedRPS: load, ServedRPS: load - errs, ErrorRPS: errs,
+			Ready:   map[string]int32{"private": p, "eks": e, "ack": a},
+			Desired: map[string]int32{"private": dp, "eks": de, "ack": da}, Compliance: comp, Phase: phase}
+	}
+	return []Sample{
+		mk(0, 30, 0, 2, 0, 0, 2, 0, 0, nil, "Watching"),
+		mk(10, 300, 200, 2, 0, 0, 8, 8, 4, i32(400), "Watching"),
+		mk(20, 300, 50, 8, 8, 0, 8, 8, 4, i32(150), "Bursting"),
+		mk(25, 300, 0, 8, 8, 4, 8, 8, 4, i32(98), "Bursting"),
+		mk(40, 300, 0, 8, 8, 4, 8, 8, 4, i32(95), "Bursting"),
+		mk(45, 30, 0, 8, 8, 4, 8, 8, 0, i32(20), "ScalingBack"),
+		mk(60, 30, 0, 8, 0, 0, 8, 0, 0, i32(40), "Watching"),
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	tests := []struct {
+		name    string
+		samples []Sample
+		perPod  float64
+		check   func(t *testing.T, s Summary)
+	}{
+		{
+			name: "flash crowd bursts and comes back", samples: sampleReplay(), perPod: 15,
+			check: func(t *testing.T, s Summary) {
+				if s.BaselineRPS != 30 || s.PeakRPS != 300 || s.Needed != 20 || s.PeakReady != 20 {
+					t.Errorf("baseline %v peak %v needed %d peak ready %d; want 30, 300, 20, 20", s.BaselineRPS, s.PeakRPS, s.Needed, s.PeakReady)
+				}
+				want := []struct {
+					name string
+					seen bool
+					at   time.Duration
+					w    time.Duration
+				}{
+					{"surge", s.SurgeSeen, s.SurgeAt, 10 * time.Second},
+					{"first burst", s.BurstSeen, s.FirstBurstAt, 20 * time.Second},
+					{"full", s.FullSeen, s.FullAt, 25 * time.Second},
+					{"fall", s.FallSeen, s.FallAt, 45 * time.Second},
+					{"back", s.BackSeen, s.BackAt, 60 * time.Second},
+				}
+				for _, w := range want {
+					if !w.seen || w.at != w.w {
+						t.Errorf("%s: seen %v at %s, want %s", w.name, w.seen, w.at, w.w)
+					}
+				}
+				if s.PeakByCluster["eks"] != 8 || s.PeakByCluster["ack"] != 4 || s.PeakByCluster["private"] != 8 {
+					t.Errorf("peak by cluster %v", s.PeakByCluster)
+				}
+				// Refused: 200 req/s for 10s + 50 for 10s over 30*10 + 300*30 + 30*5 + 30*15 offered... integrated on the right end.
+				offered := 300.0*10 + 300*10 + 300*5 + 300*15 + 30*5 + 30*15
+				if want := (200.0*10 + 50*10) / offered; s.ErrorShare < want-1e-9 || s.ErrorShare > want+1e-9 {
+					t.Errorf("error share %v, want %v", s.ErrorShare, want)
+				}
+				if !s.ComplianceSeen || s.ComplianceMin != 20 {
+					t.Errorf("compliance min %d seen %v", s.ComplianceMin, s.ComplianceSeen)
+				}
+				if got := strings.Join(s.Phases, ","); got != "Watching,Bursting,ScalingBack,Watching" {
+					t.Errorf("phases %s", got)
+				}
+			},
+		},
+		{
+			name: "burst never comes back", samples: sampleReplay()[:6], perPod: 15,
+			check: func(t *testing.T, s Summary) {
+				if !s.FallSeen || s.BackSeen {
+					t.Errorf("fall seen %v, back seen %v; want true, false", s.FallSeen, s.BackSeen)
+				}
+			},
+		},
+		{
+			name: "no samples", samples: nil, perPod: 15,
+			check: func(t *testing.T, s Summary) {
+				if s.SurgeSeen || s.PeakRPS != 0 {
+					t.Errorf("%+v", s)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.check(t, Summarize(tt.samples, "private", tt.perPod))
+		})
+	}
+}
+
+func TestWriteSVG(t *testing.T) {
+	clusters := []string{"private", "eks", "ack"}
+	tests := []struct {
+		name         string
+		samples      []Sample
+		wantPolygons int
+		wantPanels   int
+	}{
+		{"with SLO", sampleReplay(), 3, 3},
+		{"without SLO", func() []Sample {
+			s := sampleReplay()
+			for i := range s {
+				s[i].Compliance = nil
+			}
+			return s
+		}(), 3, 2},
+		{"empty", nil, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteSVG(&buf, "demo <replay>", clusters, tt.samples); err != nil {
+				t.Fatal(err)
+			}
+			// Well-formed XML, one polygon per cluster, one frame per panel.
+			dec := xml.NewDecoder(bytes.NewReader(buf.Bytes()))
+			polygons, frames := 0, 0
+			for {
+				tok, err := dec.Token()
+				if err != nil {
+					if err.Error() == "EOF" {
+						break
+					}
+					t.Fatalf("SVG is not well-formed XML: %v", err)
+				}
+				if se, ok := tok.(xml.StartElement); ok {
+					switch se.Name.Local {
+					case "polygon":
+						polygons++
+					case "rect":
+						for _, a := range se.Attr {
+							if a.Name.Local == "stroke" && a.Value == "#999" {
+								frames++
+							}
+						}
+					}
+				}
+			}
+			if polygons != tt.wantPolygons || frames != tt.wantPanels {
+				t.Errorf("%d polygons and %d panels, want %d and %d", polygons, frames, tt.wantPolygons, tt.wantPanels)
+			}
+			if !strings.Contains(buf.String(), "demo &lt;replay&gt;") {
+				t.Error("title not escaped")
+			}
+		})
+	}
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	samples := sampleReplay()
+	s := Summarize(samples, "private", 15)
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, "HCA demo", []string{"trace: flash crowd"}, []string{"private", "eks", "ack"}, "private", s, samples, "report.svg", 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{
+		"# HCA demo", "![load and replicas per cluster](report.svg)",
+		"| first replica ready outside private | 20s (10s after) |",
+		"| burst brought back (no replica outside private) | 1m0s (15s after) |",
+		"| most ready replicas | 20 (private 8, eks 8, ack 4) |",
+		"| 40s | 300 | 0.0 | 8/8 | 8/8 | 4/4 | 0 | 95 % | Bursting |",
+		"| phases | Watching → Bursting → ScalingBack → Watching |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	// Every 10s: 0, 10, 20, (25 skipped), 40, (45 skipped), 60 (last).
+	if strings.Contains(md, "\n| 25s | 300") || strings.Contains(md, "\n| 45s | 30") || !strings.Contains(md, "\n| 1m0s | 30 |") {
+		t.Errorf("sampling every 10s should skip 45s and keep the last row:\n%s", md)
+	}
+}
+
+func TestRow(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Sample
+		want []string
+	}{
+		{"bursting", sampleReplay()[2], []string{"0:20", "load  300 req/s (refused  50.0)", "private  8/8 ", "eks  8/8 ", "ack  0/4 ", "SLO  150%", "Bursting", "PPPPPPPPEEEEEEEE...."}},
+		{"no SLO yet", sampleReplay()[0], []string{"0:00", "SLO     –", "Watching", "PP"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Row(tt.s, []string{"private", "eks", "ack"})
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("row %q lacks %q", got, w)
+				}
+			}
+		})
+	}
+}
