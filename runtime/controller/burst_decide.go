@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
@@ -430,10 +431,10 @@ func burstNodeEligible(spec *corev1.PodSpec, n *corev1.Node) bool {
 	if !ready {
 		return false
 	}
-	for k, v := range spec.NodeSelector {
-		if n.Labels[k] != v {
-			return false
-		}
+	// The scheduler's own matcher: spec.nodeSelector and the required node
+	// affinity (terms ORed, expressions and fields ANDed).
+	if ok, err := nodeaffinity.GetRequiredNodeAffinity(&corev1.Pod{Spec: *spec}).Match(n); err != nil || !ok {
+		return false
 	}
 	for i := range n.Spec.Taints {
 		t := &n.Spec.Taints[i]

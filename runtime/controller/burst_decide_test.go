@@ -328,6 +328,14 @@ func TestBurstPrimaryFit(t *testing.T) {
 		{"untolerated taint", corev1.PodSpec{}, []corev1.Node{burstNode("n1", "4", true, tainted)}, nil, 0},
 		{"tolerated taint", tolerating, []corev1.Node{burstNode("n1", "4", true, tainted)}, nil, 4},
 		{"node selector", corev1.PodSpec{NodeSelector: map[string]string{"pool": "b"}}, []corev1.Node{burstNode("n1", "4", true)}, nil, 0},
+		{"required node affinity: one of the terms matches", affinity(
+			corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}},
+			corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "eks.amazonaws.com/nodegroup", Operator: corev1.NodeSelectorOpExists}}}),
+			[]corev1.Node{burstNode("n1", "4", true, labelled("pool", "a")), burstNode("n2", "4", true, labelled("pool", "default")),
+				burstNode("n3", "2", true, labelled("pool", "cloud"), labelled("eks.amazonaws.com/nodegroup", "ng"))}, nil, 6},
+		{"required node affinity: no term matches", affinity(
+			corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"default"}}, {Key: "pool", Operator: corev1.NodeSelectorOpExists}}}),
+			[]corev1.Node{burstNode("n1", "4", true, labelled("pool", "default")), burstNode("n2", "4", true, func(n *corev1.Node) { n.Labels = nil })}, nil, 0},
 		{"over-committed node counts 0", corev1.PodSpec{}, []corev1.Node{burstNode("n1", "1", true), burstNode("n2", "2", true)}, []corev1.Pod{burstPodOn("n1", "3")}, 2},
 	}
 	for _, tc := range tests {
@@ -336,6 +344,20 @@ func TestBurstPrimaryFit(t *testing.T) {
 				t.Errorf("fit %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+func affinity(terms ...corev1.NodeSelectorTerm) corev1.PodSpec {
+	return corev1.PodSpec{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: terms}}}}
+}
+
+func labelled(k, v string) func(*corev1.Node) {
+	return func(n *corev1.Node) {
+		if n.Labels == nil {
+			n.Labels = map[string]string{}
+		}
+		n.Labels[k] = v
 	}
 }
 
