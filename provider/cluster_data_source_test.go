@@ -117,8 +117,8 @@ func TestClusterDataFromAPI(t *testing.T) {
 					Limits:      &hcav1.ClusterLimits{MaxCPU: qty("0.5"), MaxPods: ptr32(20)}},
 				Status: hcav1.HybridClusterStatus{
 					ObservedGeneration: 2, Reachable: true, KubernetesVersion: "v1.36.3",
-					Allocatable: rl("cpu", "8", "memory", "32768Mi", "pods", "110"),
-					Free:        rl("cpu", "2.5", "memory", "12Gi"),
+					Allocatable:   rl("cpu", "8", "memory", "32768Mi", "pods", "110"),
+					Free:          rl("cpu", "2.5", "memory", "12Gi"),
 					LastProbeTime: &probe,
 					Conditions: []metav1.Condition{
 						{Type: "Reachable", Status: metav1.ConditionTrue, Reason: "Probed", Message: "Kubernetes v1.36.3, 3 nodes", LastTransitionTime: at("2026-05-01T11:00:00Z")},
@@ -320,7 +320,9 @@ func createHybridCluster(t *testing.T, c client.Client, hc *hcav1.HybridCluster)
 	if err := c.Create(context.Background(), hc); err != nil {
 		t.Fatalf("create HybridCluster %s: %v", hc.Name, err)
 	}
-	t.Cleanup(func() { _ = deleteAndWait(context.Background(), c, &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: hc.Name}}, time.Minute) })
+	t.Cleanup(func() {
+		_ = deleteAndWait(context.Background(), c, &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: hc.Name}}, time.Minute)
+	})
 }
 
 // TestAccClusterDataSource reads a probed private cluster and a never probed
