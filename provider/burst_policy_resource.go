@@ -911,14 +911,19 @@ func (m *burstPolicyModel) setStatus(bp *hcav1.BurstPolicy, onlyUnknown bool) {
 	if onlyUnknown && !m.Replicas.IsUnknown() {
 		return
 	}
-	rs := append([]hcav1.ClusterReplicas(nil), bp.Status.Replicas...)
+	m.Replicas = replicasList(bp.Status.Replicas)
+}
+
+// replicasList renders a status' replicas per cluster, sorted by cluster.
+func replicasList(replicas []hcav1.ClusterReplicas) types.List {
+	rs := append([]hcav1.ClusterReplicas(nil), replicas...)
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Cluster < rs[j].Cluster })
 	elems := make([]attr.Value, len(rs))
 	for i, r := range rs {
 		elems[i] = types.ObjectValueMust(replicasAttrs, map[string]attr.Value{"cluster": types.StringValue(string(r.Cluster)),
 			"desired": types.Int64Value(int64(r.Desired)), "ready": types.Int64Value(int64(r.Ready)), "pending": types.Int64Value(int64(r.Pending))})
 	}
-	m.Replicas = types.ListValueMust(types.ObjectType{AttrTypes: replicasAttrs}, elems)
+	return types.ListValueMust(types.ObjectType{AttrTypes: replicasAttrs}, elems)
 }
 
 func isDefaultMetrics(ms []hcav1.MetricSpec) bool {

@@ -287,6 +287,8 @@ func (p *hcaProvider) Resources(_ context.Context) []func() resource.Resource {
 func (p *hcaProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewControlClusterDataSource,
+		NewClusterDataSource,
+		NewBurstPolicyStatusDataSource,
 	}
 }
 

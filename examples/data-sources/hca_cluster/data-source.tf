@@ -1,0 +1,26 @@
+# What the runtime last observed of a registered burst cluster: whether it is
+# reachable and how much capacity is free there.
+variable "cluster_name" {
+  type    = string
+  default = "eks-eu-west-1"
+}
+
+data "hca_cluster" "burst" {
+  name = var.cluster_name
+}
+
+output "burst_free_cpu" {
+  value = lookup(data.hca_cluster.burst.free, "cpu", "0")
+}
+
+output "burst_conditions" {
+  value = { for c in data.hca_cluster.burst.conditions : c.type => c.status }
+}
+
+# Warns at each plan while the runtime cannot reach the cluster.
+check "burst_cluster_reachable" {
+  assert {
+    condition     = data.hca_cluster.burst.reachable
+    error_message = "The runtime cannot reach ${var.cluster_name} (last probe: ${coalesce(data.hca_cluster.burst.last_probe_time, "never")}): bursts skip it."
+  }
+}
