@@ -599,6 +599,75 @@ func TestAccFederatedAutoscalerResource(t *testing.T) {
 	})
 }
 
+// TestAccFederatedAutoscalerResource_deleteWaits holds the object with a
+// finalizer, as the runtime does while a member cannot be reached: destroy
+// waits timeouts.delete, then fails saying what the runtime reports.
+func TestAccFederatedAutoscalerResource_deleteWaits(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-fa")
+	name := fmt.Sprintf("web-%06d", rand.IntN(1e6))
+	key := client.ObjectKey{Namespace: ns, Name: name}
+	const finalizer = "test.hca.dev/hold"
+	cfg := federatedAutoscalerHCL(lab, ns, name, `
+  target       = { name = "web" }
+  members      = [{ cluster = "private" }, { cluster = "eks" }]
+  max_replicas = 10
+  timeouts     = { delete = "2s" }`)
+	release := func() {
+		var fa hcav1.FederatedAutoscaler
+		if err := c.Get(context.Background(), key, &fa); err != nil {
+			return
+		}
+		fa.Finalizers = nil
+		_ = c.Update(context.Background(), &fa)
+	}
+	t.Cleanup(release)
+	accTest(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			err := c.Get(context.Background(), key, &hcav1.FederatedAutoscaler{})
+			if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("FederatedAutoscaler %s still there after destroy (get: %v)", key, err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					var fa hcav1.FederatedAutoscaler
+					if err := c.Get(context.Background(), key, &fa); err != nil {
+						return err
+					}
+					fa.Finalizers = []string{finalizer}
+					if err := c.Update(context.Background(), &fa); err != nil {
+						return fmt.Errorf("add finalizer: %w", err)
+					}
+					fa.Status.Conditions = []metav1.Condition{{Type: "Degraded", Status: metav1.ConditionTrue, Reason: "CleanupFailed",
+						Message: "cannot delete member HPAs yet; deletion waits: cluster eks: connection refused", LastTransitionTime: metav1.Now()}}
+					return c.Status().Update(context.Background(), &fa)
+				},
+			},
+			{
+				Config:  cfg,
+				Destroy: true,
+				ExpectError: errorRe("Error deleting federated autoscaler", fmt.Sprintf("Could not delete the FederatedAutoscaler %s/%s: still present after 2s (finalizers [%s])", ns, name, finalizer),
+					"The runtime reports: cannot delete member HPAs yet; deletion waits: cluster eks: connection refused.",
+					"The runtime deletes the member HPAs before it lets the object go: make the members reachable, or raise timeouts.delete."),
+			},
+			{
+				// The finalizer done, the object is gone: the next plan
+				// creates it again.
+				PreConfig:          release,
+				Config:             cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
 // TestAccFederatedAutoscalerResource_invalid checks that terraform plan
 // rejects what the API server would, with the same rule and how to fix it.
 // It needs no lab: Terraform stops at validation.
