@@ -230,6 +230,36 @@ func scalingRulesAttr(dir string) schema.SingleNestedAttribute {
 	}
 }
 
+// metricsAttr is the schema of a list of MetricSpecs, shared by the
+// resources whose API has one; desc and typeDesc say what the list and the
+// type accept there.
+func metricsAttr(desc, typeDesc string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Optional:    true,
+		Description: desc,
+		Validators:  []validator.List{listvalidator.SizeBetween(1, 10)},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"type": schema.StringAttribute{Required: true, Description: typeDesc,
+				Validators: []validator.String{stringvalidator.OneOf("Resource", "PromQL")}},
+			"resource": schema.SingleNestedAttribute{Optional: true, Description: "Pod resource utilisation target; only with type `Resource`.",
+				Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{Required: true, Description: "`cpu` or `memory`.", Validators: []validator.String{stringvalidator.OneOf("cpu", "memory")}},
+					"target_average_utilization": schema.Int64Attribute{Required: true, Description: "Wanted mean utilisation in percent of requests, 1 to 1000.",
+						Validators: []validator.Int64{int64validator.Between(1, 1000)}},
+				}},
+			"promql": schema.SingleNestedAttribute{Optional: true, Description: "Prometheus query and target; only with type `PromQL`.",
+				Attributes: map[string]schema.Attribute{
+					"query": schema.StringAttribute{Required: true, Description: "PromQL expression returning one sample, 1 to 4096 characters.",
+						Validators: []validator.String{stringvalidator.LengthBetween(1, 4096)}},
+					"target_value": schema.StringAttribute{Required: true, Description: "Value the query should have (per replica with target_type `AverageValue`), a quantity greater than 0 such as `100` or `250m`.",
+						Validators: []validator.String{positiveQuantity{}}},
+					"target_type": schema.StringAttribute{Optional: true, Description: "`AverageValue` (the query returns a total that replicas share) or `Value`. The API's default is `AverageValue`.",
+						Validators: []validator.String{stringvalidator.OneOf("AverageValue", "Value")}},
+				}},
+		}},
+	}
+}
+
 func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
@@ -300,30 +330,8 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Description: "Most replicas of the workload (all clusters), 1 or more.",
 				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},
 			},
-			"metrics": schema.ListNestedAttribute{
-				Optional:    true,
-				Description: "1 to 10 metrics the replica count is computed from; the largest proposal wins. Unset: CPU at 80 % of requests (the API's default).",
-				Validators:  []validator.List{listvalidator.SizeBetween(1, 10)},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"type": schema.StringAttribute{Required: true, Description: "`Resource` (set `resource`) or `PromQL` (set `promql`).",
-						Validators: []validator.String{stringvalidator.OneOf("Resource", "PromQL")}},
-					"resource": schema.SingleNestedAttribute{Optional: true, Description: "Pod resource utilisation target; only with type `Resource`.",
-						Attributes: map[string]schema.Attribute{
-							"name": schema.StringAttribute{Required: true, Description: "`cpu` or `memory`.", Validators: []validator.String{stringvalidator.OneOf("cpu", "memory")}},
-							"target_average_utilization": schema.Int64Attribute{Required: true, Description: "Wanted mean utilisation in percent of requests, 1 to 1000.",
-								Validators: []validator.Int64{int64validator.Between(1, 1000)}},
-						}},
-					"promql": schema.SingleNestedAttribute{Optional: true, Description: "Prometheus query and target; only with type `PromQL`.",
-						Attributes: map[string]schema.Attribute{
-							"query": schema.StringAttribute{Required: true, Description: "PromQL expression returning one sample, 1 to 4096 characters.",
-								Validators: []validator.String{stringvalidator.LengthBetween(1, 4096)}},
-							"target_value": schema.StringAttribute{Required: true, Description: "Value the query should have (per replica with target_type `AverageValue`), a quantity greater than 0 such as `100` or `250m`.",
-								Validators: []validator.String{positiveQuantity{}}},
-							"target_type": schema.StringAttribute{Optional: true, Description: "`AverageValue` (the query returns a total that replicas share) or `Value`. The API's default is `AverageValue`.",
-								Validators: []validator.String{stringvalidator.OneOf("AverageValue", "Value")}},
-						}},
-				}},
-			},
+			"metrics": metricsAttr("1 to 10 metrics the replica count is computed from; the largest proposal wins. Unset: CPU at 80 % of requests (the API's default).",
+				"`Resource` (set `resource`) or `PromQL` (set `promql`)."),
 			"algorithm": schema.SingleNestedAttribute{
 				Optional:    true,
 				Description: "Scaling algorithm and its parameters; only the chosen algorithm's block may be set. Unset: `kubernetes` with its defaults.",
@@ -571,19 +579,7 @@ func validateBurstPolicy(m *burstPolicyModel) diag.Diagnostics {
 		d.AddAttributeError(path.Root("burst_targets"), "Invalid burst_targets",
 			"placement weighted needs at least one burst_targets entry with weight > 0.")
 	}
-	for i, mt := range m.Metrics {
-		p := path.Root("metrics").AtListIndex(i)
-		switch mt.Type.ValueString() {
-		case "Resource":
-			if mt.Resource == nil || mt.PromQL != nil {
-				d.AddAttributeError(p, "Invalid metrics", fmt.Sprintf("metrics[%d]: type Resource requires resource (name and target_average_utilization) and no promql.", i))
-			}
-		case "PromQL":
-			if mt.PromQL == nil || mt.Resource != nil {
-				d.AddAttributeError(p, "Invalid metrics", fmt.Sprintf("metrics[%d]: type PromQL requires promql (query and target_value) and no resource.", i))
-			}
-		}
-	}
+	d.Append(validateMetrics(m.Metrics)...)
 	if a := m.Algorithm; a != nil && !a.Name.IsUnknown() {
 		name := a.Name.ValueString()
 		if name == "" {
@@ -622,6 +618,25 @@ func validateBurstPolicy(m *burstPolicyModel) diag.Diagnostics {
 	return d
 }
 
+// validateMetrics mirrors the CEL rules of MetricSpec.
+func validateMetrics(ms []bpMetric) diag.Diagnostics {
+	var d diag.Diagnostics
+	for i, mt := range ms {
+		p := path.Root("metrics").AtListIndex(i)
+		switch mt.Type.ValueString() {
+		case "Resource":
+			if mt.Resource == nil || mt.PromQL != nil {
+				d.AddAttributeError(p, "Invalid metrics", fmt.Sprintf("metrics[%d]: type Resource requires resource (name and target_average_utilization) and no promql.", i))
+			}
+		case "PromQL":
+			if mt.PromQL == nil || mt.Resource != nil {
+				d.AddAttributeError(p, "Invalid metrics", fmt.Sprintf("metrics[%d]: type PromQL requires promql (query and target_value) and no resource.", i))
+			}
+		}
+	}
+	return d
+}
+
 // toAPI converts the model to a BurstPolicy; unset optional fields stay unset
 // so that the API server applies its defaults.
 func (m *burstPolicyModel) toAPI() (*hcav1.BurstPolicy, error) {
@@ -643,19 +658,8 @@ func (m *burstPolicyModel) toAPI() (*hcav1.BurstPolicy, error) {
 	s.MinReplicas = int32(m.MinReplicas.ValueInt64())
 	s.MaxReplicas = int32(m.MaxReplicas.ValueInt64())
 	var err error
-	for i, mt := range m.Metrics {
-		ms := hcav1.MetricSpec{Type: hcav1.MetricSourceType(mt.Type.ValueString())}
-		if r := mt.Resource; r != nil {
-			ms.Resource = &hcav1.ResourceMetric{Name: hcav1.ResourceName(r.Name.ValueString()), TargetAverageUtilization: int32(r.TargetAverageUtilization.ValueInt64())}
-		}
-		if p := mt.PromQL; p != nil {
-			q, qerr := kresource.ParseQuantity(p.TargetValue.ValueString())
-			if qerr != nil {
-				return nil, fmt.Errorf("metrics[%d].promql.target_value %q is not a quantity: %w", i, p.TargetValue.ValueString(), qerr)
-			}
-			ms.PromQL = &hcav1.PromQLMetric{Query: p.Query.ValueString(), TargetValue: q, TargetType: hcav1.PromQLTargetType(p.TargetType.ValueString())}
-		}
-		s.Metrics = append(s.Metrics, ms)
+	if s.Metrics, err = metricsToAPI(m.Metrics); err != nil {
+		return nil, err
 	}
 	if a := m.Algorithm; a != nil {
 		s.Algorithm.Name = hcav1.AlgorithmName(a.Name.ValueString())
@@ -712,6 +716,27 @@ func (m *burstPolicyModel) toAPI() (*hcav1.BurstPolicy, error) {
 		return nil, err
 	}
 	return bp, nil
+}
+
+// metricsToAPI converts metrics; an unset list stays unset (the API's
+// default).
+func metricsToAPI(ms []bpMetric) ([]hcav1.MetricSpec, error) {
+	var out []hcav1.MetricSpec
+	for i, mt := range ms {
+		spec := hcav1.MetricSpec{Type: hcav1.MetricSourceType(mt.Type.ValueString())}
+		if r := mt.Resource; r != nil {
+			spec.Resource = &hcav1.ResourceMetric{Name: hcav1.ResourceName(r.Name.ValueString()), TargetAverageUtilization: int32(r.TargetAverageUtilization.ValueInt64())}
+		}
+		if p := mt.PromQL; p != nil {
+			q, err := kresource.ParseQuantity(p.TargetValue.ValueString())
+			if err != nil {
+				return nil, fmt.Errorf("metrics[%d].promql.target_value %q is not a quantity: %w", i, p.TargetValue.ValueString(), err)
+			}
+			spec.PromQL = &hcav1.PromQLMetric{Query: p.Query.ValueString(), TargetValue: q, TargetType: hcav1.PromQLTargetType(p.TargetType.ValueString())}
+		}
+		out = append(out, spec)
+	}
+	return out, nil
 }
 
 func (r *bpScalingRules) toAPI(where string) (*hcav1.ScalingRules, error) {
@@ -787,28 +812,7 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 			MaxReplicas: optInt(types.Int64Null(), t.MaxReplicas, -1),
 		})
 	}
-	if !(prior.Metrics == nil && isDefaultMetrics(s.Metrics)) {
-		for i, mt := range s.Metrics {
-			var pm bpMetric
-			if i < len(prior.Metrics) {
-				pm = prior.Metrics[i]
-			}
-			out := bpMetric{Type: types.StringValue(string(mt.Type))}
-			if r := mt.Resource; r != nil {
-				out.Resource = &bpResourceMetric{Name: types.StringValue(string(r.Name)), TargetAverageUtilization: types.Int64Value(int64(r.TargetAverageUtilization))}
-			}
-			if p := mt.PromQL; p != nil {
-				var pp bpPromQLMetric
-				if pm.PromQL != nil {
-					pp = *pm.PromQL
-				}
-				q := p.TargetValue
-				out.PromQL = &bpPromQLMetric{Query: types.StringValue(p.Query), TargetValue: keepQuantity(pp.TargetValue, &q),
-					TargetType: optString(pp.TargetType, string(p.TargetType), "AverageValue")}
-			}
-			m.Metrics = append(m.Metrics, out)
-		}
-	}
+	m.Metrics = metricsFromAPI(s.Metrics, prior.Metrics)
 	a := s.Algorithm
 	pa := prior.Algorithm
 	if pa == nil {
@@ -862,6 +866,37 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 	}
 	m.setStatus(bp, false)
 	return m
+}
+
+// metricsFromAPI converts metrics to the model: unset in prior stays unset
+// while the API holds its default (CPU at 80 %), and target values keep
+// prior's spelling when equal.
+func metricsFromAPI(ms []hcav1.MetricSpec, prior []bpMetric) []bpMetric {
+	if prior == nil && isDefaultMetrics(ms) {
+		return nil
+	}
+	var out []bpMetric
+	for i, mt := range ms {
+		var pm bpMetric
+		if i < len(prior) {
+			pm = prior[i]
+		}
+		m := bpMetric{Type: types.StringValue(string(mt.Type))}
+		if r := mt.Resource; r != nil {
+			m.Resource = &bpResourceMetric{Name: types.StringValue(string(r.Name)), TargetAverageUtilization: types.Int64Value(int64(r.TargetAverageUtilization))}
+		}
+		if p := mt.PromQL; p != nil {
+			var pp bpPromQLMetric
+			if pm.PromQL != nil {
+				pp = *pm.PromQL
+			}
+			q := p.TargetValue
+			m.PromQL = &bpPromQLMetric{Query: types.StringValue(p.Query), TargetValue: keepQuantity(pp.TargetValue, &q),
+				TargetType: optString(pp.TargetType, string(p.TargetType), "AverageValue")}
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 func scalingRulesFromAPI(r *hcav1.ScalingRules, prior *bpScalingRules) *bpScalingRules {

@@ -279,6 +279,7 @@ func (p *hcaProvider) Resources(_ context.Context) []func() resource.Resource {
 		NewClusterResource,
 		NewRuntimeResource,
 		NewBurstPolicyResource,
+		NewFederatedAutoscalerResource,
 		NewEKSClusterResource,
 		NewACKClusterResource,
 	}
