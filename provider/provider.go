@@ -281,6 +281,7 @@ func (p *hcaProvider) Resources(_ context.Context) []func() resource.Resource {
 		NewBurstPolicyResource,
 		NewEKSClusterResource,
 		NewACKClusterResource,
+		NewSLOResource,
 	}
 }
 
