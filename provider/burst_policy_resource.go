@@ -1105,10 +1105,10 @@ func setValue(ss []string) types.Set {
 }
 
 // quantityRange checks a decimal in [min, max) (or (min, max) without
-// minIncl; no max when empty).
+// minIncl, and up to max included with maxIncl; no max when empty).
 type quantityRange struct {
-	min, max string
-	minIncl  bool
+	min, max         string
+	minIncl, maxIncl bool
 }
 
 func (v quantityRange) Description(context.Context) string {
@@ -1116,8 +1116,11 @@ func (v quantityRange) Description(context.Context) string {
 	if v.minIncl {
 		lo = "at least " + v.min
 	}
-	if v.max == "" {
+	switch {
+	case v.max == "":
 		return "must be a decimal " + lo
+	case v.maxIncl:
+		return "must be a decimal " + lo + " and at most " + v.max
 	}
 	return "must be a decimal " + lo + " and less than " + v.max
 }
@@ -1131,7 +1134,11 @@ func (v quantityRange) ValidateString(ctx context.Context, req validator.StringR
 	bad := err != nil
 	if !bad {
 		c := q.Cmp(kresource.MustParse(v.min))
-		bad = c < 0 || (c == 0 && !v.minIncl) || (v.max != "" && q.Cmp(kresource.MustParse(v.max)) >= 0)
+		bad = c < 0 || (c == 0 && !v.minIncl)
+		if v.max != "" {
+			h := q.Cmp(kresource.MustParse(v.max))
+			bad = bad || h > 0 || (h == 0 && !v.maxIncl)
+		}
 	}
 	if bad {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), fmt.Sprintf("%s %s, got %q.", req.Path, v.Description(ctx), s))
@@ -1139,7 +1146,7 @@ func (v quantityRange) ValidateString(ctx context.Context, req validator.StringR
 }
 
 // durationMax checks a Go duration's bounds: at least min, at most max (when
-// set), and greater than 0 with positive.
+// set), and greater than 0 with positive (with or without max).
 type durationMax struct {
 	min, max time.Duration
 	positive bool
@@ -1147,6 +1154,8 @@ type durationMax struct {
 
 func (v durationMax) Description(context.Context) string {
 	switch {
+	case v.positive && v.max == 0:
+		return "must be greater than 0s"
 	case v.positive:
 		return fmt.Sprintf("must be greater than 0s and at most %s", v.max)
 	case v.max == 0:

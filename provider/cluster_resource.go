@@ -733,13 +733,17 @@ func (m *clusterModel) fromStatusCredentials(hc *hcav1.HybridCluster) {
 }
 
 // positiveQuantity checks that a string is a Kubernetes quantity greater than 0.
-type positiveQuantity struct{}
+// With example, the error suggests a value rather than removing the argument
+// (for arguments that are not limits).
+type positiveQuantity struct {
+	example string
+}
 
 func (positiveQuantity) Description(context.Context) string {
 	return "must be a Kubernetes quantity greater than 0, such as \"64\" or \"500m\""
 }
 func (v positiveQuantity) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (positiveQuantity) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v positiveQuantity) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
@@ -750,7 +754,12 @@ func (positiveQuantity) ValidateString(_ context.Context, req validator.StringRe
 			fmt.Sprintf("%s %q is not a Kubernetes quantity: use a number with an optional suffix, such as \"64\", \"500m\" or \"1Gi\".", req.Path, s))
 		return
 	}
-	if q.Sign() <= 0 {
+	switch {
+	case q.Sign() > 0:
+	case v.example != "":
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			fmt.Sprintf("%s must be greater than 0, got %q: use a quantity such as %q.", req.Path, s, v.example))
+	default:
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
 			fmt.Sprintf("%s must be greater than 0, got %q: remove it for no limit.", req.Path, s))
 	}

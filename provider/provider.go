@@ -282,6 +282,7 @@ func (p *hcaProvider) Resources(_ context.Context) []func() resource.Resource {
 		NewFederatedAutoscalerResource,
 		NewEKSClusterResource,
 		NewACKClusterResource,
+		NewSLOResource,
 	}
 }
 
