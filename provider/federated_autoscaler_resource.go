@@ -83,8 +83,11 @@ const defaultFederatedAutoscalerDeleteTimeout = 5 * time.Minute
 var (
 	faClusterAttrs = map[string]attr.Type{"cluster": types.StringType, "min_replicas": types.Int64Type, "max_replicas": types.Int64Type,
 		"current_replicas": types.Int64Type, "desired_replicas": types.Int64Type, "last_scale_time": types.StringType}
-	conditionAttrs = map[string]attr.Type{"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType}
 )
+
+// statusConditionAttrs are the attributes of one condition in a resource's
+// computed status (the data sources add last_transition_time).
+var statusConditionAttrs = map[string]attr.Type{"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType}
 
 func (r *federatedAutoscalerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_federated_autoscaler"
@@ -494,8 +497,8 @@ func conditionsValue(cs []metav1.Condition) types.List {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Type < cs[j].Type })
 	elems := make([]attr.Value, len(cs))
 	for i, c := range cs {
-		elems[i] = types.ObjectValueMust(conditionAttrs, map[string]attr.Value{"type": types.StringValue(c.Type),
+		elems[i] = types.ObjectValueMust(statusConditionAttrs, map[string]attr.Value{"type": types.StringValue(c.Type),
 			"status": types.StringValue(string(c.Status)), "reason": types.StringValue(c.Reason), "message": types.StringValue(c.Message)})
 	}
-	return types.ListValueMust(types.ObjectType{AttrTypes: conditionAttrs}, elems)
+	return types.ListValueMust(types.ObjectType{AttrTypes: statusConditionAttrs}, elems)
 }

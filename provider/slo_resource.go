@@ -150,8 +150,7 @@ const (
 )
 
 var (
-	promMetricRE   = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
-	conditionAttrs = map[string]attr.Type{"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType}
+	promMetricRE = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
 )
 
 func (r *sloResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -892,11 +891,6 @@ func (m *sloModel) setStatus(slo *hcav1.ServiceLevelObjective, onlyUnknown bool)
 		m.Ready = types.BoolValue(ready)
 	}
 	if set(m.Conditions) {
-		elems := make([]attr.Value, len(conds))
-		for i, c := range conds {
-			elems[i] = types.ObjectValueMust(conditionAttrs, map[string]attr.Value{"type": types.StringValue(c.Type),
-				"status": types.StringValue(string(c.Status)), "reason": types.StringValue(c.Reason), "message": types.StringValue(c.Message)})
-		}
-		m.Conditions = types.ListValueMust(types.ObjectType{AttrTypes: conditionAttrs}, elems)
+		m.Conditions = conditionsValue(conds)
 	}
 }
