@@ -42,7 +42,7 @@ func minimalFederatedAutoscaler() federatedAutoscalerModel {
 func emptyFAStatus(m *federatedAutoscalerModel) {
 	m.CurrentReplicas, m.DesiredReplicas, m.Ready = types.Int64Value(0), types.Int64Value(0), types.BoolValue(false)
 	m.Clusters = types.ListValueMust(types.ObjectType{AttrTypes: faClusterAttrs}, []attr.Value{})
-	m.Conditions = types.ListValueMust(types.ObjectType{AttrTypes: conditionAttrs}, []attr.Value{})
+	m.Conditions = types.ListValueMust(types.ObjectType{AttrTypes: statusConditionAttrs}, []attr.Value{})
 }
 
 func resourceMetric(name string, util int64) bpMetric {
@@ -243,7 +243,7 @@ func TestFederatedAutoscalerStatus(t *testing.T) {
 	t.Run("only what the plan left unknown", func(t *testing.T) {
 		fa := &hcav1.FederatedAutoscaler{ObjectMeta: metav1.ObjectMeta{Generation: 3}, Status: partitioned}
 		m := federatedAutoscalerModel{CurrentReplicas: types.Int64Value(1), DesiredReplicas: types.Int64Value(2), Ready: types.BoolValue(false),
-			Clusters: types.ListUnknown(types.ObjectType{AttrTypes: faClusterAttrs}), Conditions: types.ListUnknown(types.ObjectType{AttrTypes: conditionAttrs})}
+			Clusters: types.ListUnknown(types.ObjectType{AttrTypes: faClusterAttrs}), Conditions: types.ListUnknown(types.ObjectType{AttrTypes: statusConditionAttrs})}
 		m.setStatus(fa, true)
 		if m.CurrentReplicas.ValueInt64() != 1 || m.DesiredReplicas.ValueInt64() != 2 || m.Ready.ValueBool() {
 			t.Errorf("known values changed: current %s desired %s ready %s", m.CurrentReplicas, m.DesiredReplicas, m.Ready)

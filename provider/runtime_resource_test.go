@@ -163,31 +163,31 @@ func TestAccRuntimeResource_basic(t *testing.T) {
 						return nil
 					},
 					checkDeployment(c, ns, func(d *appsv1.Deployment) error {
-					ctr := d.Spec.Template.Spec.Containers[0]
-					if d.UID != uid {
-						return fmt.Errorf("the Deployment was replaced (uid %s, was %s)", d.UID, uid)
-					}
-					if ctr.Image != "hca-runtime:v2" || *d.Spec.Replicas != 2 || d.Status.AvailableReplicas != 2 || d.Status.UpdatedReplicas != 2 {
-						return fmt.Errorf("image %s, replicas %d, available %d", ctr.Image, *d.Spec.Replicas, d.Status.AvailableReplicas)
-					}
-					for _, a := range []string{"--log-level=debug", "--leader-elect=true", "--aws-region=eu-west-1", "--eks-endpoint=http://127.0.0.1:1",
-						"--cluster-probe-interval=5s", "--burst-metrics-interval=1m0s"} {
-						if !slices.Contains(ctr.Args, a) {
-							return fmt.Errorf("args %q lack %s", ctr.Args, a)
+						ctr := d.Spec.Template.Spec.Containers[0]
+						if d.UID != uid {
+							return fmt.Errorf("the Deployment was replaced (uid %s, was %s)", d.UID, uid)
 						}
-					}
-					if slices.ContainsFunc(ctr.Args, func(a string) bool { return strings.HasPrefix(a, "--sts-endpoint") }) {
-						return fmt.Errorf("sts_endpoint unset but args are %q", ctr.Args)
-					}
-					if slices.ContainsFunc(ctr.Args, func(a string) bool { return strings.HasPrefix(a, "--prometheus-url=") }) {
-						return fmt.Errorf("prometheus_url removed but args are %q", ctr.Args)
-					}
-					r := ctr.Resources
-					if r.Requests.Cpu().String() != "50m" || r.Requests.Memory().String() != "64Mi" || r.Limits.Memory().String() != "512Mi" {
-						return fmt.Errorf("resources %+v", r)
-					}
-					return nil
-				})),
+						if ctr.Image != "hca-runtime:v2" || *d.Spec.Replicas != 2 || d.Status.AvailableReplicas != 2 || d.Status.UpdatedReplicas != 2 {
+							return fmt.Errorf("image %s, replicas %d, available %d", ctr.Image, *d.Spec.Replicas, d.Status.AvailableReplicas)
+						}
+						for _, a := range []string{"--log-level=debug", "--leader-elect=true", "--aws-region=eu-west-1", "--eks-endpoint=http://127.0.0.1:1",
+							"--cluster-probe-interval=5s", "--burst-metrics-interval=1m0s"} {
+							if !slices.Contains(ctr.Args, a) {
+								return fmt.Errorf("args %q lack %s", ctr.Args, a)
+							}
+						}
+						if slices.ContainsFunc(ctr.Args, func(a string) bool { return strings.HasPrefix(a, "--sts-endpoint") }) {
+							return fmt.Errorf("sts_endpoint unset but args are %q", ctr.Args)
+						}
+						if slices.ContainsFunc(ctr.Args, func(a string) bool { return strings.HasPrefix(a, "--prometheus-url=") }) {
+							return fmt.Errorf("prometheus_url removed but args are %q", ctr.Args)
+						}
+						r := ctr.Resources
+						if r.Requests.Cpu().String() != "50m" || r.Requests.Memory().String() != "64Mi" || r.Limits.Memory().String() != "512Mi" {
+							return fmt.Errorf("resources %+v", r)
+						}
+						return nil
+					})),
 			},
 			{
 				ResourceName:            "hca_runtime.this",

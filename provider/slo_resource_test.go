@@ -305,7 +305,7 @@ func TestSLOSetStatus(t *testing.T) {
 			{Type: hcav1.ConditionReady, Status: metav1.ConditionFalse, Reason: "NoData", Message: "no sample"}}}}, sloModel{}, false,
 			`"" <null> "" "" "" false [{"message":"no sample","reason":"NoData","status":"False","type":"Ready"}]`},
 		{"planned values kept", slo, sloModel{CurrentValue: types.StringValue("1s"), CompliancePercent: types.Int64Unknown(), LastEvaluationTime: types.StringUnknown(),
-			StrategyKind: types.StringValue("k"), StrategyName: types.StringUnknown(), Ready: types.BoolValue(false), Conditions: types.ListNull(types.ObjectType{AttrTypes: conditionAttrs})}, true,
+			StrategyKind: types.StringValue("k"), StrategyName: types.StringUnknown(), Ready: types.BoolValue(false), Conditions: types.ListNull(types.ObjectType{AttrTypes: statusConditionAttrs})}, true,
 			`"1s" 92 "2025-03-01T09:04:05Z" "k" "web-latency" false <null>`},
 	}
 	for _, tt := range tests {
