@@ -1,0 +1,71 @@
+variable "private_kubeconfig" {
+  description = "Content (not path) of the kubeconfig the runtime uses to reach the private cluster, for example TF_VAR_private_kubeconfig=\"$(cat ~/.kube/prod-private.yaml)\". A secret."
+  type        = string
+  sensitive   = true
+}
+
+variable "runtime_image" {
+  description = "Container image of hca-runtime, pinned to a release."
+  type        = string
+  default     = "ghcr.io/hca-project/hca-runtime:v0.1.0"
+}
+
+variable "prometheus_url" {
+  description = "Prometheus the runtime reads the workloads' metrics from."
+  type        = string
+  default     = "http://prometheus.monitoring:9090"
+}
+
+variable "consul_address" {
+  description = "Consul agent (host:port) the runtime registers burst endpoints with, for the load balancers."
+  type        = string
+  default     = "consul.consul:8500"
+}
+
+variable "aws_region" {
+  description = "AWS region the EKS burst cluster is created in. Null: AWS_REGION (or the profile's region)."
+  type        = string
+  default     = "us-east-1"
+}
+
+variable "alicloud_region" {
+  description = "Alibaba Cloud region the ACK burst cluster is created in. Null: ALICLOUD_REGION."
+  type        = string
+  default     = "cn-hangzhou"
+}
+
+variable "eks_cluster_role_arn" {
+  description = "IAM role EKS uses to manage the burst cluster, such as \"arn:aws:iam::123456789012:role/eks-cluster\"."
+  type        = string
+}
+
+variable "eks_node_role_arn" {
+  description = "IAM role of the burst cluster's nodes, such as \"arn:aws:iam::123456789012:role/eks-node\"."
+  type        = string
+}
+
+variable "eks_runtime_role_arn" {
+  description = "IAM role the runtime assumes to mint tokens for the EKS cluster. Null: the runtime's own identity."
+  type        = string
+  default     = null
+}
+
+variable "eks_subnet_ids" {
+  description = "Subnets (\"subnet-...\") of the EKS burst cluster, at least two in two Availability Zones."
+  type        = set(string)
+}
+
+variable "ack_vswitch_ids" {
+  description = "vSwitches (\"vsw-...\") of the ACK burst cluster, 1 to 5."
+  type        = list(string)
+}
+
+variable "endpoints" {
+  description = "Custom service endpoints (eks, sts, ack), such as VPC endpoints or the lab's emulators. Unset: the public endpoints (eks and sts also follow AWS_ENDPOINT_URL_EKS and AWS_ENDPOINT_URL_STS)."
+  type = object({
+    eks = optional(string)
+    sts = optional(string)
+    ack = optional(string)
+  })
+  default = {}
+}

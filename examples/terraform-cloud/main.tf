@@ -1,0 +1,104 @@
+# The production hybrid cloud run by Terraform Cloud (or Terraform
+# Enterprise): the state lives in the workspace, and every credential is an
+# environment variable of the workspace (see README.md). Nothing here reads a
+# local file or runs a CLI, so the run needs no agent of its own.
+terraform {
+  required_version = ">= 1.9.0"
+
+  cloud {
+    # Or leave these out and set TF_CLOUD_ORGANIZATION and TF_WORKSPACE.
+    organization = "example-org"
+
+    workspaces {
+      name = "hca-production"
+    }
+  }
+
+  required_providers {
+    hca = {
+      source = "hca-project/hca"
+    }
+  }
+}
+
+# No credentials here: the provider reads
+# - the control cluster from KUBE_HOST, KUBE_CLUSTER_CA_CERT_DATA and KUBE_TOKEN;
+# - AWS from the SDK's default chain: the workspace's dynamic credentials
+#   (TFC_AWS_PROVIDER_AUTH, TFC_AWS_RUN_ROLE_ARN) or AWS_ACCESS_KEY_ID and
+#   AWS_SECRET_ACCESS_KEY;
+# - Alibaba Cloud from ALICLOUD_ACCESS_KEY and ALICLOUD_SECRET_KEY.
+# The regions are plain settings (null: AWS_REGION and ALICLOUD_REGION).
+provider "hca" {
+  aws {
+    region = var.aws_region
+  }
+
+  alicloud {
+    region = var.alicloud_region
+  }
+}
+
+module "hybrid_burst" {
+  # In a VCS-driven workspace whose working directory is examples/terraform-cloud,
+  # the whole repository is uploaded and this relative path resolves.
+  source = "../modules/hybrid-burst"
+
+  runtime = {
+    image          = var.runtime_image
+    replicas       = 2
+    prometheus_url = var.prometheus_url
+    consul_address = var.consul_address
+  }
+
+  # The runtime runs inside the private cluster; these are the credentials it
+  # uses to reach that cluster's API server (Terraform variables, sensitive).
+  private_cluster_credentials = {
+    host                   = var.private_cluster_host
+    cluster_ca_certificate = var.private_cluster_ca_certificate
+    token                  = var.private_cluster_token
+  }
+
+  burst_targets = {
+    "eks-burst" = {
+      provider_type       = "eks"
+      priority            = 20
+      price_per_vcpu_hour = "0.0480"
+      price_per_gib_hour  = "0.0060"
+      eks = {
+        role_arn         = var.eks_cluster_role_arn
+        subnet_ids       = var.eks_subnet_ids
+        runtime_role_arn = var.eks_runtime_role_arn
+        node_group = {
+          node_role_arn  = var.eks_node_role_arn
+          instance_types = ["m5.xlarge"]
+          min_size       = 1
+          max_size       = 20
+        }
+      }
+    }
+    "ack-burst" = {
+      provider_type       = "ack"
+      priority            = 10
+      price_per_vcpu_hour = "0.0390"
+      price_per_gib_hour  = "0.0049"
+      ack = {
+        vswitch_ids           = var.ack_vswitch_ids
+        worker_instance_types = ["ecs.g6.xlarge"]
+        worker_count          = 3
+      }
+    }
+  }
+
+  workloads = {
+    web = {
+      namespace    = "shop"
+      min_replicas = 2
+      max_replicas = 100
+      placement    = "cheapest"
+    }
+  }
+}
+
+output "burst_clusters" {
+  value = module.hybrid_burst.burst_clusters
+}
