@@ -39,6 +39,7 @@ import (
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
+	"github.com/hca-project/terraform-provider-hca/internal/slo"
 	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
@@ -114,8 +115,12 @@ type BurstReconciler struct {
 	mu      sync.Mutex
 	baseCtx context.Context
 	algos   map[string]*burstAlgoState
-	watches map[string]*burstMemberWatch
-	swept   map[types.UID]bool
+	// sloHistory holds, per policy and target, the recommendations of an
+	// SLO's Burst strategy for its stabilisation windows (in memory, as the
+	// HPA's: a restart starts afresh).
+	sloHistory map[string][]slo.Recommendation
+	watches    map[string]*burstMemberWatch
+	swept      map[types.UID]bool
 }
 
 // NewBurstReconciler returns the burst controller. c must be the manager's
@@ -135,10 +140,11 @@ func NewBurstReconciler(c client.Client, opts BurstOptions) *BurstReconciler {
 	}
 	return &BurstReconciler{
 		client: c, reader: opts.APIReader, opts: opts, clock: opts.Clock,
-		remote:  make(chan event.GenericEvent, 1024),
-		algos:   map[string]*burstAlgoState{},
-		watches: map[string]*burstMemberWatch{},
-		swept:   map[types.UID]bool{},
+		remote:     make(chan event.GenericEvent, 1024),
+		algos:      map[string]*burstAlgoState{},
+		sloHistory: map[string][]slo.Recommendation{},
+		watches:    map[string]*burstMemberWatch{},
+		swept:      map[types.UID]bool{},
 	}
 }
 

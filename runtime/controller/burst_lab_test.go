@@ -673,6 +673,49 @@ current-context: dead
 		})
 	})
 
+	// The SLO's stabilisation windows apply to its Burst strategy as to the
+	// Horizontal one: with a one-hour scale-down window, 50 % compliance after
+	// a 150 % one holds the 6 replicas (the highest recommendation of the
+	// window) instead of shrinking to 3.
+	t.Run("SLO scale-down window holds the burst", func(t *testing.T) {
+		pool := fmt.Sprintf("bp-g2-%d", bl.id)
+		bl.pool(t, ctx, pool, "4")
+		ns := bl.namespace(t, ctx, "burst-g2")
+		bl.deploy(t, ctx, ns, pool, 4)
+		bl.startManager(t, ctx, clock.RealClock{})
+		if err := bl.control.Create(ctx, bl.policy(ns, 0, hcav1.ClusterName(bl.burst))); err != nil {
+			t.Fatal(err)
+		}
+		wctx, wcancel := context.WithTimeout(ctx, 90*time.Second)
+		defer wcancel()
+		output := func(compliance int) {
+			v := fmt.Sprintf(`{"slo":"web-latency","compliancePercent":%d,"tolerance":"100m","scaleDownWindow":"1h","evaluatedAt":%q}`,
+				compliance, time.Now().UTC().Format(time.RFC3339Nano))
+			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{controller.SLOOutputAnnotation: v}}})
+			p := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+			if err := bl.control.Patch(ctx, p, client.RawPatch(types.MergePatchType, patch)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		output(150)
+		burstEventually(t, wctx, "the SLO violation scales to 6 and the overflow bursts", func() (bool, string) {
+			s := bl.state(ctx, ns)
+			return s.bursting(2, 4), s.String()
+		})
+		output(50)
+		burstEventually(t, wctx, "the 50 % output is applied", func() (bool, string) {
+			c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionMetricsAvailable)
+			if c == nil {
+				return false, "no MetricsAvailable condition"
+			}
+			return strings.Contains(c.Message, "compliance 50%"), c.Message
+		})
+		time.Sleep(2 * time.Second) // more rounds
+		if s := bl.state(ctx, ns); !s.bursting(2, 4) { // without the window: cleaned(3)
+			t.Fatalf("the scale-down window did not hold the 6 replicas: %s", s)
+		}
+	})
+
 	// A crash after the namespace and the propagated objects were created but
 	// before the copy (and before the status recorded anything) leaves them
 	// behind; the first round after a start finds and removes them.

@@ -52,10 +52,31 @@ func (r *BurstReconciler) sloOutcome(p *hcav1.BurstPolicy, d *appsv1.Deployment,
 		}
 		tol = q.AsApproximateFloat64()
 	}
-	dec, err := slo.Horizontal(now, current, float64(v.CompliancePercent), slo.HorizontalConfig{MinReplicas: minR, MaxReplicas: maxR, Tolerance: tol}, nil)
+	cfg := slo.HorizontalConfig{MinReplicas: minR, MaxReplicas: maxR, Tolerance: tol}
+	for _, w := range []struct {
+		name, v string
+		dst     *time.Duration
+	}{{"scaleUpWindow", v.ScaleUpWindow, &cfg.ScaleUpWindow}, {"scaleDownWindow", v.ScaleDownWindow, &cfg.ScaleDownWindow}} {
+		if w.v == "" {
+			continue
+		}
+		d, err := time.ParseDuration(w.v)
+		if err != nil || d < 0 {
+			return &burstMetricOutcome{source: burstTotalKeep, message: fmt.Sprintf("annotation %s: %s %q is not a duration", SLOOutputAnnotation, w.name, w.v)}, ""
+		}
+		*w.dst = d
+	}
+	histKey := p.Namespace + "/" + p.Name + "/" + d.Namespace + "/" + d.Name
+	r.mu.Lock()
+	history := r.sloHistory[histKey]
+	r.mu.Unlock()
+	dec, err := slo.Horizontal(now, current, float64(v.CompliancePercent), cfg, history)
 	if err != nil {
 		return &burstMetricOutcome{source: burstTotalKeep, message: fmt.Sprintf("annotation %s: %v", SLOOutputAnnotation, err)}, ""
 	}
+	r.mu.Lock()
+	r.sloHistory[histKey] = dec.History
+	r.mu.Unlock()
 	reason := fmt.Sprintf("SLO %s compliance %d%%: %s", v.SLO, v.CompliancePercent, dec.Reason)
 	return &burstMetricOutcome{source: burstTotalFromAlgorithm, total: dec.Desired, reason: reason, available: true, message: reason}, key
 }

@@ -327,6 +327,28 @@ func TestBurstAnnotationRoundTrip(t *testing.T) {
 	if *got != (SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1"}) {
 		t.Errorf("parsed %+v", *got)
 	}
+	at := metav1.NewTime(time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC))
+	tests := []struct {
+		name string
+		stab *hcav1.StabilizationWindows
+		want SLOOutputValue
+	}{
+		{"no windows: no evaluation time (an unchanged output is applied once)", &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}},
+			SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1"}},
+		{"windows travel with the evaluation time", &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}, ScaleDown: &metav1.Duration{Duration: 30 * time.Second}},
+			SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1", ScaleDownWindow: "30s", EvaluatedAt: "2026-11-22T06:00:00Z"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := testSLO(hcav1.SLOSpec{})
+			s.Spec.Stabilization = tt.stab
+			s.Status.LastEvaluationTime = &at
+			got, err := ParseSLOOutput(&hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{SLOOutputAnnotation: burstAnnotation(s, 180)}}})
+			if err != nil || *got != tt.want {
+				t.Errorf("parsed %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
 	if v, err := ParseSLOOutput(&hcav1.BurstPolicy{}); v != nil || err != nil {
 		t.Errorf("no annotation: %v, %v", v, err)
 	}

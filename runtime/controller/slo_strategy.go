@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,6 +37,14 @@ type SLOOutputValue struct {
 	CompliancePercent int32 `json:"compliancePercent"`
 	// Tolerance is the band around 100 % in which nothing should change ("0.1").
 	Tolerance string `json:"tolerance"`
+	// ScaleUpWindow and ScaleDownWindow are the SLO's stabilisation windows
+	// (Go durations; empty: act at once), which the burst controller applies
+	// to the recommendations as the Horizontal strategy does.
+	ScaleUpWindow   string `json:"scaleUpWindow,omitempty"`
+	ScaleDownWindow string `json:"scaleDownWindow,omitempty"`
+	// EvaluatedAt (RFC 3339) is set with a window: each evaluation is then a
+	// new output, so that the windows see every recommendation.
+	EvaluatedAt string `json:"evaluatedAt,omitempty"`
 }
 
 // ParseSLOOutput reads the SLO output a Burst strategy wrote on a BurstPolicy
@@ -129,6 +138,17 @@ func burstAnnotation(s *hcav1.ServiceLevelObjective, compliance int32) string {
 	v := SLOOutputValue{SLO: s.Name, CompliancePercent: compliance, Tolerance: "0.1"}
 	if s.Spec.Tolerance != nil {
 		v.Tolerance = s.Spec.Tolerance.String()
+	}
+	if st := s.Spec.Stabilization; st != nil {
+		if st.ScaleUp != nil && st.ScaleUp.Duration > 0 {
+			v.ScaleUpWindow = st.ScaleUp.Duration.String()
+		}
+		if st.ScaleDown != nil && st.ScaleDown.Duration > 0 {
+			v.ScaleDownWindow = st.ScaleDown.Duration.String()
+		}
+		if (v.ScaleUpWindow != "" || v.ScaleDownWindow != "") && s.Status.LastEvaluationTime != nil {
+			v.EvaluatedAt = s.Status.LastEvaluationTime.UTC().Format(time.RFC3339Nano)
+		}
 	}
 	b, _ := json.Marshal(v) // a struct of strings and ints always marshals
 	return string(b)
