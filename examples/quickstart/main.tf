@@ -105,10 +105,11 @@ resource "hca_cluster" "ack" {
   depends_on = [hca_runtime.this]
 }
 
-# The sample app's burst policy: FRSS scales on requests per pod (fast up,
-# slow down); replicas the private cluster cannot schedule burst to EKS (at
-# most 8) and then ACK, are published to Consul for nginx, and come back
-# (ACK first) when the load falls.
+# The sample app's burst policy: replicas the private cluster cannot schedule
+# burst to EKS (at most 8) and then ACK, are published to Consul for nginx, and
+# come back when the load falls (the most expensive cluster first). The SLO
+# below drives the replica total; without it, FRSS scales on requests per
+# replica (fast up, slow down).
 resource "hca_burst_policy" "web" {
   name            = var.app_name
   namespace       = var.app_namespace
@@ -120,7 +121,7 @@ resource "hca_burst_policy" "web" {
   ]
   placement    = "priority"
   min_replicas = 2
-  max_replicas = 24
+  max_replicas = 32
 
   metrics = [{
     type = "PromQL"
@@ -145,5 +146,31 @@ resource "hca_burst_policy" "web" {
     service_name = var.app_name
     port         = 8080
     tags         = ["quickstart"]
+  }
+}
+
+# The SLO, decoupled from the elasticity strategy (Polaris): the 90th
+# percentile of the app's response time stays under 250 ms. Its Burst
+# strategy drives the policy above: the replica total follows the SLO's
+# compliance (ceil(total x compliance / 100) outside the 10 % tolerance), and
+# the policy places the replicas, bursting what the private cluster cannot
+# schedule. The policy's own metrics apply again if the SLO is removed.
+resource "hca_slo" "web_latency" {
+  name      = "${var.app_name}-latency"
+  namespace = var.app_namespace
+  target    = { name = var.app_name }
+
+  slo = {
+    type    = "latency"
+    latency = { percentile = "90", threshold = "250ms" }
+  }
+
+  tolerance           = "0.1"
+  evaluation_interval = "5s"
+  stabilization       = { scale_up = "0s", scale_down = "30s" }
+
+  elasticity_strategy = {
+    kind  = "Burst"
+    burst = { burst_policy_name = hca_burst_policy.web.name }
   }
 }

@@ -22,3 +22,8 @@ output "burst_policy" {
   description = "The burst policy's ID and phase at apply time."
   value       = { id = hca_burst_policy.web.id, phase = hca_burst_policy.web.phase }
 }
+
+output "slo" {
+  description = "The SLO's ID and compliance at apply time (null until the runtime evaluates it)."
+  value       = { id = hca_slo.web_latency.id, compliance_percent = hca_slo.web_latency.compliance_percent }
+}

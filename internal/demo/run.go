@@ -49,14 +49,12 @@ const (
 var Clusters = []string{"private", "eks", "ack"}
 
 // FlashCrowd is the default replay: 30 req/s, a tenfold surge at 30s held for
-// two minutes, then 30 req/s again until 5m30s.
+// two minutes, then 30 req/s again until 6m.
 const FlashCrowd = `seconds,requests_per_second
 0,30
-29,30
 30,300
-150,300
-151,30
-330,30
+150,30
+360,30
 `
 
 // Options configure Run.
@@ -161,6 +159,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := l.StopRuntime(); err != nil { // a runtime of an earlier demo would act on the reset
+		return nil, err
+	}
 	clusters := lab.NewClusters(o.LabDir, &lab.Binaries{RepoDir: o.RepoRoot})
 	pool := lab.NodePool{Name: PrivatePool, Count: privateNodes, CPU: "2", Memory: "8Gi", Taints: []lab.Taint{appTaint}}
 	if err := clusters.SetNodePool(ctx, lab.PrivateCluster, pool); err != nil {
@@ -182,22 +183,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := copyTF(filepath.Join(o.RepoRoot, "examples", "quickstart"), work); err != nil {
 		return nil, err
 	}
-	tfEnv := append(os.Environ(),
-		"TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		"AWS_ACCESS_KEY_ID="+emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY="+emulator.AWSSecretAccessKey,
-		"ALICLOUD_ACCESS_KEY="+emulator.AlicloudAccessKey, "ALICLOUD_SECRET_KEY="+emulator.AlicloudAccessSecret,
-		"TF_VAR_control_kubeconfig_path="+env["HCA_LAB_PRIVATE_KUBECONFIG"],
-		"TF_VAR_prometheus_url="+env["HCA_LAB_PROMETHEUS_URL"],
-		"TF_VAR_consul_address="+strings.TrimPrefix(strings.TrimPrefix(env["CONSUL_HTTP_ADDR"], "http://"), "https://"),
-		"TF_VAR_eks_endpoint="+env["HCA_LAB_EKS_ENDPOINT"],
-		"TF_VAR_sts_endpoint="+env["HCA_LAB_STS_ENDPOINT"],
-		"TF_VAR_ack_endpoint="+env["HCA_LAB_ACK_ENDPOINT"],
-		fmt.Sprintf("TF_VAR_requests_per_pod=%g", RequestsPerPod),
-	)
-	terraform := env["TF_ACC_TERRAFORM_PATH"]
-	if terraform == "" {
-		terraform = "terraform"
-	}
+	tfEnv, terraform := terraformEnv(env, rc)
 	t := time.Now()
 	if err := stream(ctx, o.Out, work, tfEnv, terraform, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
 		return nil, fmt.Errorf("terraform apply in %s: %w", work, err)
@@ -220,9 +206,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 
+	appURL := fmt.Sprintf("%s/v1/apps/%s/%s", env["HCA_LAB_LOADSIM_URL"], AppNamespace, AppName)
+	if err := settle(ctx, o, c, appURL); err != nil {
+		return nil, err
+	}
+
 	// 7. The replay.
 	say("Replaying the flash crowd through loadsim (%s), live", seconds(tr.Duration()))
-	samples, err := replay(ctx, o, c, env["HCA_LAB_LOADSIM_URL"], trace, tr)
+	samples, err := replay(ctx, o, c, appURL, trace, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +225,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var md, svg bytes.Buffer
 	setup := []string{
 		fmt.Sprintf("run %s; the whole demo took %s", started.UTC().Format(time.RFC3339), time.Since(started).Round(time.Second)),
-		"examples/quickstart applied with the local provider build: private cluster (primary), EKS and ACK burst clusters through the lab's emulators, hca-runtime, burst policy `shop/web` (FRSS on requests per replica) and SLO",
+		"examples/quickstart applied with the local provider build: private cluster (primary), EKS and ACK burst clusters through the lab's emulators, hca-runtime, burst policy `shop/web` (placement by priority: EKS, then ACK) and SLO `shop/web-latency` (p90 under 250 ms, Burst strategy: its compliance drives the policy's replica total)",
 		fmt.Sprintf("sample app `%s/%s`: 500m CPU per replica, %.2f CPU-seconds per request (25 req/s per replica at saturation), target %.0f req/s per replica; the private cluster holds 8 replicas", AppNamespace, AppName, CPUPerRequest, RequestsPerPod),
 		fmt.Sprintf("load: %s", describeTrace(tr)),
 	}
@@ -258,16 +249,82 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if !sum.BurstSeen || !sum.BackSeen {
 		return res, fmt.Errorf("the demo did not see the whole story (burst seen %v, brought back %v): see %s and the runtime log %s", sum.BurstSeen, sum.BackSeen, res.Report, p.Log)
 	}
-	fmt.Fprintf(o.Out, "\nDone in %s: the burst reached %d replicas outside the private cluster %s after the surge and was back %s after the load fell.\n",
+	fmt.Fprintf(o.Out, "\nDone in %s: %d replicas ran outside the private cluster at the peak (the first %s after the surge); the burst was back %s after the load fell.\n",
 		time.Since(started).Round(time.Second), sum.PeakReady-sum.PeakByCluster[Clusters[0]], (sum.FirstBurstAt - sum.SurgeAt).Round(time.Second), (sum.BackAt - sum.FallAt).Round(time.Second))
 	fmt.Fprintf(o.Out, `The lab stays up for exploration:
-    . .lab/env                                  # the lab's coordinates
-    kubectl --kubeconfig "$HCA_LAB_PRIVATE_KUBECONFIG" get hybridclusters,burstpolicies,slo -A
-    terraform -chdir=%s show                  # with TF_CLI_CONFIG_FILE=%s
-    curl "$HCA_LAB_NGINX_URL"/web/               # nginx balancing over Consul's instances
-    make lab-down                               # stop everything
-`, work, rc)
+    . %[1]s/env                                      # the lab's coordinates
+    TF_CLI_CONFIG_FILE=%[2]s terraform -chdir=%[3]s output
+    curl -s "$HCA_LAB_LOADSIM_URL/v1/apps/shop/web"   # load and pods per cluster
+    cat "$HCA_LAB_NGINX_UPSTREAMS"                    # nginx upstreams rendered from Consul
+    make demo-down                                    # terraform destroy of the quickstart
+    make lab-down                                     # stop the lab
+`, o.LabDir, rc, work)
 	return res, nil
+}
+
+// terraformEnv is the environment of the Terraform CLI for the quickstart:
+// the generated CLI configuration, the emulators' credentials and the lab's
+// coordinates as variables; and the terraform binary.
+func terraformEnv(env map[string]string, rc string) ([]string, string) {
+	tfEnv := append(os.Environ(),
+		"TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		"AWS_ACCESS_KEY_ID="+emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY="+emulator.AWSSecretAccessKey,
+		"ALICLOUD_ACCESS_KEY="+emulator.AlicloudAccessKey, "ALICLOUD_SECRET_KEY="+emulator.AlicloudAccessSecret,
+		"TF_VAR_control_kubeconfig_path="+env["HCA_LAB_PRIVATE_KUBECONFIG"],
+		"TF_VAR_prometheus_url="+env["HCA_LAB_PROMETHEUS_URL"],
+		"TF_VAR_consul_address="+strings.TrimPrefix(strings.TrimPrefix(env["CONSUL_HTTP_ADDR"], "http://"), "https://"),
+		"TF_VAR_eks_endpoint="+env["HCA_LAB_EKS_ENDPOINT"],
+		"TF_VAR_sts_endpoint="+env["HCA_LAB_STS_ENDPOINT"],
+		"TF_VAR_ack_endpoint="+env["HCA_LAB_ACK_ENDPOINT"],
+		fmt.Sprintf("TF_VAR_requests_per_pod=%g", RequestsPerPod),
+	)
+	terraform := env["TF_ACC_TERRAFORM_PATH"]
+	if terraform == "" {
+		terraform = "terraform"
+	}
+	return tfEnv, terraform
+}
+
+// Destroy undoes the demo: it stops the local runtime, runs terraform destroy
+// of the quickstart (the policy, the SLO, the registrations, the runtime, the
+// EKS and ACK clusters), then removes the sample app and its node pool.
+func Destroy(ctx context.Context, o Options) error {
+	l := lab.New(o.LabDir, &lab.Binaries{RepoDir: o.RepoRoot}, nil, nil)
+	env, err := l.Env()
+	if err != nil {
+		return fmt.Errorf("lab environment: %w (run `make lab-up`)", err)
+	}
+	dir := filepath.Join(o.LabDir, "demo")
+	work := filepath.Join(dir, "quickstart")
+	fmt.Fprintf(o.Out, "==> Stopping the local hca-runtime\n")
+	if err := l.StopRuntime(); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(work, "terraform.tfstate")); err == nil {
+		fmt.Fprintf(o.Out, "==> terraform destroy of %s\n", work)
+		tfEnv, terraform := terraformEnv(env, filepath.Join(dir, "terraform.rc"))
+		if err := stream(ctx, o.Out, work, tfEnv, terraform, "destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+			return fmt.Errorf("terraform destroy in %s: %w", work, err)
+		}
+	}
+	fmt.Fprintf(o.Out, "==> Removing the sample app %s/%s and the node pool %s\n", AppNamespace, AppName, PrivatePool)
+	c, err := controlClient(env["HCA_LAB_PRIVATE_KUBECONFIG"])
+	if err != nil {
+		return err
+	}
+	if err := c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: AppNamespace}}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete namespace %s: %w", AppNamespace, err)
+	}
+	if err := lab.NewClusters(o.LabDir, &lab.Binaries{RepoDir: o.RepoRoot}).SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: PrivatePool, Count: 0}); err != nil {
+		return fmt.Errorf("remove node pool %s: %w", PrivatePool, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, fmt.Sprintf("%s/v1/apps/%s/%s", env["HCA_LAB_LOADSIM_URL"], AppNamespace, AppName), nil)
+	if err == nil {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}
+	return nil
 }
 
 var appTaint = lab.Taint{Key: "hca.dev/demo", Value: AppName, Effect: "NoSchedule"}
@@ -476,8 +533,7 @@ func quantityOr(l corev1.ResourceList, n corev1.ResourceName) string {
 
 // replay starts the trace in loadsim and samples until the trace is over and
 // the burst is back (or the timeout).
-func replay(ctx context.Context, o Options, c client.Client, loadsimURL string, trace []byte, tr loadsim.Trace) ([]Sample, error) {
-	appURL := fmt.Sprintf("%s/v1/apps/%s/%s", loadsimURL, AppNamespace, AppName)
+func replay(ctx context.Context, o Options, c client.Client, appURL string, trace []byte, tr loadsim.Trace) ([]Sample, error) {
 	if err := loadsimPut(ctx, fmt.Sprintf("%s/trace?cpuPerRequest=%g", appURL, CPUPerRequest), "text/csv", trace); err != nil {
 		return nil, err
 	}
@@ -524,6 +580,52 @@ func replay(ctx context.Context, o Options, c client.Client, loadsimURL string, 
 		case <-tick.C:
 		}
 	}
+}
+
+// settle waits until the app runs at the baseline load in the private cluster
+// alone (a demo run again finds the replicas of the last one), for two
+// samples in a row.
+func settle(ctx context.Context, o Options, c client.Client, appURL string) error {
+	fmt.Fprintf(o.Out, "    waiting for the app to settle at the baseline load, in the private cluster only\n")
+	deadline := time.Now().Add(5 * time.Minute)
+	start, calm := time.Now(), 0
+	var last time.Duration = -time.Hour
+	for {
+		s, err := sample(ctx, c, appURL, time.Since(start))
+		if err == nil {
+			if settled(s) {
+				calm++
+			} else {
+				calm = 0
+			}
+			if calm >= 2 {
+				fmt.Fprintf(o.Out, "  %s\n", Row(s, Clusters))
+				return nil
+			}
+			if s.At-last >= 10*time.Second {
+				fmt.Fprintf(o.Out, "  %s\n", Row(s, Clusters))
+				last = s.At
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the app did not settle in the private cluster within 5m (see the runtime log); last: %v", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(o.SampleEvery):
+		}
+	}
+}
+
+func settled(s Sample) bool {
+	for _, c := range Clusters[1:] {
+		if s.Ready[c] != 0 || s.Desired[c] != 0 {
+			return false
+		}
+	}
+	p := Clusters[0]
+	return s.Phase == string(hcav1.PhaseWatching) && s.Pending == 0 && s.Ready[p] == s.Desired[p] && s.Ready[p] > 0 && s.ErrorRPS < 0.5
 }
 
 // done: the trace has ended and no replica is desired or ready outside the

@@ -4,6 +4,7 @@
 // (see internal/demo).
 //
 //	go run ./tools/demo [--trace FILE.csv] [--timeout 9m]
+//	go run ./tools/demo --destroy
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 func main() {
 	trace := flag.String("trace", "", "load trace CSV (seconds,requests_per_second); default: a built-in flash crowd of 5m30s")
 	timeout := flag.Duration("timeout", 9*time.Minute, "how long to wait for the replay and the scale-back")
+	destroy := flag.Bool("destroy", false, "undo the demo instead: stop the runtime, terraform destroy the quickstart, remove the sample app")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -33,6 +35,13 @@ func main() {
 	labDir := filepath.Join(root, ".lab")
 	if d := os.Getenv("HCA_LAB_DIR"); d != "" {
 		labDir = d
+	}
+	if *destroy {
+		if err := demo.Destroy(ctx, demo.Options{RepoRoot: root, LabDir: labDir, Out: os.Stdout}); err != nil {
+			fmt.Fprintln(os.Stderr, "\ndemo:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	fi, _ := os.Stdout.Stat()
 	live := fi != nil && fi.Mode()&os.ModeCharDevice != 0

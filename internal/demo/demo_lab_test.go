@@ -1,0 +1,124 @@
+package demo_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hca-project/terraform-provider-hca/internal/demo"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
+)
+
+// TestDemo runs `make demo` end to end on the lab with a shorter flash crowd:
+// the quickstart is applied with the provider built from the checkout, the
+// runtime runs as a local process, the surge bursts into EKS (up to its 8)
+// and ACK, the SLO is evaluated, the burst comes back, and the report is
+// written. Then the demo is destroyed: nothing of the quickstart is left in
+// Terraform's state. It runs after the other packages (make test), since its
+// runtime acts on every unlabelled hca object of the lab.
+func TestDemo(t *testing.T) {
+	env := labtest.Require(t, "HCA_LAB_DIR", "HCA_LAB_PRIVATE_KUBECONFIG", "HCA_LAB_LOADSIM_URL", "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_ACK_ENDPOINT")
+	root := labtest.RepoRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	trace := filepath.Join(t.TempDir(), "short.csv")
+	if err := os.WriteFile(trace, []byte("seconds,requests_per_second\n0,30\n20,300\n100,30\n160,30\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := demo.Options{RepoRoot: root, LabDir: env["HCA_LAB_DIR"], Out: &out, Trace: trace, ReplayTimeout: 6 * time.Minute}
+	t.Cleanup(func() {
+		var d bytes.Buffer
+		if err := demo.Destroy(context.Background(), demo.Options{RepoRoot: root, LabDir: env["HCA_LAB_DIR"], Out: &d}); err != nil {
+			t.Errorf("destroy: %v\n%s", err, d.String())
+		}
+		state := filepath.Join(env["HCA_LAB_DIR"], "demo", "quickstart", "terraform.tfstate")
+		if got := stateResources(t, state); len(got) != 0 {
+			t.Errorf("after destroy the state still holds %v", got)
+		}
+	})
+	res, err := demo.Run(ctx, o)
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if !s.SurgeSeen || !s.BurstSeen || !s.FallSeen || !s.BackSeen {
+		t.Errorf("milestones: surge %v, burst %v, fall %v, back %v; want all", s.SurgeSeen, s.BurstSeen, s.FallSeen, s.BackSeen)
+	}
+	if s.PeakByCluster["eks"] != 8 || s.PeakByCluster["ack"] == 0 || s.PeakByCluster["private"] != 8 {
+		t.Errorf("most ready replicas per cluster %v: want the private pool full (8), EKS at its max (8), some in ACK", s.PeakByCluster)
+	}
+	if !s.ComplianceSeen {
+		t.Error("the SLO was never evaluated")
+	}
+
+	want := []string{"hca_ack_cluster.burst", "hca_burst_policy.web", "hca_cluster.ack", "hca_cluster.eks", "hca_cluster.private",
+		"hca_eks_cluster.burst", "hca_runtime.this", "hca_slo.web_latency"}
+	if got := stateResources(t, filepath.Join(res.Dir, "quickstart", "terraform.tfstate")); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("quickstart state holds %v, want %v", got, want)
+	}
+	md, err := os.ReadFile(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| first replica ready outside private |", "](report.svg)", "| phases |"} {
+		if !bytes.Contains(md, []byte(w)) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+	svg, err := os.ReadFile(res.Chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	for {
+		if _, err := dec.Token(); err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Errorf("the chart is not well-formed XML: %v", err)
+			}
+			break
+		}
+	}
+	rc, err := os.ReadFile(filepath.Join(res.Dir, "terraform.rc"))
+	if err != nil || !bytes.Contains(rc, []byte(`"hca-project/hca" = "`+filepath.Join(res.Dir, "bin")+`"`)) {
+		t.Errorf("terraform.rc does not override the provider with the local build: %s (%v)", rc, err)
+	}
+}
+
+// stateResources lists the managed resources of a Terraform state file.
+func stateResources(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Resources []struct {
+			Mode, Type, Name string
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatalf("state %s: %v", path, err)
+	}
+	var out []string
+	for _, r := range st.Resources {
+		if r.Mode == "managed" {
+			out = append(out, r.Type+"."+r.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
