@@ -710,7 +710,7 @@ current-context: dead
 			}
 			return strings.Contains(c.Message, "compliance 50%"), c.Message
 		})
-		time.Sleep(2 * time.Second) // more rounds
+		time.Sleep(2 * time.Second)                    // more rounds
 		if s := bl.state(ctx, ns); !s.bursting(2, 4) { // without the window: cleaned(3)
 			t.Fatalf("the scale-down window did not hold the 6 replicas: %s", s)
 		}

@@ -324,7 +324,7 @@ func TestBurstAnnotationRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *got != (SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1"}) {
+	if *got != (SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1", ScaleDownWindow: "5m0s"}) {
 		t.Errorf("parsed %+v", *got)
 	}
 	at := metav1.NewTime(time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC))
@@ -333,8 +333,10 @@ func TestBurstAnnotationRoundTrip(t *testing.T) {
 		stab *hcav1.StabilizationWindows
 		want SLOOutputValue
 	}{
-		{"no windows: no evaluation time (an unchanged output is applied once)", &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}},
+		{"windows set to 0: no evaluation time (an unchanged output is applied once)", &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}, ScaleDown: &metav1.Duration{}},
 			SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1"}},
+		{"no windows set: the strategies' defaults (down after 5m)", nil,
+			SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1", ScaleDownWindow: "5m0s", EvaluatedAt: "2026-11-22T06:00:00Z"}},
 		{"windows travel with the evaluation time", &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}, ScaleDown: &metav1.Duration{Duration: 30 * time.Second}},
 			SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1", ScaleDownWindow: "30s", EvaluatedAt: "2026-11-22T06:00:00Z"}},
 	}

@@ -139,16 +139,16 @@ func burstAnnotation(s *hcav1.ServiceLevelObjective, compliance int32) string {
 	if s.Spec.Tolerance != nil {
 		v.Tolerance = s.Spec.Tolerance.String()
 	}
-	if st := s.Spec.Stabilization; st != nil {
-		if st.ScaleUp != nil && st.ScaleUp.Duration > 0 {
-			v.ScaleUpWindow = st.ScaleUp.Duration.String()
-		}
-		if st.ScaleDown != nil && st.ScaleDown.Duration > 0 {
-			v.ScaleDownWindow = st.ScaleDown.Duration.String()
-		}
-		if (v.ScaleUpWindow != "" || v.ScaleDownWindow != "") && s.Status.LastEvaluationTime != nil {
-			v.EvaluatedAt = s.Status.LastEvaluationTime.UTC().Format(time.RFC3339Nano)
-		}
+	// The windows of the Horizontal strategy, with the same defaults.
+	up, down := windows(s.Spec.Stabilization)
+	if up > 0 {
+		v.ScaleUpWindow = up.String()
+	}
+	if down > 0 {
+		v.ScaleDownWindow = down.String()
+	}
+	if (up > 0 || down > 0) && s.Status.LastEvaluationTime != nil {
+		v.EvaluatedAt = s.Status.LastEvaluationTime.UTC().Format(time.RFC3339Nano)
 	}
 	b, _ := json.Marshal(v) // a struct of strings and ints always marshals
 	return string(b)
