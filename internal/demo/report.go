@@ -216,7 +216,7 @@ const (
 	svgW      = 960
 	svgLeft   = 60
 	svgRight  = 150
-	svgTop    = 60
+	svgTop    = 80
 	svgPanel  = 160
 	svgGap    = 50
 	svgPlotW  = svgW - svgLeft - svgRight
@@ -337,13 +337,19 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 	legend(1, len(clusters), "#222", "desired", true)
 
 	if hasSLO {
+		// Clipped at 400 %: a surge's violation would flatten the target line.
 		var cmax float64 = 100
 		for _, s := range samples {
 			if s.Compliance != nil {
 				cmax = math.Max(cmax, float64(*s.Compliance))
 			}
 		}
-		y = panel(2, "SLO compliance (%; 100 = on target, above = violated)", cmax)
+		title := "SLO compliance (%; 100 = on target, above = violated)"
+		if cmax > 400 {
+			cmax = 400
+			title = "SLO compliance (%; 100 = on target, above = violated; clipped at 400)"
+		}
+		y = panel(2, title, cmax)
 		var pts []string
 		for _, s := range samples {
 			if s.Compliance != nil {

@@ -106,16 +106,22 @@ func TestWriteSVG(t *testing.T) {
 		samples      []Sample
 		wantPolygons int
 		wantPanels   int
+		clipped      bool
 	}{
-		{"with SLO", sampleReplay(), 3, 3},
+		{"with SLO", sampleReplay(), 3, 3, false},
+		{"with an SLO violation above 400 %", func() []Sample {
+			s := sampleReplay()
+			s[1].Compliance = i32(2400)
+			return s
+		}(), 3, 3, true},
 		{"without SLO", func() []Sample {
 			s := sampleReplay()
 			for i := range s {
 				s[i].Compliance = nil
 			}
 			return s
-		}(), 3, 2},
-		{"empty", nil, 0, 0},
+		}(), 3, 2, false},
+		{"empty", nil, 0, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +158,9 @@ func TestWriteSVG(t *testing.T) {
 			}
 			if !strings.Contains(buf.String(), "demo &lt;replay&gt;") {
 				t.Error("title not escaped")
+			}
+			if strings.Contains(buf.String(), "clipped at 400") != tt.clipped {
+				t.Errorf("compliance clipped: %v, want %v", !tt.clipped, tt.clipped)
 			}
 		})
 	}
