@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -227,6 +230,27 @@ func TestAccControlClusterDataSource_wrongCA(t *testing.T) {
 }
 %s`, c.Host, hclString(newTestPKI(t).CA), hclString(string(c.CertData)), hclString(string(c.KeyData)), controlClusterDataSourceHCL),
 			ExpectError: errorRe("Error reading control cluster", "x509: certificate signed by unknown authority"),
+		}},
+	})
+}
+
+// TestAccControlClusterDataSource_example applies
+// examples/data-sources/hca_control_cluster against the lab: its output is the
+// lab apiserver's version.
+func TestAccControlClusterDataSource_example(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	t.Setenv(EnvKubeConfigPath, lab.kubeconfig)
+	example, err := os.ReadFile("../examples/data-sources/hca_control_cluster/data-source.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: string(example),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("control_cluster_version", knownvalue.StringExact(lab.version)),
+			},
 		}},
 	})
 }
