@@ -24,10 +24,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
@@ -418,23 +416,20 @@ func (r *burstPolicyResource) Configure(_ context.Context, req resource.Configur
 	r.clients = c
 }
 
+// burstPolicies does the hca_burst_policy's API calls.
+var burstPolicies = customResource[hcav1.BurstPolicy, *hcav1.BurstPolicy]{
+	kind: "BurstPolicy", what: "burst policy", importExample: "terraform import hca_burst_policy.web shop/web",
+	setSpec: func(dst, src *hcav1.BurstPolicy) { dst.Spec = src.Spec },
+}
+
 func (r *burstPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan burstPolicyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	bp, ok := burstPolicies.create(ctx, r.clients, plan.toAPI, &resp.Diagnostics)
 	if !ok {
-		return
-	}
-	bp, err := plan.toAPI()
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid burst policy", err.Error())
-		return
-	}
-	if err := c.Create(ctx, bp); err != nil {
-		resp.Diagnostics.AddError("Error creating burst policy", fmt.Sprintf("Could not create the BurstPolicy %s/%s: %v. %s", bp.Namespace, bp.Name, err, alreadyExistsHint(err, "")))
 		return
 	}
 	plan.ID = types.StringValue(bp.Namespace + "/" + bp.Name)
@@ -448,21 +443,11 @@ func (r *burstPolicyResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	bp, ok := burstPolicies.read(ctx, r.clients, state.ID.ValueString(), &resp.State, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	ns, name, _ := strings.Cut(state.ID.ValueString(), "/")
-	var bp hcav1.BurstPolicy
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &bp); err != nil {
-		if apierrors.IsNotFound(err) {
-			resp.State.RemoveResource(ctx)
-			return
-		}
-		resp.Diagnostics.AddError("Error reading burst policy", fmt.Sprintf("Could not read the BurstPolicy %s/%s: %v.", ns, name, err))
-		return
-	}
-	next := burstPolicyFromAPI(&bp, &state)
+	next := burstPolicyFromAPI(bp, &state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &next)...)
 }
 
@@ -472,26 +457,11 @@ func (r *burstPolicyResource) Update(ctx context.Context, req resource.UpdateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	bp, ok := burstPolicies.update(ctx, r.clients, plan.toAPI, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	want, err := plan.toAPI()
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid burst policy", err.Error())
-		return
-	}
-	var bp hcav1.BurstPolicy
-	if err := c.Get(ctx, client.ObjectKeyFromObject(want), &bp); err != nil {
-		resp.Diagnostics.AddError("Error updating burst policy", fmt.Sprintf("Could not read the BurstPolicy %s/%s: %v.", want.Namespace, want.Name, err))
-		return
-	}
-	bp.Spec = want.Spec
-	if err := c.Update(ctx, &bp); err != nil {
-		resp.Diagnostics.AddError("Error updating burst policy", fmt.Sprintf("Could not update the BurstPolicy %s/%s: %v.", want.Namespace, want.Name, err))
-		return
-	}
-	plan.setStatus(&bp, true)
+	plan.setStatus(bp, true)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -501,23 +471,11 @@ func (r *burstPolicyResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns, name, _ := strings.Cut(state.ID.ValueString(), "/")
-	if err := deleteAndWait(ctx, c, &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, 2*time.Minute); err != nil {
-		resp.Diagnostics.AddError("Error deleting burst policy", fmt.Sprintf("Could not delete the BurstPolicy %s/%s: %v.", ns, name, err))
-	}
+	burstPolicies.delete(ctx, r.clients, state.ID.ValueString(), 2*time.Minute, &resp.Diagnostics)
 }
 
 func (r *burstPolicyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ns, name, ok := strings.Cut(req.ID, "/")
-	if !ok || !dnsLabelRE.MatchString(ns) || !clusterNameRE.MatchString(name) {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID %q is not <namespace>/<name>. Use the BurstPolicy's namespace and name, such as `terraform import hca_burst_policy.web shop/web`.", req.ID))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	burstPolicies.importState(ctx, req, resp)
 }
 
 // ValidateConfig checks the BurstPolicy's cross-field (CEL) rules at plan time.

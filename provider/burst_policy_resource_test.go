@@ -325,6 +325,8 @@ resource "hca_burst_policy" "web" {
 				),
 			},
 			{ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/" + name, ImportStateVerify: true},
+			{ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "." + name, ExpectError: errorRe("Invalid import ID",
+				fmt.Sprintf("The import ID %q is not <namespace>/<name>: it has no '/'. Use the BurstPolicy's namespace and name separated by one '/', such as `terraform import hca_burst_policy.web shop/web`.", ns+"."+name))},
 			{
 				Config: step3,
 				Check: checkBurstPolicy(c, ns, name, func(bp *hcav1.BurstPolicy) error {

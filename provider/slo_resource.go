@@ -23,10 +23,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
@@ -371,23 +369,20 @@ func (r *sloResource) Configure(_ context.Context, req resource.ConfigureRequest
 	r.clients = c
 }
 
+// slos does the hca_slo's API calls.
+var slos = customResource[hcav1.ServiceLevelObjective, *hcav1.ServiceLevelObjective]{
+	kind: "ServiceLevelObjective", what: "SLO", importExample: "terraform import hca_slo.web_latency shop/web-latency",
+	setSpec: func(dst, src *hcav1.ServiceLevelObjective) { dst.Spec = src.Spec },
+}
+
 func (r *sloResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan sloModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	slo, ok := slos.create(ctx, r.clients, plan.toAPI, &resp.Diagnostics)
 	if !ok {
-		return
-	}
-	slo, err := plan.toAPI()
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid SLO", err.Error())
-		return
-	}
-	if err := c.Create(ctx, slo); err != nil {
-		resp.Diagnostics.AddError("Error creating SLO", fmt.Sprintf("Could not create the ServiceLevelObjective %s/%s: %v. %s", slo.Namespace, slo.Name, err, alreadyExistsHint(err, "")))
 		return
 	}
 	plan.ID = types.StringValue(slo.Namespace + "/" + slo.Name)
@@ -401,21 +396,11 @@ func (r *sloResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	slo, ok := slos.read(ctx, r.clients, state.ID.ValueString(), &resp.State, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	ns, name, _ := strings.Cut(state.ID.ValueString(), "/")
-	var slo hcav1.ServiceLevelObjective
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &slo); err != nil {
-		if apierrors.IsNotFound(err) {
-			resp.State.RemoveResource(ctx)
-			return
-		}
-		resp.Diagnostics.AddError("Error reading SLO", fmt.Sprintf("Could not read the ServiceLevelObjective %s/%s: %v.", ns, name, err))
-		return
-	}
-	next := sloFromAPI(&slo, &state)
+	next := sloFromAPI(slo, &state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &next)...)
 }
 
@@ -425,26 +410,11 @@ func (r *sloResource) Update(ctx context.Context, req resource.UpdateRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
+	slo, ok := slos.update(ctx, r.clients, plan.toAPI, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	want, err := plan.toAPI()
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid SLO", err.Error())
-		return
-	}
-	var slo hcav1.ServiceLevelObjective
-	if err := c.Get(ctx, client.ObjectKeyFromObject(want), &slo); err != nil {
-		resp.Diagnostics.AddError("Error updating SLO", fmt.Sprintf("Could not read the ServiceLevelObjective %s/%s: %v.", want.Namespace, want.Name, err))
-		return
-	}
-	slo.Spec = want.Spec
-	if err := c.Update(ctx, &slo); err != nil {
-		resp.Diagnostics.AddError("Error updating SLO", fmt.Sprintf("Could not update the ServiceLevelObjective %s/%s: %v.", want.Namespace, want.Name, err))
-		return
-	}
-	plan.setStatus(&slo, true)
+	plan.setStatus(slo, true)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -454,39 +424,11 @@ func (r *sloResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := controlClient(r.clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns, name, _ := strings.Cut(state.ID.ValueString(), "/")
-	if err := deleteAndWait(ctx, c, &hcav1.ServiceLevelObjective{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, 2*time.Minute); err != nil {
-		resp.Diagnostics.AddError("Error deleting SLO", fmt.Sprintf("Could not delete the ServiceLevelObjective %s/%s: %v.", ns, name, err))
-	}
+	slos.delete(ctx, r.clients, state.ID.ValueString(), 2*time.Minute, &resp.Diagnostics)
 }
 
 func (r *sloResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if problem := sloImportIDProblem(req.ID); problem != "" {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID %q is not <namespace>/<name>: %s. Use the ServiceLevelObjective's namespace and name, such as `terraform import hca_slo.web_latency shop/web-latency`.", req.ID, problem))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-}
-
-// sloImportIDProblem says what is wrong with an import ID, or "" when it is
-// <namespace>/<name>.
-func sloImportIDProblem(id string) string {
-	ns, name, ok := strings.Cut(id, "/")
-	switch {
-	case !ok:
-		return "it has no '/'"
-	case strings.Contains(name, "/"):
-		return "it has more than one '/'"
-	case len(ns) > 63 || !dnsLabelRE.MatchString(ns):
-		return fmt.Sprintf("the namespace %q is not a DNS label", ns)
-	case len(name) > 253 || !clusterNameRE.MatchString(name):
-		return fmt.Sprintf("the name %q is not a DNS subdomain", name)
-	}
-	return ""
+	slos.importState(ctx, req, resp)
 }
 
 // ValidateConfig checks the ServiceLevelObjective's cross-field (CEL) rules

@@ -382,24 +382,6 @@ func TestValidateSLO(t *testing.T) {
 	}
 }
 
-func TestSLOImportIDProblem(t *testing.T) {
-	for _, tt := range []struct{ id, want string }{
-		{"shop/web-latency", ""},
-		{"shop/web.latency", ""},
-		{"web-latency", "it has no '/'"},
-		{"shop/web/latency", "it has more than one '/'"},
-		{"/web", `the namespace "" is not a DNS label`},
-		{"Shop/web", `the namespace "Shop" is not a DNS label`},
-		{"shop.eu/web", `the namespace "shop.eu" is not a DNS label`},
-		{"shop/", `the name "" is not a DNS subdomain`},
-		{"shop/Web_Latency", `the name "Web_Latency" is not a DNS subdomain`},
-	} {
-		if got := sloImportIDProblem(tt.id); got != tt.want {
-			t.Errorf("sloImportIDProblem(%q) = %q, want %q", tt.id, got, tt.want)
-		}
-	}
-}
-
 func TestDecimalString(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"0.1", "0.1"}, {"100m", "0.1"}, {"99.9", "99.9"}, {"99900m", "99.9"}, {"250m", "0.25"}, {"100", "100"},
@@ -694,7 +676,7 @@ func TestAccSLOResource(t *testing.T) {
 			{ResourceName: addr, ImportState: true, ImportStateId: renamed, ExpectError: errorRe("Invalid import ID",
 				fmt.Sprintf(`The import ID %q is not <namespace>/<name>: it has no '/'. Use the ServiceLevelObjective's namespace and name`, renamed))},
 			{ResourceName: addr, ImportState: true, ImportStateId: "Shop/" + renamed, ExpectError: errorRe("Invalid import ID",
-				fmt.Sprintf(`The import ID "Shop/%s" is not <namespace>/<name>: the namespace "Shop" is not a DNS label.`, renamed))},
+				fmt.Sprintf(`The import ID "Shop/%s" is not <namespace>/<name>: the namespace "Shop" is not a DNS label (1 to 63 lowercase letters, digits and '-', starting and ending with a letter or digit). Use the ServiceLevelObjective's namespace and name`, renamed))},
 			{ResourceName: addr, ImportState: true, ImportStateId: ns + "/absent", ExpectError: errorRe("Cannot import non-existent remote object")},
 			// Drift: changed out of band, then deleted out of band; each
 			// time the plan shows it and apply restores the configuration.
