@@ -285,9 +285,10 @@ func terraformEnv(env map[string]string, rc string) ([]string, string) {
 	return tfEnv, terraform
 }
 
-// Destroy undoes the demo: it stops the local runtime, runs terraform destroy
-// of the quickstart (the policy, the SLO, the registrations, the runtime, the
-// EKS and ACK clusters), then removes the sample app and its node pool.
+// Destroy undoes the demo: terraform destroy of the quickstart (the policy,
+// the SLO, the registrations, the runtime, the EKS and ACK clusters) with the
+// local runtime running, which removes its finalizers; then it stops the
+// runtime and removes the sample app and its node pool.
 func Destroy(ctx context.Context, o Options) error {
 	l := lab.New(o.LabDir, &lab.Binaries{RepoDir: o.RepoRoot}, nil, nil)
 	env, err := l.Env()
@@ -296,16 +297,40 @@ func Destroy(ctx context.Context, o Options) error {
 	}
 	dir := filepath.Join(o.LabDir, "demo")
 	work := filepath.Join(dir, "quickstart")
-	fmt.Fprintf(o.Out, "==> Stopping the local hca-runtime\n")
-	if err := l.StopRuntime(); err != nil {
-		return err
-	}
 	if _, err := os.Stat(filepath.Join(work, "terraform.tfstate")); err == nil {
+		// The runtime removes its finalizers (burst copies cleaned, Consul
+		// deregistered) while the policy is destroyed: it must run until then.
+		bin := filepath.Join(dir, "bin", "hca-runtime")
+		if _, err := os.Stat(bin); err != nil {
+			cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./runtime/cmd/hca-runtime")
+			cmd.Dir = o.RepoRoot
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("build hca-runtime: %w\n%s", err, out)
+			}
+		}
+		fmt.Fprintf(o.Out, "==> Running the hca-runtime during the destroy (it removes its finalizers)\n")
+		c, err := controlClient(env["HCA_LAB_PRIVATE_KUBECONFIG"])
+		if err != nil {
+			return err
+		}
+		var dep appsv1.Deployment
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "hca-system", Name: lab.RuntimeDeployment}, &dep); err == nil {
+			if _, err := l.StartRuntime(ctx, lab.LocalRuntime{Binary: bin, Kubeconfig: env["HCA_LAB_PRIVATE_KUBECONFIG"],
+				Env: []string{"AWS_ACCESS_KEY_ID=" + emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + emulator.AWSSecretAccessKey}}); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(o.Out, "==> terraform destroy of %s\n", work)
 		tfEnv, terraform := terraformEnv(env, filepath.Join(dir, "terraform.rc"))
-		if err := stream(ctx, o.Out, work, tfEnv, terraform, "destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		err = stream(ctx, o.Out, work, tfEnv, terraform, "destroy", "-auto-approve", "-input=false", "-no-color")
+		if stopErr := l.StopRuntime(); err == nil {
+			err = stopErr
+		}
+		if err != nil {
 			return fmt.Errorf("terraform destroy in %s: %w", work, err)
 		}
+	} else if err := l.StopRuntime(); err != nil {
+		return err
 	}
 	fmt.Fprintf(o.Out, "==> Removing the sample app %s/%s and the node pool %s\n", AppNamespace, AppName, PrivatePool)
 	c, err := controlClient(env["HCA_LAB_PRIVATE_KUBECONFIG"])
