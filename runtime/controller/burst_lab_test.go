@@ -170,7 +170,26 @@ func (bl *burstLab) namespace(tb testing.TB, ctx context.Context, name string) s
 	if err := bl.control.Create(ctx, ns); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { _ = bl.control.Delete(context.Background(), ns) })
+	tb.Cleanup(func() {
+		// The manager is stopped by now (cleanups run last-in first-out):
+		// nothing would remove the policies' finalizers, and the namespace
+		// would stay Terminating with them. Delete the policies (so that the
+		// manager of a later subtest does not adopt them again), then drop
+		// their finalizers.
+		var policies hcav1.BurstPolicyList
+		if err := bl.control.List(context.Background(), &policies, client.InNamespace(ns.Name)); err == nil {
+			for i := range policies.Items {
+				p := &policies.Items[i]
+				_ = bl.control.Delete(context.Background(), p)
+				if len(p.Finalizers) > 0 {
+					patch := client.MergeFrom(p.DeepCopy())
+					p.Finalizers = nil
+					_ = bl.control.Patch(context.Background(), p, patch)
+				}
+			}
+		}
+		_ = bl.control.Delete(context.Background(), ns)
+	})
 	return ns.Name
 }
 
