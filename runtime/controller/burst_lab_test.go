@@ -193,6 +193,31 @@ func (bl *burstLab) namespace(tb testing.TB, ctx context.Context, name string) s
 	return ns.Name
 }
 
+// sloPolicy starts a manager and a policy bursting into the burst cluster
+// for 4 replicas on a 4-CPU pool of their own; it returns the namespace.
+func (bl *burstLab) sloPolicy(t *testing.T, ctx context.Context, suffix string) string {
+	t.Helper()
+	pool := fmt.Sprintf("bp-%s-%d", suffix, bl.id)
+	bl.pool(t, ctx, pool, "4")
+	ns := bl.namespace(t, ctx, "burst-"+suffix)
+	bl.deploy(t, ctx, ns, pool, 4)
+	bl.startManager(t, ctx, clock.RealClock{})
+	if err := bl.control.Create(ctx, bl.policy(ns, 0, hcav1.ClusterName(bl.burst))); err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+// sloOutput writes an SLO output (as the SLO controller does) on the policy.
+func (bl *burstLab) sloOutput(t *testing.T, ctx context.Context, ns, v string) {
+	t.Helper()
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{controller.SLOOutputAnnotation: v}}})
+	p := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+	if err := bl.control.Patch(ctx, p, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // deploy creates a ConfigMap and a Deployment of 1-CPU pods on pool.
 func (bl *burstLab) deploy(tb testing.TB, ctx context.Context, ns, pool string, replicas int32) {
 	tb.Helper()
@@ -655,23 +680,11 @@ current-context: dead
 	// the overflow bursts; 50 % then asks for 3 and the burst cluster empties.
 	// Each output applies once (re-reconciling does not compound it).
 	t.Run("SLO output drives the total", func(t *testing.T) {
-		pool := fmt.Sprintf("bp-g-%d", bl.id)
-		bl.pool(t, ctx, pool, "4")
-		ns := bl.namespace(t, ctx, "burst-g")
-		bl.deploy(t, ctx, ns, pool, 4)
-		bl.startManager(t, ctx, clock.RealClock{})
-		if err := bl.control.Create(ctx, bl.policy(ns, 0, hcav1.ClusterName(bl.burst))); err != nil {
-			t.Fatal(err)
-		}
+		ns := bl.sloPolicy(t, ctx, "g")
 		wctx, wcancel := context.WithTimeout(ctx, 90*time.Second)
 		defer wcancel()
 		output := func(compliance int) {
-			v := fmt.Sprintf(`{"slo":"web-latency","compliancePercent":%d,"tolerance":"100m"}`, compliance)
-			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{controller.SLOOutputAnnotation: v}}})
-			p := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
-			if err := bl.control.Patch(ctx, p, client.RawPatch(types.MergePatchType, patch)); err != nil {
-				t.Fatal(err)
-			}
+			bl.sloOutput(t, ctx, ns, fmt.Sprintf(`{"slo":"web-latency","compliancePercent":%d,"tolerance":"100m"}`, compliance))
 		}
 		output(150)
 		burstEventually(t, wctx, "the SLO violation scales to 6 and the overflow bursts", func() (bool, string) {
@@ -697,24 +710,12 @@ current-context: dead
 	// a 150 % one holds the 6 replicas (the highest recommendation of the
 	// window) instead of shrinking to 3.
 	t.Run("SLO scale-down window holds the burst", func(t *testing.T) {
-		pool := fmt.Sprintf("bp-g2-%d", bl.id)
-		bl.pool(t, ctx, pool, "4")
-		ns := bl.namespace(t, ctx, "burst-g2")
-		bl.deploy(t, ctx, ns, pool, 4)
-		bl.startManager(t, ctx, clock.RealClock{})
-		if err := bl.control.Create(ctx, bl.policy(ns, 0, hcav1.ClusterName(bl.burst))); err != nil {
-			t.Fatal(err)
-		}
+		ns := bl.sloPolicy(t, ctx, "g2")
 		wctx, wcancel := context.WithTimeout(ctx, 90*time.Second)
 		defer wcancel()
 		output := func(compliance int) {
-			v := fmt.Sprintf(`{"slo":"web-latency","compliancePercent":%d,"tolerance":"100m","scaleDownWindow":"1h","evaluatedAt":%q}`,
-				compliance, time.Now().UTC().Format(time.RFC3339Nano))
-			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{controller.SLOOutputAnnotation: v}}})
-			p := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
-			if err := bl.control.Patch(ctx, p, client.RawPatch(types.MergePatchType, patch)); err != nil {
-				t.Fatal(err)
-			}
+			bl.sloOutput(t, ctx, ns, fmt.Sprintf(`{"slo":"web-latency","compliancePercent":%d,"tolerance":"100m","scaleDownWindow":"1h","evaluatedAt":%q}`,
+				compliance, time.Now().UTC().Format(time.RFC3339Nano)))
 		}
 		output(150)
 		burstEventually(t, wctx, "the SLO violation scales to 6 and the overflow bursts", func() (bool, string) {
