@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -149,10 +149,22 @@ func TestStartRuntime(t *testing.T) {
 		}
 	}
 
+	var health string
+	for _, a := range p.Args {
+		if v, ok := strings.CutPrefix(a, "--health-probe-bind-address="); ok {
+			health = "http://" + v + "/healthz"
+		}
+	}
+	if resp, err := http.Get(health); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz %s before StopRuntime: %v", health, err)
+	}
 	if err := l.StopRuntime(); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(p.PID, 0); err == nil {
-		t.Errorf("hca-runtime pid %d still runs after StopRuntime", p.PID)
+	// StopRuntime returns once the process is gone (a zombie not yet reaped
+	// by this test process counts as gone): nothing answers on its port.
+	if resp, err := http.Get(health); err == nil {
+		resp.Body.Close()
+		t.Errorf("hca-runtime pid %d still answers %s after StopRuntime", p.PID, health)
 	}
 }
