@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/hca-project/terraform-provider-hca/internal/chart"
 )
 
 // Sample is what the demo saw at one instant of the replay.
@@ -241,7 +243,7 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", svgW, H, svgW, H)
 	b.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
-	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", svgLeft, esc(title))
+	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", svgLeft, chart.Esc(title))
 	fmt.Fprintf(&b, `<text x="%d" y="42" fill="#444">x axis: time since the load replay started</text>`+"\n", svgLeft)
 	if len(samples) == 0 {
 		b.WriteString("</svg>\n")
@@ -255,13 +257,13 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 	x := func(at time.Duration) float64 { return svgLeft + at.Seconds()/end*svgPlotW }
 	panel := func(k int, name string, ymax float64) func(float64) float64 {
 		top := float64(svgTop + k*(svgPanel+svgGap))
-		ymax, step := niceAxis(ymax)
+		ymax, step := chart.NiceAxis(ymax)
 		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="%d" height="%d" fill="none" stroke="#999"/>`+"\n", svgLeft, top, svgPlotW, svgPanel)
-		fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">%s</text>`+"\n", svgLeft, top-8, esc(name))
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">%s</text>`+"\n", svgLeft, top-8, chart.Esc(name))
 		y := func(v float64) float64 { return top + svgPanel - math.Min(v, ymax)/ymax*svgPanel }
 		for v := 0.0; v <= ymax+1e-9; v += step {
 			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
-				svgLeft, y(v), svgLeft+svgPlotW, y(v), svgLeft-5, y(v)+4, fmtNum(v))
+				svgLeft, y(v), svgLeft+svgPlotW, y(v), svgLeft-5, y(v)+4, chart.Num(v))
 		}
 		tick := 60.0
 		if end > 900 {
@@ -281,7 +283,7 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 			dash = ` stroke-dasharray="5,3"`
 		}
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.0f" x2="%d" y2="%.0f" stroke="%s" stroke-width="3"%s/><text x="%d" y="%.0f">%s</text>`+"\n",
-			svgLeft+svgPlotW+10, yy, svgLeft+svgPlotW+28, yy, color, dash, svgLeft+svgPlotW+33, yy+4, esc(label))
+			svgLeft+svgPlotW+10, yy, svgLeft+svgPlotW+28, yy, color, dash, svgLeft+svgPlotW+33, yy+4, chart.Esc(label))
 	}
 	polyline := func(pts []string, color string, dashed bool) {
 		dash := ""
@@ -323,7 +325,7 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 			down = append(down, fmt.Sprintf("%.1f,%.1f", x(samples[i].At), y(base[i])))
 		}
 		color := colors[ci%len(colors)]
-		fmt.Fprintf(&b, `<polygon fill="%s" fill-opacity="0.75" stroke="none" data-cluster="%s" points="%s"/>`+"\n", color, esc(c), strings.Join(append(up, down...), " "))
+		fmt.Fprintf(&b, `<polygon fill="%s" fill-opacity="0.75" stroke="none" data-cluster="%s" points="%s"/>`+"\n", color, chart.Esc(c), strings.Join(append(up, down...), " "))
 		for i, s := range samples {
 			base[i] += float64(s.Ready[c])
 		}
@@ -364,30 +366,4 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// niceAxis rounds v up to a readable axis maximum and picks a grid step.
-func niceAxis(v float64) (ymax, step float64) {
-	if v <= 0 {
-		return 1, 1
-	}
-	mag := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*mag >= v {
-			ymax = m * mag
-			break
-		}
-	}
-	return ymax, ymax / 5
-}
-
-func fmtNum(v float64) string {
-	if v == math.Trunc(v) {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
-}
-
-func esc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/chart"
 )
 
 // Chart geometry.
@@ -63,12 +64,12 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", chartW, H, chartW, H)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, esc(title))
+	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", marginL, chart.Esc(title))
 	sub := "algorithm " + r.Algorithm
 	if sl := r.Policy.SLO; sl != nil {
 		sub = fmt.Sprintf("SLO %s, %s strategy, evaluated every %v", sl, sl.Strategy, sl.Interval)
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="44" fill="#444">%s; decision interval %v; x axis: time since the trace's start</text>`+"\n", marginL, esc(sub), r.ControlInterval)
+	fmt.Fprintf(&b, `<text x="%d" y="44" fill="#444">%s; decision interval %v; x axis: time since the trace's start</text>`+"\n", marginL, chart.Esc(sub), r.ControlInterval)
 
 	hours := T > 3*3600
 	xlabel := func(sec int) string {
@@ -90,15 +91,15 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 		if ymax <= 0 {
 			ymax = 1
 		}
-		ymax, step := niceAxis(ymax)
+		ymax, step := chart.NiceAxis(ymax)
 		y = func(v float64) float64 { return top + panelH - math.Min(v, ymax)/ymax*panelH }
 		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="%d" height="%d" fill="none" stroke="#999"/>`+"\n", marginL, top, plotW, panelH)
-		fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">%s</text>`+"\n", marginL, top-8, esc(name))
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">%s</text>`+"\n", marginL, top-8, chart.Esc(name))
 		for j := 0; float64(j)*step <= ymax+1e-9; j++ {
 			v := float64(j) * step
 			yy := y(v)
 			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>`, marginL, yy, marginL+plotW, yy)
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", marginL-5, yy+4, fmtNum(v))
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", marginL-5, yy+4, chart.Num(v))
 		}
 		for sec := 0; sec < T; sec += tickEvery {
 			xx := marginL + float64(sec)/float64(max(T-1, 1))*float64(plotW)
@@ -138,13 +139,13 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 			dash = ` stroke-dasharray="4 3"`
 		}
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="3"%s/><text x="%d" y="%.1f">%s</text>`+"\n",
-			marginL+plotW+8, yy, marginL+plotW+24, yy, colour, dash, marginL+plotW+28, yy+4, esc(name))
+			marginL+plotW+8, yy, marginL+plotW+24, yy, colour, dash, marginL+plotW+28, yy+4, chart.Esc(name))
 	}
 	// swatch is the legend entry of a filled area.
 	swatch := func(top float64, k int, colour, name string) {
 		yy := top + 14 + float64(k)*16
 		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="16" height="10" fill="%s" fill-opacity="0.75"/><text x="%d" y="%.1f">%s</text>`+"\n",
-			marginL+plotW+8, yy-5, colour, marginL+plotW+28, yy+4, esc(name))
+			marginL+plotW+8, yy-5, colour, marginL+plotW+28, yy+4, chart.Esc(name))
 	}
 
 	// 1. Load.
@@ -225,33 +226,4 @@ func maxOf(v []float64) float64 {
 		}
 	}
 	return m
-}
-
-// niceAxis returns an axis maximum of at most 5 steps of 1, 2 or 5 times a
-// power of ten (integers from 1 up, so pod counts get whole ticks) covering
-// v, and the step.
-func niceAxis(v float64) (ymax, step float64) {
-	for p := 1e-3; ; p *= 10 {
-		for _, f := range []float64{1, 2, 5} {
-			step = f * p
-			if step < 1 && v >= 5 {
-				continue
-			}
-			if k := math.Ceil(v/step - 1e-9); k <= 5 {
-				return k * step, step
-			}
-		}
-	}
-}
-
-func fmtNum(v float64) string {
-	if v == math.Trunc(v) {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
-}
-
-func esc(s string) string {
-	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
-	return r.Replace(s)
 }
