@@ -162,9 +162,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := l.StopRuntime(); err != nil { // a runtime of an earlier demo would act on the reset
 		return nil, err
 	}
-	clusters := lab.NewClusters(o.LabDir, &lab.Binaries{RepoDir: o.RepoRoot})
 	pool := lab.NodePool{Name: PrivatePool, Count: privateNodes, CPU: "2", Memory: "8Gi", Taints: []lab.Taint{appTaint}}
-	if err := clusters.SetNodePool(ctx, lab.PrivateCluster, pool); err != nil {
+	if err := l.Clusters.SetNodePool(ctx, lab.PrivateCluster, pool); err != nil {
 		return nil, fmt.Errorf("node pool %s: %w", PrivatePool, err)
 	}
 	note("node pool %s: %d nodes x 2 CPU, tainted %s=%s (room for %d replicas of 500m)", PrivatePool, privateNodes, appTaint.Key, appTaint.Value, privateNodes*4)
@@ -193,7 +192,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// 5. The runtime.
 	say("Running the hca-runtime Deployment that hca_runtime installed, as a local process")
 	p, err := l.StartRuntime(ctx, lab.LocalRuntime{Binary: filepath.Join(bin, "hca-runtime"), Kubeconfig: env["HCA_LAB_PRIVATE_KUBECONFIG"],
-		Env: []string{"AWS_ACCESS_KEY_ID=" + emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + emulator.AWSSecretAccessKey}})
+		Env: emulator.AWSEnv()})
 	if err != nil {
 		return nil, err
 	}
@@ -266,9 +265,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // the generated CLI configuration, the emulators' credentials and the lab's
 // coordinates as variables; and the terraform binary.
 func terraformEnv(env map[string]string, rc string) ([]string, string) {
-	tfEnv := append(os.Environ(),
+	tfEnv := append(append(os.Environ(), emulator.AWSEnv()...),
 		"TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		"AWS_ACCESS_KEY_ID="+emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY="+emulator.AWSSecretAccessKey,
 		"ALICLOUD_ACCESS_KEY="+emulator.AlicloudAccessKey, "ALICLOUD_SECRET_KEY="+emulator.AlicloudAccessSecret,
 		"TF_VAR_control_kubeconfig_path="+env["HCA_LAB_PRIVATE_KUBECONFIG"],
 		"TF_VAR_prometheus_url="+env["HCA_LAB_PROMETHEUS_URL"],
@@ -316,7 +314,7 @@ func Destroy(ctx context.Context, o Options) error {
 		var dep appsv1.Deployment
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "hca-system", Name: lab.RuntimeDeployment}, &dep); err == nil {
 			if _, err := l.StartRuntime(ctx, lab.LocalRuntime{Binary: bin, Kubeconfig: env["HCA_LAB_PRIVATE_KUBECONFIG"],
-				Env: []string{"AWS_ACCESS_KEY_ID=" + emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + emulator.AWSSecretAccessKey}}); err != nil {
+				Env: emulator.AWSEnv()}); err != nil {
 				return err
 			}
 		}
@@ -340,7 +338,7 @@ func Destroy(ctx context.Context, o Options) error {
 	if err := c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: AppNamespace}}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete namespace %s: %w", AppNamespace, err)
 	}
-	if err := lab.NewClusters(o.LabDir, &lab.Binaries{RepoDir: o.RepoRoot}).SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: PrivatePool, Count: 0}); err != nil {
+	if err := l.Clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: PrivatePool, Count: 0}); err != nil {
 		return fmt.Errorf("remove node pool %s: %w", PrivatePool, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, fmt.Sprintf("%s/v1/apps/%s/%s", env["HCA_LAB_LOADSIM_URL"], AppNamespace, AppName), nil)
@@ -644,28 +642,25 @@ func settle(ctx context.Context, o Options, c client.Client, appURL string) erro
 }
 
 func settled(s Sample) bool {
-	for _, c := range Clusters[1:] {
-		if s.Ready[c] != 0 || s.Desired[c] != 0 {
-			return false
-		}
-	}
 	p := Clusters[0]
-	return s.Phase == string(hcav1.PhaseWatching) && s.Pending == 0 && s.Ready[p] == s.Desired[p] && s.Ready[p] > 0 && s.ErrorRPS < 0.5
+	return burstEmpty(s) && s.Phase == string(hcav1.PhaseWatching) && s.Pending == 0 && s.Ready[p] == s.Desired[p] && s.Ready[p] > 0 && s.ErrorRPS < 0.5
 }
 
 // done: the trace has ended and no replica is desired or ready outside the
 // primary.
 func done(samples []Sample, tr loadsim.Trace) bool {
 	s := samples[len(samples)-1]
-	if s.At < seconds(tr.Duration()) {
-		return false
-	}
+	return s.At >= seconds(tr.Duration()) && burstEmpty(s) && s.Phase != string(hcav1.PhaseBursting)
+}
+
+// burstEmpty: no replica is desired or ready outside the primary.
+func burstEmpty(s Sample) bool {
 	for _, c := range Clusters[1:] {
 		if s.Ready[c] != 0 || s.Desired[c] != 0 {
 			return false
 		}
 	}
-	return s.Phase != string(hcav1.PhaseBursting)
+	return true
 }
 
 func sample(ctx context.Context, c client.Client, appURL string, at time.Duration) (Sample, error) {

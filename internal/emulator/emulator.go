@@ -27,3 +27,9 @@ const (
 	AlicloudAccessKey    = "LTAIhcalab00000001"
 	AlicloudAccessSecret = "hcalabalicloudsecret000000001"
 )
+
+// AWSEnv is the environment that gives a process (the AWS SDK's default
+// chain) the lab's AWS credentials.
+func AWSEnv() []string {
+	return []string{"AWS_ACCESS_KEY_ID=" + AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + AWSSecretAccessKey}
+}

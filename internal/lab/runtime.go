@@ -92,13 +92,12 @@ func (l *Lab) StartRuntime(ctx context.Context, rt LocalRuntime) (*Proc, error) 
 		return nil, fmt.Errorf("runtime Deployment %s/%s: %w", rt.Namespace, RuntimeDeployment, err)
 	}
 
+	if err := l.StopRuntime(); err != nil {
+		return nil, err
+	}
 	st, err := l.loadState()
 	if err != nil {
 		return nil, err
-	}
-	if p, ok := st.Procs[compRuntime]; ok {
-		stopProc(p, 10*time.Second)
-		delete(st.Procs, compRuntime)
 	}
 	p, err := startProc(compRuntime, filepath.Join(l.Dir, "logs", "hca-runtime.log"), l.Dir, rt.Env, rt.Binary, args...)
 	if err != nil {

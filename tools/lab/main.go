@@ -311,15 +311,10 @@ func runtimeCmd(ctx context.Context, root, dir string, bins *lab.Binaries, args 
 			return fmt.Errorf("build hca-runtime: %w", err)
 		}
 	}
-	p, err := l.StartRuntime(ctx, lab.LocalRuntime{Binary: *bin, Kubeconfig: *kubeconfig, Namespace: *ns, Env: emulatorAWSEnv()})
+	p, err := l.StartRuntime(ctx, lab.LocalRuntime{Binary: *bin, Kubeconfig: *kubeconfig, Namespace: *ns, Env: emulator.AWSEnv()})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "hca-runtime running, pid %d, log %s\n", p.PID, p.Log)
 	return nil
-}
-
-// emulatorAWSEnv is the AWS identity the EKS and STS emulators accept.
-func emulatorAWSEnv() []string {
-	return []string{"AWS_ACCESS_KEY_ID=" + emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + emulator.AWSSecretAccessKey}
 }
