@@ -579,7 +579,7 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 	m.PrometheusURL, m.ConsulAddress = types.StringNull(), types.StringNull()
 	m.LogLevel = types.StringValue("info")
 	aws := runtimeAWS{Region: types.StringNull(), EKSEndpoint: types.StringNull(), STSEndpoint: types.StringNull()}
-	probe, control := types.StringNull(), types.StringNull()
+	var probe, control *metav1.Duration
 	for _, a := range ctr.Args {
 		switch {
 		case strings.HasPrefix(a, "--aws-region="):
@@ -589,9 +589,9 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 		case strings.HasPrefix(a, "--sts-endpoint="):
 			aws.STSEndpoint = types.StringValue(strings.TrimPrefix(a, "--sts-endpoint="))
 		case strings.HasPrefix(a, "--cluster-probe-interval="):
-			probe = types.StringValue(strings.TrimPrefix(a, "--cluster-probe-interval="))
+			probe = argDuration(strings.TrimPrefix(a, "--cluster-probe-interval="))
 		case strings.HasPrefix(a, "--burst-metrics-interval="):
-			control = types.StringValue(strings.TrimPrefix(a, "--burst-metrics-interval="))
+			control = argDuration(strings.TrimPrefix(a, "--burst-metrics-interval="))
 		case strings.HasPrefix(a, "--log-level="):
 			m.LogLevel = types.StringValue(strings.TrimPrefix(a, "--log-level="))
 		case strings.HasPrefix(a, "--prometheus-url="):
@@ -605,8 +605,8 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 	} else {
 		m.AWS = &aws
 	}
-	m.ProbeInterval = sameDuration(m.ProbeInterval, probe)
-	m.ControlInterval = sameDuration(m.ControlInterval, control)
+	m.ProbeInterval = keepDuration(m.ProbeInterval, probe, "")
+	m.ControlInterval = keepDuration(m.ControlInterval, control, "")
 	res := ctr.Resources
 	if m.Resources == nil {
 		def := config.Options{Image: "x"}
@@ -847,19 +847,11 @@ func (hostPortValidator) ValidateString(_ context.Context, req validator.StringR
 // annotationKeyRE matches a Kubernetes annotation key: [prefix/]name.
 var annotationKeyRE = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
 
-// sameDuration keeps the configured spelling of a duration ("60s" for "1m0s")
-// when the object holds the same length of time, and writes it short ("1m")
-// otherwise.
-func sameDuration(prior, got types.String) types.String {
-	if got.IsNull() {
-		return got
-	}
-	b, err := time.ParseDuration(got.ValueString())
+// argDuration reads a duration flag's value (nil when it is not one).
+func argDuration(v string) *metav1.Duration {
+	d, err := time.ParseDuration(v)
 	if err != nil {
-		return got
+		return nil
 	}
-	if a, err := time.ParseDuration(prior.ValueString()); err == nil && !prior.IsNull() && !prior.IsUnknown() && a == b {
-		return prior
-	}
-	return types.StringValue(shortDuration(b))
+	return &metav1.Duration{Duration: d}
 }
