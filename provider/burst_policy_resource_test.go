@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -417,14 +416,5 @@ func TestAccBurstPolicyResource_invalid(t *testing.T) {
 // TestAccBurstPolicyResource_example plans examples/resources/hca_burst_policy
 // with the real Terraform CLI.
 func TestAccBurstPolicyResource_example(t *testing.T) {
-	prepareAccEnv(t)
-	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, newTestPKI(t), "lab"))
-	t.Setenv(EnvKubeContext, "lab")
-	example, err := os.ReadFile("../examples/resources/hca_burst_policy/resource.tf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accTest(t, resource.TestCase{
-		Steps: []resource.TestStep{{Config: string(example), PlanOnly: true, ExpectNonEmptyPlan: true}},
-	})
+	planExample(t, "hca_burst_policy")
 }

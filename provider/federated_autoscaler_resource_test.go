@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -695,14 +694,5 @@ func TestAccFederatedAutoscalerResource_invalid(t *testing.T) {
 // examples/resources/hca_federated_autoscaler with the real Terraform CLI: it
 // is valid and passes every plan-time check.
 func TestAccFederatedAutoscalerResource_example(t *testing.T) {
-	prepareAccEnv(t)
-	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, newTestPKI(t), "lab"))
-	t.Setenv(EnvKubeContext, "lab")
-	example, err := os.ReadFile("../examples/resources/hca_federated_autoscaler/resource.tf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accTest(t, resource.TestCase{
-		Steps: []resource.TestStep{{Config: string(example), PlanOnly: true, ExpectNonEmptyPlan: true}},
-	})
+	planExample(t, "hca_federated_autoscaler")
 }

@@ -250,3 +250,20 @@ provider "hca" {
 		}},
 	})
 }
+
+// planExample plans examples/resources/<typ>/resource.tf with the real
+// Terraform CLI against a control cluster that is never reached: the example is
+// valid and passes every plan-time check.
+func planExample(t *testing.T, typ string) {
+	t.Helper()
+	prepareAccEnv(t)
+	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, newTestPKI(t), "lab"))
+	t.Setenv(EnvKubeContext, "lab")
+	example, err := os.ReadFile("../examples/resources/" + typ + "/resource.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{Config: string(example), PlanOnly: true, ExpectNonEmptyPlan: true}},
+	})
+}

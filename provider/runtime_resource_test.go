@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -309,16 +308,7 @@ func TestAccRuntimeResource_invalid(t *testing.T) {
 // TestAccRuntimeResource_example plans examples/resources/hca_runtime with the
 // real Terraform CLI: it is valid and passes every plan-time check.
 func TestAccRuntimeResource_example(t *testing.T) {
-	prepareAccEnv(t)
-	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, newTestPKI(t), "lab"))
-	t.Setenv(EnvKubeContext, "lab")
-	example, err := os.ReadFile("../examples/resources/hca_runtime/resource.tf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accTest(t, resource.TestCase{
-		Steps: []resource.TestStep{{Config: string(example), PlanOnly: true, ExpectNonEmptyPlan: true}},
-	})
+	planExample(t, "hca_runtime")
 }
 
 // TestAccRuntimeResource_existingNamespace installs into a namespace that

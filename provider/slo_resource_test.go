@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -787,14 +786,5 @@ func TestAccSLOResource_invalid(t *testing.T) {
 // TestAccSLOResource_example plans examples/resources/hca_slo with the real
 // Terraform CLI.
 func TestAccSLOResource_example(t *testing.T) {
-	prepareAccEnv(t)
-	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, newTestPKI(t), "lab"))
-	t.Setenv(EnvKubeContext, "lab")
-	example, err := os.ReadFile("../examples/resources/hca_slo/resource.tf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accTest(t, resource.TestCase{
-		Steps: []resource.TestStep{{Config: string(example), PlanOnly: true, ExpectNonEmptyPlan: true}},
-	})
+	planExample(t, "hca_slo")
 }
