@@ -26,6 +26,7 @@ import (
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 )
 
@@ -67,13 +68,7 @@ func newExampleCLI(t *testing.T) *exampleCLI {
 		t.Fatalf("go build the provider: %v\n%s", err, out)
 	}
 	rc := filepath.Join(dir, "terraform.rc")
-	if err := os.WriteFile(rc, fmt.Appendf(nil, `provider_installation {
-  dev_overrides {
-    "hca-project/hca" = %q
-  }
-  direct {}
-}
-`, pluginDir), 0o600); err != nil {
+	if err := lab.WriteTerraformRC(rc, pluginDir); err != nil {
 		t.Fatal(err)
 	}
 	examples := filepath.Join(dir, "examples")
