@@ -66,7 +66,7 @@ func (r *BurstReconciler) sloOutcome(p *hcav1.BurstPolicy, d *appsv1.Deployment,
 		}
 		*w.dst = d
 	}
-	histKey := p.Namespace + "/" + p.Name + "/" + d.Namespace + "/" + d.Name
+	histKey := p.Namespace + "/" + p.Name + "/" + d.Name // as algos' keys, which forget drops
 	r.mu.Lock()
 	history := r.sloHistory[histKey]
 	r.mu.Unlock()

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"maps"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -336,14 +337,19 @@ func (r *BurstReconciler) remoteEvent(obj any) {
 	}
 }
 
-// forget drops the in-memory algorithm state of a policy (key prefix
-// "namespace/name/").
+// forget drops the in-memory algorithm and SLO-window state of a policy (key
+// prefix "namespace/name/").
 func (r *BurstReconciler) forget(prefix string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for k := range r.algos {
-		if len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+		if strings.HasPrefix(k, prefix) {
 			delete(r.algos, k)
+		}
+	}
+	for k := range r.sloHistory {
+		if strings.HasPrefix(k, prefix) {
+			delete(r.sloHistory, k)
 		}
 	}
 }
