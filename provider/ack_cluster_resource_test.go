@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/hca-project/terraform-provider-hca/internal/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 )
 

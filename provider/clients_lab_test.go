@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
-	"github.com/hca-project/terraform-provider-hca/internal/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 )
 

@@ -19,7 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/hca-project/terraform-provider-hca/internal/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 )
 

@@ -25,8 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
-	"github.com/hca-project/terraform-provider-hca/internal/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 )
 

@@ -4,8 +4,8 @@
 // It runs the unmodified decision code of the runtime — the algorithms of
 // [scaling] (NewKubernetes, NewFRSS, NewPanic), [scaling.Place] to burst the
 // replicas the primary cluster cannot schedule and [scaling.ScaleBack] to
-// remove them again — against the application model of loadsim
-// ([loadsim.Compute]: per-pod utilisation, errors and an M/M/1 latency
+// remove them again — against the application model of the lab's loadsim (package workload)
+// ([workload.Compute]: per-pod utilisation, errors and an M/M/1 latency
 // curve from each ready pod's load share). Nothing sleeps: the simulation
 // advances a virtual clock one second at a time.
 //

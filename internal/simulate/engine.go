@@ -6,9 +6,9 @@ import (
 	"time"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
-	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
 // Epoch is the virtual time the simulation starts at (second 0 of the
@@ -142,7 +142,7 @@ func (c *clusterState) remove(n int32, t int) {
 // over the pods) that the SLO queries take rates of.
 type counters struct {
 	requests, errors, served, cpuSeconds float64
-	buckets                              [loadsim.NumBuckets]float64
+	buckets                              [workload.NumBuckets]float64
 }
 
 // scrape is what Prometheus stored at one scrape.
@@ -162,7 +162,7 @@ type scrape struct {
 
 // Run simulates policy p on model m over trace tr: with p's algorithm, or,
 // when p.SLO is set, with the SLO's control loop.
-func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
+func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	if len(tr) == 0 {
 		return nil, inputErr("trace: no data lines")
 	}
@@ -226,7 +226,7 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 	// template is what the strategy reads and writes; the running pods get
 	// it rollAt (a rolling update: the old pods serve until the new ones
 	// are ready, a start-up delay later).
-	podRes := loadsim.PodResources{Request: m.Pod.CPURequest, Limit: m.Pod.CPULimit}
+	podRes := workload.PodResources{Request: m.Pod.CPURequest, Limit: m.Pod.CPULimit}
 	memGiB := m.Pod.MemoryGiB
 	limitRatio := m.Pod.CPULimit / m.Pod.CPURequest
 	template := slo.Resources{CPUMilli: int64(math.Round(m.Pod.CPURequest * 1000)), MemoryBytes: int64(math.Round(m.Pod.MemoryGiB * (1 << 30)))}
@@ -266,7 +266,7 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 
 	scrapes := make([]scrape, 0, T/max(scrapeS, 1)+1)
 	var cum counters
-	var out [1]loadsim.PodLoad
+	var out [1]workload.PodLoad
 	thr := m.SLOThreshold.Seconds()
 	var pods []scaling.PodSample
 
@@ -339,7 +339,7 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 		now := Epoch.Add(time.Duration(t) * time.Second)
 		load, _ := tr.At(float64(t))
 		if t == rollAt {
-			podRes = loadsim.PodResources{Request: float64(rollTo.CPUMilli) / 1000, Limit: float64(rollTo.CPUMilli) / 1000 * limitRatio}
+			podRes = workload.PodResources{Request: float64(rollTo.CPUMilli) / 1000, Limit: float64(rollTo.CPUMilli) / 1000 * limitRatio}
 			memGiB = float64(rollTo.MemoryBytes) / (1 << 30)
 		}
 
@@ -455,7 +455,7 @@ func Run(p Policy, m ClusterModel, tr loadsim.Trace) (*Result, error) {
 		var util float64
 		cum.requests += load
 		if ready > 0 {
-			loadsim.Compute(load/float64(ready), m.Pod.CPUPerRequest, []loadsim.PodResources{podRes}, out[:])
+			workload.Compute(load/float64(ready), m.Pod.CPUPerRequest, []workload.PodResources{podRes}, out[:])
 			pl := out[0]
 			util = pl.Utilisation * 100
 			s.MeanLatency[t] = pl.MeanLatency
@@ -527,11 +527,11 @@ func sloMeasure(p Policy, m ClusterModel, scrapes []scrape, at int) (slo.Measure
 		// treats as no data.
 		ms.Value = d(s1.cum.cpuSeconds, s0.cum.cpuSeconds) / s1.requestCores * 100
 	case hcav1.SLOLatency:
-		var cum [loadsim.NumBuckets]float64
+		var cum [workload.NumBuckets]float64
 		for b := range cum {
 			cum[b] = d(s1.cum.buckets[b], s0.cum.buckets[b])
 		}
-		ms.Value = histogramQuantile(p.SLO.Objective.Percentile/100, loadsim.Buckets[:], cum[:], d(s1.cum.served, s0.cum.served))
+		ms.Value = workload.HistogramQuantile(p.SLO.Objective.Percentile/100, workload.Buckets[:], cum[:], d(s1.cum.served, s0.cum.served))
 	case hcav1.SLOAvailability:
 		ms.RequestsPerSecond = d(s1.cum.requests, s0.cum.requests)
 		ms.ErrorsPerSecond = d(s1.cum.errors, s0.cum.errors)
@@ -566,11 +566,11 @@ func demandFunc(p Policy, m ClusterModel) func(float64) int32 {
 		return func(load float64) int32 { return demandPods(load, perPod) }
 	}
 	cache := map[float64]int32{}
-	res := []loadsim.PodResources{{Request: m.Pod.CPURequest, Limit: m.Pod.CPULimit}}
-	var out [1]loadsim.PodLoad
+	res := []workload.PodResources{{Request: m.Pod.CPURequest, Limit: m.Pod.CPULimit}}
+	var out [1]workload.PodLoad
 	hourly := m.HourlyPrice(m.Primary())
 	met := func(load float64, n int32) bool {
-		loadsim.Compute(load/float64(n), m.Pod.CPUPerRequest, res, out[:])
+		workload.Compute(load/float64(n), m.Pod.CPUPerRequest, res, out[:])
 		pl, k := out[0], float64(n)
 		ms := slo.Measurement{Observed: true}
 		switch p.SLO.Type {

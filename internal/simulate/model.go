@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
 // Default prices: GKE europe-west3, as in MOHA.
@@ -91,7 +91,7 @@ func (m ClusterModel) HourlyPrice(c ClusterSpec) float64 {
 // DefaultPodModel: 0.5 CPU requested, 1 CPU limit, 1 GiB, loadsim's 10 m
 // CPU per request/s, 20 s start-up.
 func DefaultPodModel() PodModel {
-	return PodModel{CPURequest: 0.5, CPULimit: 1, MemoryGiB: 1, CPUPerRequest: loadsim.DefaultCPUPerRequest, StartupDelay: 20 * time.Second}
+	return PodModel{CPURequest: 0.5, CPULimit: 1, MemoryGiB: 1, CPUPerRequest: workload.DefaultCPUPerRequest, StartupDelay: 20 * time.Second}
 }
 
 // DefaultClusterModel is the model used without --cluster: the default pod,

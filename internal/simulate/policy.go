@@ -29,7 +29,7 @@ type MetricKind int
 
 const (
 	// MetricCPU is the pods' CPU utilisation in percent of their request
-	// (a Resource cpu metric), capped by the CPU limit as in loadsim.
+	// (a Resource cpu metric), capped by the CPU limit as in the lab's loadsim.
 	MetricCPU MetricKind = iota
 	// MetricRequestRate is a PromQL AverageValue metric, which the
 	// simulator cannot evaluate: it stands for the target's total request

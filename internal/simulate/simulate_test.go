@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
 // refModel and refPolicy are examples/traces/cluster.yaml and policy.yaml.
@@ -44,7 +44,7 @@ func refPolicy(t testing.TB, alg string, max int32) Policy {
 	return p
 }
 
-func refTrace(t testing.TB, name string) loadsim.Trace {
+func refTrace(t testing.TB, name string) workload.Trace {
 	t.Helper()
 	f, err := os.Open("../../examples/traces/" + name + ".csv")
 	if err != nil {
@@ -58,7 +58,7 @@ func refTrace(t testing.TB, name string) loadsim.Trace {
 	return tr
 }
 
-func run(t testing.TB, p Policy, m ClusterModel, tr loadsim.Trace) *Result {
+func run(t testing.TB, p Policy, m ClusterModel, tr workload.Trace) *Result {
 	t.Helper()
 	r, err := Run(p, m, tr)
 	if err != nil {
@@ -245,7 +245,7 @@ func TestBurstAndScaleBack(t *testing.T) {
 func TestCPUMetricSettlesAtDemand(t *testing.T) {
 	m := refModel(t)
 	p := DefaultPolicy(m)
-	tr := loadsim.Trace{{Seconds: 0, RPS: 400}, {Seconds: 1200, RPS: 400}}
+	tr := workload.Trace{{Seconds: 0, RPS: 400}, {Seconds: 1200, RPS: 400}}
 	r := run(t, p, m, tr)
 	last := r.Ticks[len(r.Ticks)-1]
 	if last.Desired != 10 {
@@ -328,7 +328,7 @@ func TestPolicyModelMismatch(t *testing.T) {
 	m := refModel(t)
 	p := refPolicy(t, "kubernetes", 0)
 	p.BurstTargets = append(p.BurstTargets, PolicyBurstTarget{Cluster: "gke", Weight: 1})
-	_, err := Run(p, m, loadsim.Trace{{Seconds: 0, RPS: 1}})
+	_, err := Run(p, m, workload.Trace{{Seconds: 0, RPS: 1}})
 	if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), `spec.burstTargets[2].cluster "gke" is not in the cluster model`) {
 		t.Fatalf("error = %v", err)
 	}

@@ -10,9 +10,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
-	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
 // SLO is a ServiceLevelObjective with the CRD defaults applied, in the
@@ -323,7 +323,7 @@ func (s *SLO) setObjective(spec hcav1.SLOSpec) error {
 		}
 		s.FastThreshold = c.ResponseTimeThreshold.Seconds()
 		s.fastBucket = -1
-		for i, le := range loadsim.Buckets {
+		for i, le := range workload.Buckets {
 			if math.Abs(le-s.FastThreshold) < 1e-9 {
 				s.fastBucket = i
 			}
@@ -331,7 +331,7 @@ func (s *SLO) setObjective(spec hcav1.SLOSpec) error {
 		if s.fastBucket < 0 {
 			// The controller queries the bucket le=threshold; a bound the
 			// histogram lacks returns no series (no data, never scales).
-			return inputErr("slo: spec.slo.costEfficiency.responseTimeThreshold %v is not a bucket bound of the application's histogram: use one of %v (seconds)", c.ResponseTimeThreshold.Duration, loadsim.Buckets)
+			return inputErr("slo: spec.slo.costEfficiency.responseTimeThreshold %v is not a bucket bound of the application's histogram: use one of %v (seconds)", c.ResponseTimeThreshold.Duration, workload.Buckets)
 		}
 		s.Objective = slo.Objective{Kind: slo.KindCostEfficiency, TargetCostEfficiency: c.TargetCostEfficiency.AsApproximateFloat64()}
 		if c.MinRequestsPercentile != nil {
@@ -365,30 +365,6 @@ func compliancePercent(c float64) int32 {
 func retryAfter(up, down time.Duration) time.Duration {
 	w := max(up, down) / 10
 	return min(max(w, time.Second), 30*time.Second)
-}
-
-// histogramQuantile is PromQL's histogram_quantile(q, ...) over one
-// histogram: les are the finite upper bounds, cum the cumulative counts per
-// bound and total the +Inf bucket (the _count). The rank q x total is
-// located in the first bucket whose count reaches it and interpolated
-// linearly inside it (lower bound 0 for the first bucket); a rank in the
-// +Inf bucket gives the highest finite bound. NaN without observations.
-func histogramQuantile(q float64, les []float64, cum []float64, total float64) float64 {
-	if !(total > 0) {
-		return math.NaN()
-	}
-	rank := q * total
-	prevLe, prevCum := 0.0, 0.0
-	for i, le := range les {
-		if cum[i] >= rank {
-			if cum[i] == prevCum {
-				return le
-			}
-			return prevLe + (le-prevLe)*(rank-prevCum)/(cum[i]-prevCum)
-		}
-		prevLe, prevCum = le, cum[i]
-	}
-	return les[len(les)-1]
 }
 
 // sloString describes the SLO for tables and charts.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
 func refSLO(t testing.TB) Policy {
@@ -57,11 +57,11 @@ func TestSLORun(t *testing.T) {
 	}
 	// 352 requests/s on 4 pods: 88 per pod, the p90 (histogram_quantile)
 	// about 197 ms, compliance within 90..110 %.
-	steady := loadsim.Trace{{Seconds: 0, RPS: 352}, {Seconds: 900, RPS: 352}}
+	steady := workload.Trace{{Seconds: 0, RPS: 352}, {Seconds: 900, RPS: 352}}
 	tests := []struct {
 		name   string
 		policy Policy
-		trace  loadsim.Trace
+		trace  workload.Trace
 		check  func(t *testing.T, r *Result)
 	}{
 		{"horizontal scales out on the flash crowd", refSLO(t), refTrace(t, "flash-crowd"), func(t *testing.T, r *Result) {
@@ -123,30 +123,6 @@ func TestSLODeterministic(t *testing.T) {
 	a, b := run(t, refSLO(t), m, tr), run(t, refSLO(t), m, tr)
 	if !reflect.DeepEqual(a.Ticks, b.Ticks) || !reflect.DeepEqual(a.Series.Desired, b.Series.Desired) {
 		t.Fatal("two runs of the SLO differ")
-	}
-}
-
-func TestHistogramQuantile(t *testing.T) {
-	les := []float64{0.1, 0.2, 0.5}
-	tests := []struct {
-		name  string
-		q     float64
-		cum   []float64
-		total float64
-		want  float64
-	}{
-		{"first bucket from 0", 0.25, []float64{50, 80, 100}, 100, 0.05},
-		{"interpolated", 0.65, []float64{50, 80, 100}, 100, 0.15},
-		{"in +Inf bucket: highest bound", 0.99, []float64{50, 80, 90}, 100, 0.5},
-		{"no observations", 0.5, []float64{0, 0, 0}, 0, math.NaN()},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := histogramQuantile(tt.q, les, tt.cum, tt.total)
-			if !(math.Abs(got-tt.want) < 1e-12) && !(math.IsNaN(got) && math.IsNaN(tt.want)) {
-				t.Fatalf("got %v, want %v", got, tt.want)
-			}
-		})
 	}
 }
 

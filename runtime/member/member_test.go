@@ -19,7 +19,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/hca-project/terraform-provider-hca/internal/cloud"
-	"github.com/hca-project/terraform-provider-hca/internal/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 	"github.com/hca-project/terraform-provider-hca/runtime/member"
 )

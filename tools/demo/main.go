@@ -1,7 +1,7 @@
 // Command demo is `make demo` once the lab is up: it builds the provider and
 // the runtime, applies examples/quickstart to the lab with the local build,
 // runs the runtime, replays a flash crowd with a live view and writes a report
-// (see internal/demo).
+// (see internal/lab/demo).
 //
 //	go run ./tools/demo [--trace FILE.csv] [--timeout 9m]
 //	go run ./tools/demo --destroy
@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hca-project/terraform-provider-hca/internal/demo"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/demo"
 )
 
 func main() {

@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/hca-project/terraform-provider-hca/internal/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
-	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/loadsim"
 )
 
 // daemonHandlers builds the daemon's HTTP handlers by name (aws, ack, loadsim) and

@@ -29,8 +29,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hca-project/terraform-provider-hca/internal/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
 )
 
 const usage = `usage: lab <command> [flags]

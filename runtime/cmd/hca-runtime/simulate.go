@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
 	sim "github.com/hca-project/terraform-provider-hca/internal/simulate"
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
 const simulateUsage = `usage: hca-runtime simulate --trace FILE [--policy FILE] [--cluster FILE] [--compare ALG,ALG,...] [--out DIR]
@@ -190,7 +190,7 @@ func orDefault(path string) string {
 	return filepath.Base(path)
 }
 
-func readTrace(path string) (loadsim.Trace, error) {
+func readTrace(path string) (workload.Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usageError{fmt.Sprintf("simulate: --trace: %v", err)}

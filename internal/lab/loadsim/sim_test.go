@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
+
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -121,7 +123,7 @@ func TestUpdateAcrossClusters(t *testing.T) {
 	k := appKey{"shop", "web"}
 	s.setLoad(k, 80, 0.002) // μ = 0.1/0.002 = 50 req/s per pod
 	pod := func(name string) observedPod {
-		return observedPod{name: name, res: PodResources{Request: 0.1, Limit: 0.1}}
+		return observedPod{name: name, res: workload.PodResources{Request: 0.1, Limit: 0.1}}
 	}
 	tick := func(obs map[string]clusterResult) {
 		s.mu.Lock()
@@ -216,10 +218,10 @@ func BenchmarkTickUpdate(b *testing.B) {
 	obs := map[appKey]map[string]clusterResult{}
 	for a := range 100 {
 		k := appKey{"bench", fmt.Sprintf("app-%d", a)}
-		s.setLoad(k, float64(10+a), DefaultCPUPerRequest)
+		s.setLoad(k, float64(10+a), workload.DefaultCPUPerRequest)
 		pods := make([]observedPod, 10)
 		for p := range pods {
-			pods[p] = observedPod{name: fmt.Sprintf("app-%d-%d", a, p), res: PodResources{Request: 0.25, Limit: 0.5}}
+			pods[p] = observedPod{name: fmt.Sprintf("app-%d-%d", a, p), res: workload.PodResources{Request: 0.25, Limit: 0.5}}
 		}
 		obs[k] = map[string]clusterResult{"private": {pods: pods[:6]}, "burst": {pods: pods[6:]}}
 	}
@@ -237,7 +239,7 @@ func BenchmarkTickUpdate(b *testing.B) {
 
 func TestRunTicksOnTheClock(t *testing.T) {
 	s, clk := newTestSim(t, nil)
-	s.setLoad(appKey{"shop", "web"}, 5, DefaultCPUPerRequest)
+	s.setLoad(appKey{"shop", "web"}, 5, workload.DefaultCPUPerRequest)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()

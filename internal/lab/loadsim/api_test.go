@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
+
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -142,8 +144,8 @@ func TestAPILifecycle(t *testing.T) {
 	// Omitting cpuPerRequest resets it to the default.
 	call(t, "PUT", base+"/v1/apps/shop/api", `{"rps": 0}`)
 	code, body = call(t, "GET", base+"/v1/apps/shop/api", "")
-	if err := json.Unmarshal(body, &st); code != 200 || err != nil || st.CPUPerRequest != DefaultCPUPerRequest || st.RPS != 0 {
-		t.Errorf("GET shop/api: %d %s (err %v), want rps 0 and cpuPerRequest %v", code, body, err, DefaultCPUPerRequest)
+	if err := json.Unmarshal(body, &st); code != 200 || err != nil || st.CPUPerRequest != workload.DefaultCPUPerRequest || st.RPS != 0 {
+		t.Errorf("GET shop/api: %d %s (err %v), want rps 0 and cpuPerRequest %v", code, body, err, workload.DefaultCPUPerRequest)
 	}
 
 	// A trace replays from now with step interpolation; before its first

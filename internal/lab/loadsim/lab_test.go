@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
+
 	promapi "github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	dto "github.com/prometheus/client_model/go"
@@ -46,14 +48,14 @@ const (
 
 // expectedLab is the model's answer for the lab workload over n pods.
 func expectedLab(n int) (util, p90 float64) {
-	out := make([]PodLoad, n)
-	res := make([]PodResources, n)
+	out := make([]workload.PodLoad, n)
+	res := make([]workload.PodResources, n)
 	for i := range res {
-		res[i] = PodResources{Request: 0.1, Limit: 0.1}
+		res[i] = workload.PodResources{Request: 0.1, Limit: 0.1}
 	}
-	Compute(labRPS, labCostPerReq, res, out)
+	workload.Compute(labRPS, labCostPerReq, res, out)
 	// What histogram_quantile computes from these buckets (linear interpolation).
-	return out[0].Utilisation, quantileFromBuckets(0.9, out[0].Buckets, out[0].Served)
+	return out[0].Utilisation, workload.HistogramQuantile(0.9, workload.Buckets[:], out[0].Buckets[:], out[0].Served)
 }
 
 func randSuffix(t *testing.T) string {

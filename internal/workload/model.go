@@ -1,4 +1,4 @@
-package loadsim
+package workload
 
 import "math"
 
@@ -113,4 +113,28 @@ func Compute(offered, cpuPerRequest float64, pods []PodResources, out []PodLoad)
 		}
 	}
 	return 0
+}
+
+// HistogramQuantile is PromQL's histogram_quantile(q, ...) over one
+// histogram: les are the finite upper bounds, cum the cumulative counts per
+// bound and total the +Inf bucket (the _count). The rank q x total is
+// located in the first bucket whose count reaches it and interpolated
+// linearly inside it (lower bound 0 for the first bucket); a rank in the
+// +Inf bucket gives the highest finite bound. NaN without observations.
+func HistogramQuantile(q float64, les []float64, cum []float64, total float64) float64 {
+	if !(total > 0) {
+		return math.NaN()
+	}
+	rank := q * total
+	prevLe, prevCum := 0.0, 0.0
+	for i, le := range les {
+		if cum[i] >= rank {
+			if cum[i] == prevCum {
+				return le
+			}
+			return prevLe + (le-prevLe)*(rank-prevCum)/(cum[i]-prevCum)
+		}
+		prevLe, prevCum = le, cum[i]
+	}
+	return les[len(les)-1]
 }

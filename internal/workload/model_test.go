@@ -1,4 +1,4 @@
-package loadsim
+package workload
 
 import (
 	"math"
@@ -148,20 +148,6 @@ func TestComputeHistogram(t *testing.T) {
 	}
 }
 
-// quantileFromBuckets mirrors Prometheus' histogram_quantile: linear
-// interpolation inside the bucket holding the rank, from 0 for the first.
-func quantileFromBuckets(q float64, buckets [NumBuckets]float64, count float64) float64 {
-	rank := q * count
-	lower, prevCount := 0.0, 0.0
-	for i, le := range Buckets {
-		if buckets[i] >= rank {
-			return lower + (le-lower)*(rank-prevCount)/(buckets[i]-prevCount)
-		}
-		lower, prevCount = le, buckets[i]
-	}
-	return Buckets[NumBuckets-1]
-}
-
 func TestLatencyMonotoneInLoad(t *testing.T) {
 	pods := []PodResources{{Request: 0.5, Limit: 0.5}, {Request: 0.5, Limit: 0.5}} // μ = 50 req/s each
 	for _, tc := range []struct {
@@ -174,7 +160,7 @@ func TestLatencyMonotoneInLoad(t *testing.T) {
 			for load := 1.0; load <= 200; load++ {
 				Compute(load, 0.01, pods, out)
 				mean := out[0].MeanLatency
-				qv := quantileFromBuckets(tc.q, out[0].Buckets, out[0].Served)
+				qv := HistogramQuantile(tc.q, Buckets[:], out[0].Buckets[:], out[0].Served)
 				below := load/2 < 0.99*50 // strictly increasing until ρ reaches its cap
 				if below && mean <= prevMean || !below && mean < prevMean {
 					t.Fatalf("load %v: mean latency %v did not grow from %v", load, mean, prevMean)
@@ -234,6 +220,30 @@ func BenchmarkTickModel(b *testing.B) {
 				for a := range res {
 					Compute(float64(10+a), DefaultCPUPerRequest, res[a], out[a])
 				}
+			}
+		})
+	}
+}
+
+func TestHistogramQuantile(t *testing.T) {
+	les := []float64{0.1, 0.2, 0.5}
+	tests := []struct {
+		name  string
+		q     float64
+		cum   []float64
+		total float64
+		want  float64
+	}{
+		{"first bucket from 0", 0.25, []float64{50, 80, 100}, 100, 0.05},
+		{"interpolated", 0.65, []float64{50, 80, 100}, 100, 0.15},
+		{"in +Inf bucket: highest bound", 0.99, []float64{50, 80, 90}, 100, 0.5},
+		{"no observations", 0.5, []float64{0, 0, 0}, 0, math.NaN()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := HistogramQuantile(tt.q, les, tt.cum, tt.total)
+			if !(math.Abs(got-tt.want) < 1e-12) && !(math.IsNaN(got) && math.IsNaN(tt.want)) {
+				t.Fatalf("got %v, want %v", got, tt.want)
 			}
 		})
 	}

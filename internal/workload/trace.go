@@ -1,4 +1,4 @@
-package loadsim
+package workload
 
 import (
 	"bufio"
@@ -61,7 +61,7 @@ func ParseTrace(r io.Reader) (Trace, error) {
 		seenContent = true
 		fields := strings.Split(text, ",")
 		if len(fields) != 2 {
-			return nil, &TraceError{line, fmt.Sprintf("want 2 comma-separated fields (seconds,requests_per_second), got %d in %q", len(fields), clip(text))}
+			return nil, &TraceError{line, fmt.Sprintf("want 2 comma-separated fields (seconds,requests_per_second), got %d in %q", len(fields), Clip(text))}
 		}
 		for i := range fields {
 			fields[i] = strings.TrimSpace(fields[i])
@@ -75,11 +75,11 @@ func ParseTrace(r io.Reader) (Trace, error) {
 			if first {
 				hint = fmt.Sprintf(" (a header, if any, must be exactly %q)", TraceHeader)
 			}
-			return nil, &TraceError{line, fmt.Sprintf("seconds %q %v%s", clip(fields[0]), err, hint)}
+			return nil, &TraceError{line, fmt.Sprintf("seconds %q %v%s", Clip(fields[0]), err, hint)}
 		}
 		rps, err := parseNonNegative(fields[1])
 		if err != nil {
-			return nil, &TraceError{line, fmt.Sprintf("requests_per_second %q %v", clip(fields[1]), err)}
+			return nil, &TraceError{line, fmt.Sprintf("requests_per_second %q %v", Clip(fields[1]), err)}
 		}
 		if n := len(tr); n > 0 && sec <= tr[n-1].Seconds {
 			return nil, &TraceError{line, fmt.Sprintf("seconds %v is not after the previous line's %v: times must strictly increase", sec, tr[n-1].Seconds)}
@@ -111,7 +111,8 @@ func parseNonNegative(s string) (float64, error) {
 	return v, nil
 }
 
-func clip(s string) string {
+// Clip shortens s to 40 bytes for error messages that quote user input.
+func Clip(s string) string {
 	if len(s) > 40 {
 		return s[:40] + "…"
 	}

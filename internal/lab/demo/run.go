@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,9 +29,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
-	"github.com/hca-project/terraform-provider-hca/internal/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
-	"github.com/hca-project/terraform-provider-hca/internal/loadsim"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/loadsim"
 )
 
 // The sample app and the flash crowd, matched to examples/quickstart's
@@ -97,7 +99,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		trace = b
 	}
-	tr, err := loadsim.ParseTrace(bytes.NewReader(trace))
+	tr, err := workload.ParseTrace(bytes.NewReader(trace))
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", o.Trace, err)
 	}
@@ -555,7 +557,7 @@ func quantityOr(l corev1.ResourceList, n corev1.ResourceName) string {
 
 // replay starts the trace in loadsim and samples until the trace is over and
 // the burst is back (or the timeout).
-func replay(ctx context.Context, o Options, c client.Client, appURL string, trace []byte, tr loadsim.Trace) ([]Sample, error) {
+func replay(ctx context.Context, o Options, c client.Client, appURL string, trace []byte, tr workload.Trace) ([]Sample, error) {
 	if err := loadsimPut(ctx, fmt.Sprintf("%s/trace?cpuPerRequest=%g", appURL, CPUPerRequest), "text/csv", trace); err != nil {
 		return nil, err
 	}
@@ -647,7 +649,7 @@ func settled(s Sample) bool {
 
 // done: the trace has ended and no replica is desired or ready outside the
 // primary.
-func done(samples []Sample, tr loadsim.Trace) bool {
+func done(samples []Sample, tr workload.Trace) bool {
 	s := samples[len(samples)-1]
 	return s.At >= seconds(tr.Duration()) && burstEmpty(s) && s.Phase != string(hcav1.PhaseBursting)
 }
@@ -706,7 +708,7 @@ func sample(ctx context.Context, c client.Client, appURL string, at time.Duratio
 	return s, nil
 }
 
-func describeTrace(tr loadsim.Trace) string {
+func describeTrace(tr workload.Trace) string {
 	var parts []string
 	for _, p := range tr {
 		parts = append(parts, fmt.Sprintf("%.0f req/s at %s", p.RPS, seconds(p.Seconds)))

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,7 +67,7 @@ type app struct {
 	key           appKey
 	cpuPerRequest float64
 	rps           float64 // fixed load, and the load before a trace's first point
-	trace         Trace
+	trace         workload.Trace
 	traceStart    time.Time
 
 	offered    float64 // load at the last tick
@@ -81,20 +83,20 @@ type podKey struct{ cluster, pod string }
 
 type podState struct {
 	key        podKey
-	res        PodResources
-	load       PodLoad
+	res        workload.PodResources
+	load       workload.PodLoad
 	lastTick   time.Time
 	cpuSeconds float64
 	served     float64
 	errors     float64
-	bucketSum  [NumBuckets]float64
+	bucketSum  [workload.NumBuckets]float64
 	count      float64
 	latencySum float64
 }
 
 type observedPod struct {
 	name string
-	res  PodResources
+	res  workload.PodResources
 }
 
 type observation struct {
@@ -350,8 +352,8 @@ func ready(p *corev1.Pod) bool {
 
 // podResources sums CPU requests and limits over the pod's containers; a
 // container without a limit counts its request as its limit.
-func podResources(p *corev1.Pod) PodResources {
-	var r PodResources
+func podResources(p *corev1.Pod) workload.PodResources {
+	var r workload.PodResources
 	for _, c := range p.Spec.Containers {
 		req := c.Resources.Requests.Cpu().AsApproximateFloat64()
 		lim := c.Resources.Limits.Cpu().AsApproximateFloat64()
@@ -399,12 +401,12 @@ func (s *Sim) update(a *app, byCluster map[string]clusterResult, now time.Time) 
 	}
 
 	a.offered = a.loadAt(now)
-	res := make([]PodResources, len(current))
+	res := make([]workload.PodResources, len(current))
 	for i, p := range current {
 		res[i] = p.res
 	}
-	loads := make([]PodLoad, len(current))
-	a.unassigned = Compute(a.offered, a.cpuPerRequest, res, loads)
+	loads := make([]workload.PodLoad, len(current))
+	a.unassigned = workload.Compute(a.offered, a.cpuPerRequest, res, loads)
 	if !a.lastTick.IsZero() {
 		a.unserved += a.unassigned * now.Sub(a.lastTick).Seconds()
 	}
@@ -466,7 +468,7 @@ func (s *Sim) setLoad(k appKey, rps, cpuPerRequest float64) {
 
 // setTrace registers an app if needed and replays tr from now. cpuPerRequest
 // 0 keeps the app's cost (or the default for a new app).
-func (s *Sim) setTrace(k appKey, tr Trace, cpuPerRequest float64) {
+func (s *Sim) setTrace(k appKey, tr workload.Trace, cpuPerRequest float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.getOrCreate(k)
@@ -482,7 +484,7 @@ func (s *Sim) getOrCreate(k appKey) *app {
 	if !ok {
 		a = &app{
 			key:           k,
-			cpuPerRequest: DefaultCPUPerRequest,
+			cpuPerRequest: workload.DefaultCPUPerRequest,
 			pods:          map[podKey]*podState{},
 			seen:          map[string]observation{},
 		}

@@ -1,4 +1,4 @@
-package loadsim
+package workload
 
 import (
 	"errors"

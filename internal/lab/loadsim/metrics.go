@@ -3,6 +3,8 @@ package loadsim
 import (
 	"math"
 
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -53,8 +55,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descLimit, prometheus.GaugeValue, p.res.EffectiveLimit(), cl, ns, pod, name)
 			ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, p.served, cl, ns, pod, name, "200")
 			ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, p.errors, cl, ns, pod, name, "503")
-			buckets := make(map[float64]uint64, NumBuckets)
-			for i, le := range Buckets {
+			buckets := make(map[float64]uint64, workload.NumBuckets)
+			for i, le := range workload.Buckets {
 				buckets[le] = floorCount(p.bucketSum[i])
 			}
 			ch <- prometheus.MustNewConstHistogram(descLatency, floorCount(p.count), p.latencySum, buckets, cl, ns, pod, name)

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hca-project/terraform-provider-hca/internal/demo"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/demo"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 )
 

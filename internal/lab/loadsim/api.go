@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -85,11 +87,11 @@ func writeError(w http.ResponseWriter, code int, field, format string, args ...a
 func appFromPath(w http.ResponseWriter, r *http.Request) (appKey, bool) {
 	ns, name := r.PathValue("namespace"), r.PathValue("name")
 	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		writeError(w, http.StatusBadRequest, "namespace", "namespace %q is not a valid Kubernetes namespace name: %s", clip(ns), strings.Join(errs, "; "))
+		writeError(w, http.StatusBadRequest, "namespace", "namespace %q is not a valid Kubernetes namespace name: %s", workload.Clip(ns), strings.Join(errs, "; "))
 		return appKey{}, false
 	}
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-		writeError(w, http.StatusBadRequest, "name", "name %q is not a valid Deployment name: %s", clip(name), strings.Join(errs, "; "))
+		writeError(w, http.StatusBadRequest, "name", "name %q is not a valid Deployment name: %s", workload.Clip(name), strings.Join(errs, "; "))
 		return appKey{}, false
 	}
 	return appKey{ns, name}, true
@@ -140,7 +142,7 @@ func (s *Sim) putApp(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, field, "%v", err)
 		return
 	}
-	cost := DefaultCPUPerRequest
+	cost := workload.DefaultCPUPerRequest
 	if req.CPUPerRequest != nil {
 		cost = *req.CPUPerRequest
 	}
@@ -185,7 +187,7 @@ func parseLoadRequest(body []byte) (LoadRequest, string, error) {
 		return req, "rps", fmt.Errorf("rps must be >= 0 (got %v)", *req.RPS)
 	}
 	if req.CPUPerRequest != nil && !(*req.CPUPerRequest > 0) {
-		return req, "cpuPerRequest", fmt.Errorf("cpuPerRequest must be > 0 CPU-seconds per request (got %v); omit it for the default %v", *req.CPUPerRequest, DefaultCPUPerRequest)
+		return req, "cpuPerRequest", fmt.Errorf("cpuPerRequest must be > 0 CPU-seconds per request (got %v); omit it for the default %v", *req.CPUPerRequest, workload.DefaultCPUPerRequest)
 	}
 	return req, "", nil
 }
@@ -199,15 +201,15 @@ func (s *Sim) putTrace(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("cpuPerRequest"); v != "" {
 		c, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(c > 0) || math.IsInf(c, 0) {
-			writeError(w, http.StatusBadRequest, "cpuPerRequest", "query parameter cpuPerRequest must be a finite number > 0 (got %q)", clip(v))
+			writeError(w, http.StatusBadRequest, "cpuPerRequest", "query parameter cpuPerRequest must be a finite number > 0 (got %q)", workload.Clip(v))
 			return
 		}
 		cost = c
 	}
-	tr, err := ParseTrace(http.MaxBytesReader(w, r.Body, maxTraceBody))
+	tr, err := workload.ParseTrace(http.MaxBytesReader(w, r.Body, maxTraceBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		var te *TraceError
+		var te *workload.TraceError
 		switch {
 		case errors.As(err, &tooBig):
 			writeError(w, http.StatusRequestEntityTooLarge, "body", "trace is larger than %d bytes", maxTraceBody)
