@@ -335,7 +335,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 			},
 			"strategy_kind": schema.StringAttribute{
 				Computed:      true,
-				Description:   "Kind of the strategy object the SLO currently writes (`HorizontalElasticityStrategy`, `VerticalElasticityStrategy` or `BurstPolicy`); empty before the first evaluation.",
+				Description:   "Kind of the strategy object the SLO currently writes (`HorizontalElasticityStrategy`, `VerticalElasticityStrategy` or `BurstElasticityStrategy`, each named after the SLO); empty before the first evaluation.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"strategy_name": schema.StringAttribute{

@@ -617,9 +617,9 @@ func TestAccSLOResource(t *testing.T) {
 					}
 					now := metav1.NewTime(time.Date(2025, 3, 1, 9, 4, 5, 0, time.UTC))
 					slo.Status = hcav1.ServiceLevelObjectiveStatus{ObservedGeneration: slo.Generation, CurrentValue: "99.91%", CompliancePercent: ptr32(96),
-						LastEvaluationTime: &now, Strategy: &hcav1.StrategyRef{Kind: "BurstPolicy", Name: "web"},
+						LastEvaluationTime: &now, Strategy: &hcav1.StrategyRef{Kind: "BurstElasticityStrategy", Name: hcav1.ObjectName(name)},
 						Conditions: []metav1.Condition{
-							{Type: hcav1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Evaluated", Message: "compliance 96% written to BurstPolicy web", LastTransitionTime: now},
+							{Type: hcav1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Evaluated", Message: "compliance 96% written to BurstElasticityStrategy " + name, LastTransitionTime: now},
 							{Type: hcav1.ConditionMetricsAvailable, Status: metav1.ConditionTrue, Reason: "Evaluated", Message: "the SLO's metrics returned a value", LastTransitionTime: now},
 						}}
 					if err := c.Status().Update(ctx, &slo); err != nil {
@@ -631,8 +631,8 @@ func TestAccSLOResource(t *testing.T) {
 					resource.TestCheckResourceAttr(addr, "current_value", "99.91%"),
 					resource.TestCheckResourceAttr(addr, "compliance_percent", "96"),
 					resource.TestCheckResourceAttr(addr, "last_evaluation_time", "2025-03-01T09:04:05Z"),
-					resource.TestCheckResourceAttr(addr, "strategy_kind", "BurstPolicy"),
-					resource.TestCheckResourceAttr(addr, "strategy_name", "web"),
+					resource.TestCheckResourceAttr(addr, "strategy_kind", "BurstElasticityStrategy"),
+					resource.TestCheckResourceAttr(addr, "strategy_name", name),
 					resource.TestCheckResourceAttr(addr, "ready", "true"),
 					resource.TestCheckResourceAttr(addr, "conditions.#", "2"),
 					resource.TestCheckResourceAttr(addr, "conditions.0.type", "MetricsAvailable"),

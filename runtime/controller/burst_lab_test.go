@@ -2,7 +2,6 @@ package controller_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -208,14 +207,61 @@ func (bl *burstLab) sloPolicy(t *testing.T, ctx context.Context, suffix string) 
 	return ns
 }
 
-// sloOutput writes an SLO output (as the SLO controller does) on the policy.
-func (bl *burstLab) sloOutput(t *testing.T, ctx context.Context, ns, v string) {
+// sloOutput writes an SLO output (as the SLO controller does): the
+// BurstElasticityStrategy "web-latency" driving policy "web". With a window,
+// each output carries its evaluation time. It returns the strategy's
+// generation, for strategyObserved.
+func (bl *burstLab) sloOutput(t *testing.T, ctx context.Context, ns string, compliance int32, stab *hcav1.StabilizationWindows) int64 {
 	t.Helper()
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{controller.SLOOutputAnnotation: v}}})
-	p := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+	tol := resource.MustParse("100m")
+	spec := hcav1.BurstElasticityStrategySpec{BurstPolicyName: "web", SLOOutput: hcav1.SLOOutput{CompliancePercent: compliance, Tolerance: &tol}, Stabilization: stab}
+	if stab != nil {
+		now := metav1.NewTime(time.Now())
+		spec.EvaluatedAt = &now
+	}
+	s := &hcav1.BurstElasticityStrategy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-latency"}}
+	err := bl.control.Get(ctx, client.ObjectKeyFromObject(s), s)
+	switch {
+	case apierrors.IsNotFound(err):
+		s.Spec = spec
+		err = bl.control.Create(ctx, s)
+	case err == nil:
+		s.Spec = spec
+		err = bl.control.Update(ctx, s)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Generation
+}
+
+// strategyObserved waits until the burst controller has applied generation
+// gen of the strategy (its status.observedGeneration).
+func (bl *burstLab) strategyObserved(t *testing.T, ctx context.Context, ns string, gen int64) {
+	t.Helper()
+	burstEventually(t, ctx, fmt.Sprintf("the burst controller observed output %d", gen), func() (bool, string) {
+		var s hcav1.BurstElasticityStrategy
+		if err := bl.control.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web-latency"}, &s); err != nil {
+			return false, err.Error()
+		}
+		return s.Status.ObservedGeneration >= gen, fmt.Sprintf("observed %d, conditions %+v", s.Status.ObservedGeneration, s.Status.Conditions)
+	})
+}
+
+// policyObserved bumps the policy's generation (a spec change with no effect
+// on placement) and waits until its status has observed it: a full round ran
+// after the call.
+func (bl *burstLab) policyObserved(t *testing.T, ctx context.Context, ns string) {
+	t.Helper()
+	p := bl.getPolicy(t, ctx, ns)
+	patch := []byte(fmt.Sprintf(`{"spec":{"pendingThreshold":"%dms"}}`, 1+p.Generation%1000))
 	if err := bl.control.Patch(ctx, p, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		t.Fatal(err)
 	}
+	burstEventually(t, ctx, fmt.Sprintf("the policy's generation %d observed", p.Generation), func() (bool, string) {
+		got := bl.getPolicy(t, ctx, ns)
+		return got.Status.ObservedGeneration == p.Generation, fmt.Sprintf("observed %d", got.Status.ObservedGeneration)
+	})
 }
 
 // deploy creates a ConfigMap and a Deployment of 1-CPU pods on pool.
@@ -524,13 +570,11 @@ func TestBurstPolicyLab(t *testing.T) {
 		stop()
 		before := bl.state(ctx, ns)
 		// The new controller reconciles (its caches sync, every object is seen)
-		// and must change nothing.
+		// and must change nothing: wait until it has observed the policy.
 		stop2 := bl.startManager(t, ctx, clock.RealClock{})
-		for range 20 {
-			time.Sleep(100 * time.Millisecond)
-			if s := bl.state(ctx, ns); !s.bursting(2, 4) || s.copies[0].UID != before.copies[0].UID {
-				t.Fatalf("after restart: %s, want the state before: %s", s, before)
-			}
+		bl.policyObserved(t, wctx, ns)
+		if s := bl.state(ctx, ns); !s.bursting(2, 4) || s.copies[0].UID != before.copies[0].UID {
+			t.Fatalf("after restart: %s, want the state before: %s", s, before)
 		}
 		stop2()
 
@@ -675,30 +719,42 @@ current-context: dead
 		}
 	})
 
-	// An SLO's Burst strategy (SLOOutputAnnotation, written by the SLO
-	// controller) drives the total: 150 % compliance on 4 replicas asks for 6,
+	// An SLO's Burst strategy (the BurstElasticityStrategy the SLO controller
+	// writes) drives the total: 150 % compliance on 4 replicas asks for 6,
 	// the overflow bursts; 50 % then asks for 3 and the burst cluster empties.
-	// Each output applies once (re-reconciling does not compound it).
+	// Each output applies once (re-reconciling does not compound it). The
+	// annotation older runtimes wrote is ignored and removed.
 	t.Run("SLO output drives the total", func(t *testing.T) {
 		ns := bl.sloPolicy(t, ctx, "g")
 		wctx, wcancel := context.WithTimeout(ctx, 90*time.Second)
 		defer wcancel()
-		output := func(compliance int) {
-			bl.sloOutput(t, ctx, ns, fmt.Sprintf(`{"slo":"web-latency","compliancePercent":%d,"tolerance":"100m"}`, compliance))
+		legacy := []byte(`{"metadata":{"annotations":{"` + controller.LegacySLOOutputAnnotation + `":"{\"slo\":\"old\",\"compliancePercent\":300}"}}}`)
+		if err := bl.control.Patch(ctx, &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, client.RawPatch(types.MergePatchType, legacy)); err != nil {
+			t.Fatal(err)
 		}
-		output(150)
+		burstEventually(t, wctx, "the legacy annotation is removed", func() (bool, string) {
+			p := bl.getPolicy(t, ctx, ns)
+			_, ok := p.Annotations[controller.LegacySLOOutputAnnotation]
+			return !ok, fmt.Sprintf("annotations %v", p.Annotations)
+		})
+		bl.policyObserved(t, wctx, ns)
+		if s := bl.state(ctx, ns); !s.cleaned(4) {
+			t.Fatalf("the legacy annotation's 300 %% was acted on: %s", s)
+		}
+		gen := bl.sloOutput(t, ctx, ns, 150, nil)
 		burstEventually(t, wctx, "the SLO violation scales to 6 and the overflow bursts", func() (bool, string) {
 			s := bl.state(ctx, ns)
 			return s.bursting(2, 4), s.String()
 		})
+		bl.strategyObserved(t, wctx, ns, gen)
 		if notes := bl.eventNotes(t, ctx, ns); !strings.Contains(notes, "SLO web-latency compliance 150%: SLO violated: scaling out") {
 			t.Errorf("no event for the SLO decision; events:\n%s", notes)
 		}
-		time.Sleep(time.Second) // more rounds: the same output is not applied again
+		bl.policyObserved(t, wctx, ns) // another full round: the same output is not applied again
 		if s := bl.state(ctx, ns); !s.bursting(2, 4) {
 			t.Fatalf("the output was applied again: %s", s)
 		}
-		output(50)
+		bl.sloOutput(t, ctx, ns, 50, nil)
 		burstEventually(t, wctx, "the SLO outperformed scales to 3, burst replicas first", func() (bool, string) {
 			s := bl.state(ctx, ns)
 			return s.cleaned(3) && s.phase == hcav1.PhaseWatching, s.String()
@@ -713,24 +769,17 @@ current-context: dead
 		ns := bl.sloPolicy(t, ctx, "g2")
 		wctx, wcancel := context.WithTimeout(ctx, 90*time.Second)
 		defer wcancel()
-		output := func(compliance int) {
-			bl.sloOutput(t, ctx, ns, fmt.Sprintf(`{"slo":"web-latency","compliancePercent":%d,"tolerance":"100m","scaleDownWindow":"1h","evaluatedAt":%q}`,
-				compliance, time.Now().UTC().Format(time.RFC3339Nano)))
-		}
-		output(150)
+		hour := &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}, ScaleDown: &metav1.Duration{Duration: time.Hour}}
+		bl.sloOutput(t, ctx, ns, 150, hour)
 		burstEventually(t, wctx, "the SLO violation scales to 6 and the overflow bursts", func() (bool, string) {
 			s := bl.state(ctx, ns)
 			return s.bursting(2, 4), s.String()
 		})
-		output(50)
-		burstEventually(t, wctx, "the 50 % output is applied", func() (bool, string) {
-			c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionMetricsAvailable)
-			if c == nil {
-				return false, "no MetricsAvailable condition"
-			}
-			return strings.Contains(c.Message, "compliance 50%"), c.Message
-		})
-		time.Sleep(2 * time.Second)                    // more rounds
+		gen := bl.sloOutput(t, ctx, ns, 50, hour)
+		bl.strategyObserved(t, wctx, ns, gen)
+		if c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionMetricsAvailable); c == nil || !strings.Contains(c.Message, "compliance 50%") {
+			t.Errorf("MetricsAvailable %+v, want the 50 %% output", c)
+		}
 		if s := bl.state(ctx, ns); !s.bursting(2, 4) { // without the window: cleaned(3)
 			t.Fatalf("the scale-down window did not hold the 6 replicas: %s", s)
 		}
@@ -815,7 +864,8 @@ current-context: dead
 			return ok, fmt.Sprintf("phase %s, conditions %+v", p.Status.Phase, p.Status.Conditions)
 		})
 		bl.scale(t, ctx, ns, 1) // a scale-down by hand is not a metric: held too
-		time.Sleep(2 * time.Second)
+		// Only the controller writes the primary back to 4, so this cannot
+		// pass without a round having seen the scale-down.
 		burstEventually(t, wctx, "the total of 6 is held", func() (bool, string) {
 			s := bl.state(ctx, ns)
 			return s.err == nil && len(s.copies) == 1 && ptr.Deref(s.copies[0].Spec.Replicas, 0) == 2 && s.primary == 4 && s.phase == hcav1.PhaseDegraded, s.String()

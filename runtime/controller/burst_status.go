@@ -4,19 +4,16 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
-	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
 )
 
 // Condition reasons of BurstPolicies.
@@ -124,7 +121,7 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 			}
 		}
 		burstAfter += cr.Desired
-		if cr.Desired > 0 || v.failed || (!v.reachable() && !v.gone && r.statusHas(before, v.name)) {
+		if cr.Desired > 0 || v.failed || (!v.reachable() && !v.gone && burstStatusHas(before, v.name)) {
 			reps = append(reps, cr)
 		}
 	}
@@ -224,7 +221,7 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 		set(hcav1.ConditionReady, false, BurstReasonError, strings.Join(errs, "; "))
 	case unplaced > 0:
 		set(hcav1.ConditionReady, false, BurstReasonUnplaced, fmt.Sprintf("%d replicas could not be placed in any burst cluster", unplaced))
-	case p.Spec.Consul != nil && r.opts.Consul == nil:
+	case p.Spec.Consul != nil && r.publisher == nil:
 		set(hcav1.ConditionReady, false, BurstReasonNoConsulClient, "spec.consul is set but the runtime has no Consul address: replicas are not registered")
 	default:
 		set(hcav1.ConditionReady, true, BurstReasonReconciled, fmt.Sprintf("%d replicas: %s", total, burstStatusDistribution(reps)))
@@ -237,17 +234,6 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 		return fmt.Errorf("patch status of burst policy %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	return nil
-}
-
-// burstPodOfCopies reports whether a burst cluster's pod belongs to one of
-// the copies still there (by its burst-of label).
-func burstPodOfCopies(pod *corev1.Pod, v *burstView) bool {
-	for _, c := range v.copies {
-		if c.Labels[BurstOfLabel] == pod.Labels[BurstOfLabel] {
-			return true
-		}
-	}
-	return false
 }
 
 func burstStatusDistribution(reps []hcav1.ClusterReplicas) string {
@@ -264,73 +250,4 @@ func burstTrim(s string) string {
 		return s[:maxLen-3] + "..."
 	}
 	return s
-}
-
-// syncConsul publishes the replicas of every cluster that runs some (the
-// primary and burst clusters with copies) as Consul service instances: one
-// external node per cluster, health from pod readiness, weight from the burst
-// target. Clusters left without copies are deregistered by cleanupCluster.
-func (r *BurstReconciler) syncConsul(ctx context.Context, p *hcav1.BurstPolicy, views []*burstView, results []*burstTargetResult) error {
-	c := p.Spec.Consul
-	if c == nil || r.opts.Consul == nil {
-		return nil
-	}
-	owner := p.Namespace + "/" + p.Name
-	service := func(cluster string, weight int32, pods []corev1.Pod) catalog.Service {
-		if weight < 1 {
-			weight = 1
-		}
-		tags := append([]string{"weight=" + strconv.Itoa(int(weight))}, c.Tags...)
-		s := catalog.Service{Name: c.ServiceName, Owner: owner, Cluster: cluster, Weight: int(weight), Tags: tags}
-		for i := range pods {
-			pod := &pods[i]
-			if !burstPodActive(pod) || pod.Status.PodIP == "" {
-				continue
-			}
-			s.Endpoints = append(s.Endpoints, catalog.Endpoint{ID: pod.Name, Address: pod.Status.PodIP, Port: int(c.Port), Ready: burstPodReady(pod)})
-		}
-		return s
-	}
-	var primaryPods []corev1.Pod
-	for _, t := range results {
-		primaryPods = append(primaryPods, t.pods...)
-	}
-	var errs []string
-	if _, err := r.opts.Consul.Sync(ctx, service(string(p.Spec.PrimaryCluster), 1, primaryPods)); err != nil {
-		errs = append(errs, err.Error())
-	}
-	for _, v := range views {
-		if !v.reachable() || len(v.copies) == 0 {
-			continue
-		}
-		weight := int32(1)
-		if v.target != nil && v.target.Weight != nil {
-			weight = *v.target.Weight
-		}
-		var pods []corev1.Pod
-		for i := range v.pods {
-			if burstPodOfCopies(&v.pods[i], v) {
-				pods = append(pods, v.pods[i])
-			}
-		}
-		if _, err := r.opts.Consul.Sync(ctx, service(v.name, weight, pods)); err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("consul: %s", strings.Join(errs, "; "))
-	}
-	return nil
-}
-
-// removeConsul deregisters p's instances in cluster.
-func (r *BurstReconciler) removeConsul(ctx context.Context, p *hcav1.BurstPolicy, cluster string) error {
-	c := p.Spec.Consul
-	if c == nil || r.opts.Consul == nil {
-		return nil
-	}
-	if _, err := r.opts.Consul.Remove(ctx, c.ServiceName, p.Namespace+"/"+p.Name, cluster); err != nil {
-		return fmt.Errorf("consul: deregister %s in %s: %w", c.ServiceName, cluster, err)
-	}
-	return nil
 }

@@ -3,7 +3,7 @@ package controller
 import (
 	"context"
 	"maps"
-	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -257,99 +257,123 @@ func (r *BurstReconciler) propagatedToPolicies(ctx context.Context, obj client.O
 	return out
 }
 
-// burstMemberWatch is a pod informer on one burst cluster, limited to pods
-// carrying BurstPolicyLabel; its events wake the owning policy (readiness for
-// Consul and status, pods going away).
+// strategyToPolicy maps a BurstElasticityStrategy to the policy it drives.
+func (r *BurstReconciler) strategyToPolicy(_ context.Context, obj client.Object) []reconcile.Request {
+	s, ok := obj.(*hcav1.BurstElasticityStrategy)
+	if !ok || s.Spec.BurstPolicyName == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: string(s.Spec.BurstPolicyName)}}}
+}
+
+// memberWatches runs a pod informer per burst cluster, limited to pods
+// carrying BurstPolicyLabel. Input: the members the controller reaches.
+// Output: GenericEvents on events for the policy owning a changed pod
+// (readiness for Consul and status, pods going away), found with owners.
+type memberWatches struct {
+	events chan event.GenericEvent
+	// owners lists the policies (by namespace and policy label value) that
+	// own pods labelled so.
+	owners func(ctx context.Context, namespace, label string) []types.NamespacedName
+
+	mu      sync.Mutex
+	base    context.Context
+	watches map[string]*burstMemberWatch
+}
+
 type burstMemberWatch struct {
 	cfg  *rest.Config
 	stop chan struct{}
 }
 
-// ensureWatch starts (or, after a credentials change, restarts) the pod
-// informer of a burst cluster.
-func (r *BurstReconciler) ensureWatch(name string, m *Member) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.baseCtx == nil || r.baseCtx.Err() != nil || m == nil || m.Kube == nil {
+func newMemberWatches(owners func(ctx context.Context, namespace, label string) []types.NamespacedName) *memberWatches {
+	return &memberWatches{events: make(chan event.GenericEvent, 1024), owners: owners, watches: map[string]*burstMemberWatch{}}
+}
+
+// Start records the manager's context (informers live as long as it) and
+// stops every informer when it ends; it is the manager Runnable.
+func (w *memberWatches) Start(ctx context.Context) error {
+	w.mu.Lock()
+	w.base = ctx
+	w.mu.Unlock()
+	<-ctx.Done()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for name, mw := range w.watches {
+		close(mw.stop)
+		delete(w.watches, name)
+	}
+	return nil
+}
+
+// ensure starts (or, after a credentials change, restarts) the pod informer
+// of a burst cluster.
+func (w *memberWatches) ensure(name string, m *Member) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.base == nil || w.base.Err() != nil || m == nil || m.Kube == nil {
 		return
 	}
-	if w, ok := r.watches[name]; ok {
-		if w.cfg == m.Config {
+	if mw, ok := w.watches[name]; ok {
+		if mw.cfg == m.Config {
 			return
 		}
-		close(w.stop)
+		close(mw.stop)
 	}
-	w := &burstMemberWatch{cfg: m.Config, stop: make(chan struct{})}
-	r.watches[name] = w
+	mw := &burstMemberWatch{cfg: m.Config, stop: make(chan struct{})}
+	w.watches[name] = mw
 	factory := informers.NewSharedInformerFactoryWithOptions(m.Kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = BurstPolicyLabel }))
 	inf := factory.Core().V1().Pods().Informer()
 	_, _ = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: r.remoteEvent,
+		AddFunc: w.changed,
 		UpdateFunc: func(o, n any) {
 			op, ok1 := o.(*corev1.Pod)
 			np, ok2 := n.(*corev1.Pod)
 			if ok1 && ok2 && burstPodChanged(op, np) {
-				r.remoteEvent(n)
+				w.changed(n)
 			}
 		},
 		DeleteFunc: func(o any) {
 			if t, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
 				o = t.Obj
 			}
-			r.remoteEvent(o)
+			w.changed(o)
 		},
 	})
-	factory.Start(w.stop)
+	factory.Start(mw.stop)
 }
 
-func (r *BurstReconciler) stopWatches() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for name, w := range r.watches {
-		close(w.stop)
-		delete(r.watches, name)
-	}
-}
-
-// remoteEvent wakes the policy owning a burst cluster's pod.
-func (r *BurstReconciler) remoteEvent(obj any) {
+// changed wakes the policy owning a burst cluster's pod.
+func (w *memberWatches) changed(obj any) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return
 	}
 	label := pod.Labels[BurstPolicyLabel]
-	r.mu.Lock()
-	base := r.baseCtx
-	r.mu.Unlock()
+	w.mu.Lock()
+	base := w.base
+	w.mu.Unlock()
 	if label == "" || base == nil {
 		return
 	}
-	for _, p := range r.policiesIn(base, pod.Namespace) {
-		if burstLabelValue(p.Name) != label {
-			continue
-		}
+	for _, key := range w.owners(base, pod.Namespace, label) {
 		select {
-		case r.remote <- event.GenericEvent{Object: &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}}:
+		case w.events <- event.GenericEvent{Object: &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}}:
 		case <-base.Done():
 			return
 		}
 	}
 }
 
-// forget drops the in-memory algorithm and SLO-window state of a policy (key
-// prefix "namespace/name/").
-func (r *BurstReconciler) forget(prefix string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for k := range r.algos {
-		if strings.HasPrefix(k, prefix) {
-			delete(r.algos, k)
+// podOwners lists this controller's policies in namespace whose label value
+// is label.
+func (r *BurstReconciler) podOwners(ctx context.Context, namespace, label string) []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, p := range r.policiesIn(ctx, namespace) {
+		if burstLabelValue(p.Name) == label {
+			out = append(out, types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
 		}
 	}
-	for k := range r.sloHistory {
-		if strings.HasPrefix(k, prefix) {
-			delete(r.sloHistory, k)
-		}
-	}
+	return out
 }

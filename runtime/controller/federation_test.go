@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -241,6 +242,40 @@ func (fl *fedLab) register(t *testing.T, ctx context.Context, name string, kubec
 // the returned stop is called. It watches namespace ns only: other test
 // processes sharing the lab's control cluster run their own reconcilers,
 // with their own fake clocks, over their own namespaces.
+// fedRounds waits until the federated autoscaler controller has finished n
+// more reconciles (controller-runtime's reconcile counter), so that a check
+// that nothing changed follows at least one full round that saw the change
+// made before the call (a round already running may have read the state
+// before it: hence n >= 2).
+func fedRounds(t *testing.T, ctx context.Context, n float64) {
+	t.Helper()
+	count := func() float64 {
+		mfs, err := ctrlmetrics.Registry.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for _, mf := range mfs {
+			if mf.GetName() != "controller_runtime_reconcile_total" {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "controller" && l.GetValue() == "federatedautoscaler" {
+						sum += m.GetCounter().GetValue()
+					}
+				}
+			}
+		}
+		return sum
+	}
+	start := count()
+	eventually(t, ctx, fmt.Sprintf("%v more federated autoscaler reconciles", n), func() (bool, string) {
+		got := count() - start
+		return got >= n, fmt.Sprintf("%v so far", got)
+	})
+}
+
 func (fl *fedLab) startManager(t *testing.T, ctx context.Context, clk *clocktesting.FakeClock, ns string) (stop func()) {
 	t.Helper()
 	scheme := testScheme(t)
@@ -399,7 +434,7 @@ func TestFederatedAutoscalerLab(t *testing.T) {
 			return ca != nil && ca.CurrentReplicas == 5 && ca.DesiredReplicas == 5 && got.Status.CurrentReplicas == 6, fmt.Sprintf("%+v", got.Status)
 		})
 		// The reconciler has read the saturation: inside a's window nothing moves.
-		time.Sleep(time.Second) // several 200 ms intervals
+		fedRounds(t, ctx, 2)
 		if mm, desc := fl.minMax(ctx, ns, target); mm[a] != [2]int32{1, 5} || mm[b] != [2]int32{1, 5} {
 			t.Fatalf("max moved inside the scale-forbidden window: %s", desc)
 		}
@@ -409,7 +444,7 @@ func TestFederatedAutoscalerLab(t *testing.T) {
 			return mm[a] == [2]int32{1, 6} && mm[b] == [2]int32{1, 4}, desc
 		})
 		// a is no longer saturated (max 6, desired 5): nothing else moves.
-		time.Sleep(time.Second)
+		fedRounds(t, ctx, 2)
 		if mm, desc := fl.minMax(ctx, ns, target); mm[a] != [2]int32{1, 6} || mm[b] != [2]int32{1, 4} {
 			t.Fatalf("after one move the partition is %s, want a=1-6 b=1-4", desc)
 		}
@@ -430,7 +465,7 @@ func TestFederatedAutoscalerLab(t *testing.T) {
 		if err := fl.control.Patch(ctx, got, client.MergeFrom(before)); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Second)
+		fedRounds(t, ctx, 2)
 		if mm, desc := fl.minMax(ctx, ns, target); mm[a] != [2]int32{1, 6} || mm[b] != [2]int32{1, 4} {
 			t.Fatalf("after a restart the partition is %s, want a=1-6 b=1-4 (state comes from the member HPAs)", desc)
 		}
@@ -517,7 +552,7 @@ func TestFederatedAutoscalerLab(t *testing.T) {
 			_, err := fl.hpa(ctx, a, ns, string(fa2.Spec.Target.Name))
 			return apierrors.IsNotFound(err), fmt.Sprint(err)
 		})
-		time.Sleep(500 * time.Millisecond)
+		fedRounds(t, ctx, 2)
 		if err := fl.control.Get(ctx, client.ObjectKeyFromObject(fa2), &got); err != nil {
 			t.Fatalf("the FederatedAutoscaler went away with a member unreachable: %v", err)
 		}

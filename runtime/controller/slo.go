@@ -29,8 +29,8 @@ import (
 // that reads every due SLO's metrics in one batch at its evaluationInterval.
 // Each result is written here: status (currentValue, compliancePercent,
 // lastEvaluationTime, conditions) and the strategy object named after the SLO
-// (HorizontalElasticityStrategy, VerticalElasticityStrategy, or the
-// SLOOutputAnnotation of a BurstPolicy) carrying the compliance. It knows
+// (HorizontalElasticityStrategy, VerticalElasticityStrategy or
+// BurstElasticityStrategy) carrying the compliance. It knows
 // nothing of how strategies act; switching spec.elasticityStrategy.kind
 // deletes the old object and writes the new one.
 //
@@ -40,8 +40,8 @@ import (
 //
 // +kubebuilder:rbac:groups=hca.dev,resources=servicelevelobjectives,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hca.dev,resources=servicelevelobjectives/status,verbs=get;patch;update
-// +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies;verticalelasticitystrategies,verbs=get;list;watch;create;patch;update;delete
-// +kubebuilder:rbac:groups=hca.dev,resources=burstpolicies,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies;verticalelasticitystrategies;burstelasticitystrategies,verbs=get;list;watch;create;patch;update;delete
+// +kubebuilder:rbac:groups=hca.dev,resources=burstpolicies,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hca.dev,resources=hybridclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets,verbs=get;list;watch
 type SLOReconciler struct {

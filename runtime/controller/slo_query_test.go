@@ -260,7 +260,12 @@ func TestBuildStrategy(t *testing.T) {
 	}{
 		{"horizontal", mk(hcav1.StrategyHorizontal), KindHorizontalStrategy, ""},
 		{"vertical", mk(hcav1.StrategyVertical), KindVerticalStrategy, ""},
-		{"burst has no object", mk(hcav1.StrategyBurst), "", "Burst writes hca.dev/slo-output on the BurstPolicy"},
+		{"burst", mk(hcav1.StrategyBurst), KindBurstStrategy, ""},
+		{"burst without its policy", func() *hcav1.ServiceLevelObjective {
+			s := mk(hcav1.StrategyBurst)
+			s.Spec.ElasticityStrategy.Burst = nil
+			return s
+		}(), "", "spec.elasticityStrategy.burst.burstPolicyName is required for kind Burst"},
 		{"horizontal without its config", func() *hcav1.ServiceLevelObjective {
 			s := mk(hcav1.StrategyHorizontal)
 			s.Spec.ElasticityStrategy.Horizontal = nil
@@ -300,6 +305,12 @@ func TestBuildStrategy(t *testing.T) {
 				if o.Spec.StaticConfig.MaxCPU.Cmp(vertical.MaxCPU) != 0 {
 					t.Errorf("static config = %+v", o.Spec.StaticConfig)
 				}
+			case *hcav1.BurstElasticityStrategy:
+				out, gotStab = o.Spec.SLOOutput, o.Spec.Stabilization
+				target = targetOf(tt.slo) // a burst strategy names its policy, not the workload
+				if o.Spec.BurstPolicyName != "web-burst" {
+					t.Errorf("burst policy = %q, want web-burst", o.Spec.BurstPolicyName)
+				}
 			}
 			if kind := strategyRef(tt.slo).Kind; kind != tt.kind {
 				t.Errorf("strategyRef kind = %s, want %s", kind, tt.kind)
@@ -317,46 +328,39 @@ func TestBuildStrategy(t *testing.T) {
 	}
 }
 
-func TestBurstAnnotationRoundTrip(t *testing.T) {
-	s := testSLO(hcav1.SLOSpec{})
-	bp := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{SLOOutputAnnotation: burstAnnotation(s, 180)}}}
-	got, err := ParseSLOOutput(bp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *got != (SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1", ScaleDownWindow: "5m0s"}) {
-		t.Errorf("parsed %+v", *got)
-	}
+// TestBurstStrategyEvaluatedAt: with a stabilisation window, each evaluation
+// is a new output (EvaluatedAt moves the generation) so that the window sees
+// every recommendation; with both windows 0 an unchanged output is the same
+// object, applied once.
+func TestBurstStrategyEvaluatedAt(t *testing.T) {
 	at := metav1.NewTime(time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC))
 	tests := []struct {
 		name string
 		stab *hcav1.StabilizationWindows
-		want SLOOutputValue
+		want *metav1.Time
 	}{
-		{"windows set to 0: no evaluation time (an unchanged output is applied once)", &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}, ScaleDown: &metav1.Duration{}},
-			SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1"}},
-		{"no windows set: the strategies' defaults (down after 5m)", nil,
-			SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1", ScaleDownWindow: "5m0s", EvaluatedAt: "2026-11-22T06:00:00Z"}},
-		{"windows travel with the evaluation time", &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}, ScaleDown: &metav1.Duration{Duration: 30 * time.Second}},
-			SLOOutputValue{SLO: "web-latency", CompliancePercent: 180, Tolerance: "0.1", ScaleDownWindow: "30s", EvaluatedAt: "2026-11-22T06:00:00Z"}},
+		{"windows set to 0: no evaluation time (an unchanged output is applied once)", &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}, ScaleDown: &metav1.Duration{}}, nil},
+		{"no windows set: the strategies' defaults (down after 5m)", nil, &at},
+		{"a scale-down window", &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}, ScaleDown: &metav1.Duration{Duration: 30 * time.Second}}, &at},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := testSLO(hcav1.SLOSpec{})
 			s.Spec.Stabilization = tt.stab
+			s.Spec.ElasticityStrategy = hcav1.ElasticityStrategy{Kind: hcav1.StrategyBurst, Burst: &hcav1.BurstStaticConfig{BurstPolicyName: "web"}}
 			s.Status.LastEvaluationTime = &at
-			got, err := ParseSLOOutput(&hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{SLOOutputAnnotation: burstAnnotation(s, 180)}}})
-			if err != nil || *got != tt.want {
-				t.Errorf("parsed %+v, %v; want %+v", got, err, tt.want)
+			obj, err := buildStrategy(s, 180)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := obj.(*hcav1.BurstElasticityStrategy).Spec
+			if (got.EvaluatedAt == nil) != (tt.want == nil) || got.EvaluatedAt != nil && !got.EvaluatedAt.Equal(tt.want) {
+				t.Errorf("evaluatedAt = %v, want %v", got.EvaluatedAt, tt.want)
+			}
+			if got.SLOOutput.CompliancePercent != 180 {
+				t.Errorf("compliance = %d, want 180", got.SLOOutput.CompliancePercent)
 			}
 		})
-	}
-	if v, err := ParseSLOOutput(&hcav1.BurstPolicy{}); v != nil || err != nil {
-		t.Errorf("no annotation: %v, %v", v, err)
-	}
-	bp.Annotations[SLOOutputAnnotation] = "{"
-	if _, err := ParseSLOOutput(bp); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
-		t.Errorf("bad JSON: %v", err)
 	}
 }
 

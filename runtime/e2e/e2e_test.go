@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -162,11 +164,13 @@ func TestBurstEndToEnd(t *testing.T) {
 
 	// The runtime, as a process.
 	bin := buildRuntime(t, root)
+	var metricsAddr string // of the running process
 	start := func() *exec.Cmd {
+		metricsAddr = freeAddr(t)
 		cmd := exec.Command(bin, "run", "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"],
 			"--prometheus-url="+env["HCA_LAB_PROMETHEUS_URL"], "--consul-addr="+env["CONSUL_HTTP_ADDR"],
 			"--cluster-probe-interval=2s", "--burst-metrics-interval=3s",
-			"--metrics-bind-address="+freeAddr(t), "--health-probe-bind-address="+freeAddr(t), "--log-level=info")
+			"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+freeAddr(t), "--log-level=info")
 		logf, err := os.OpenFile(filepath.Join(t.TempDir(), "runtime.log"), os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			t.Fatal(err)
@@ -239,7 +243,9 @@ func TestBurstEndToEnd(t *testing.T) {
 	must(t, rt.Process.Signal(syscall.SIGKILL))
 	_, _ = rt.Process.Wait()
 	rt = start()
-	time.Sleep(10 * time.Second) // several reconcile rounds of the new process
+	// Several full rounds of the new process (its own reconcile counter), so
+	// that the check below cannot pass before it acted.
+	burstRounds(t, ctx, metricsAddr, 3)
 	p2, b2, _, c2, _ := snapshot()
 	if p2+b2 < p1+b1-2 || p2+b2 > p1+b1+2 || c2 > b2 {
 		t.Fatalf("after restart: primary %d burst %d consul %d; before: primary %d burst %d consul %d", p2, b2, c2, p1, b1, c1)
@@ -264,7 +270,7 @@ func TestBurstEndToEnd(t *testing.T) {
 		}
 		return c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "never scaling down"), fmt.Sprintf("MetricsAvailable=%s: %s", c.Status, c.Message)
 	})
-	time.Sleep(15 * time.Second) // several control intervals without metrics
+	burstRounds(t, ctx, metricsAddr, 3) // rounds without metrics, each of which could have scaled down
 	if _, b, _, _, _ := snapshot(); b < bBefore {
 		t.Fatalf("burst replicas fell from %d to %d while Prometheus was down", bBefore, b)
 	}
@@ -286,6 +292,47 @@ func TestBurstEndToEnd(t *testing.T) {
 		must(t, priv.Get(ctx, client.ObjectKeyFromObject(policy), &got))
 		ok := b == 0 && len(copies.Items) == 0 && passing == 0 && remote == 0 && node == nil && !cm && got.Status.Phase == hcav1.PhaseWatching && p <= 8
 		return ok, fmt.Sprintf("primary=%d burst=%d copies=%d consul(burst)=%d node=%v configmap=%v phase=%s", p, b, len(copies.Items), remote, node != nil, cm, got.Status.Phase)
+	})
+}
+
+// burstRounds waits until the runtime serving metrics on addr has finished n
+// more burst policy reconciles (controller-runtime's
+// controller_runtime_reconcile_total{controller="burstpolicy"}).
+func burstRounds(t *testing.T, ctx context.Context, addr string, n float64) {
+	t.Helper()
+	count := func() (float64, error) {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return 0, err
+		}
+		var sum float64
+		for _, line := range strings.Split(string(raw), "\n") {
+			if !strings.HasPrefix(line, "controller_runtime_reconcile_total{") || !strings.Contains(line, `controller="burstpolicy"`) {
+				continue
+			}
+			f := strings.Fields(line)
+			v, err := strconv.ParseFloat(f[len(f)-1], 64)
+			if err != nil {
+				return 0, fmt.Errorf("metric line %q: %w", line, err)
+			}
+			sum += v
+		}
+		return sum, nil
+	}
+	var start float64
+	waitFor(t, ctx, time.Minute, "the runtime's metrics endpoint", func() (bool, string) {
+		v, err := count()
+		start = v
+		return err == nil, fmt.Sprint(err)
+	})
+	waitFor(t, ctx, 2*time.Minute, fmt.Sprintf("%v more burst policy reconciles", n), func() (bool, string) {
+		v, err := count()
+		return err == nil && v-start >= n, fmt.Sprintf("%v so far (%v)", v-start, err)
 	})
 }
 

@@ -277,3 +277,87 @@ type VerticalElasticityStrategyList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []VerticalElasticityStrategy `json:"items"`
 }
+
+// BurstElasticityStrategySpec is the SLO controller's instruction to the burst
+// controller: the total replica count of a BurstPolicy follows the SLO.
+type BurstElasticityStrategySpec struct {
+	// BurstPolicyName is the BurstPolicy, in the strategy's namespace, whose
+	// total replica count (all clusters) the strategy drives.
+	//
+	// +required
+	BurstPolicyName ObjectName `json:"burstPolicyName"`
+
+	// SLOOutput is the latest compliance and its tolerance.
+	//
+	// +required
+	SLOOutput SLOOutput `json:"sloOutput"`
+
+	// Stabilization windows of the total (the SLO's; unset: up at once, down
+	// after 5 minutes, as the Horizontal strategy).
+	//
+	// +optional
+	Stabilization *StabilizationWindows `json:"stabilization,omitempty"`
+
+	// EvaluatedAt is when the SLO produced this output. Each evaluation is a
+	// new output (a new generation), so that the stabilisation windows see
+	// every recommendation, also when compliance does not change.
+	//
+	// +optional
+	EvaluatedAt *metav1.Time `json:"evaluatedAt,omitempty"`
+}
+
+// BurstElasticityStrategyStatus is what the burst controller last did with the
+// strategy's output.
+type BurstElasticityStrategyStatus struct {
+	// ObservedGeneration is the spec generation (SLO output) last applied.
+	//
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// DesiredReplicas is the total (all clusters) last decided from the output.
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	DesiredReplicas int32 `json:"desiredReplicas"`
+
+	// Conditions: Ready (the output was applied to the policy's total), Degraded.
+	//
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// BurstElasticityStrategy drives a BurstPolicy's total replica count toward SLO
+// compliance: total = ceil(total x compliance / 100), within tolerance,
+// stabilisation windows and the policy's min/max; the overflow bursts as the
+// policy says. Written by the SLO controller (one per SLO of kind Burst, named
+// after it), read by the burst controller.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=bes,categories=hca
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Policy",type=string,JSONPath=`.spec.burstPolicyName`
+// +kubebuilder:printcolumn:name="Compliance",type=integer,JSONPath=`.spec.sloOutput.compliancePercent`
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.desiredReplicas`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type BurstElasticityStrategy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec BurstElasticityStrategySpec `json:"spec"`
+	// +optional
+	Status BurstElasticityStrategyStatus `json:"status,omitempty"`
+}
+
+// BurstElasticityStrategyList is a list of BurstElasticityStrategies.
+//
+// +kubebuilder:object:root=true
+type BurstElasticityStrategyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BurstElasticityStrategy `json:"items"`
+}

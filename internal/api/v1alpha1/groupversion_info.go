@@ -33,6 +33,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&ServiceLevelObjective{}, &ServiceLevelObjectiveList{},
 		&HorizontalElasticityStrategy{}, &HorizontalElasticityStrategyList{},
 		&VerticalElasticityStrategy{}, &VerticalElasticityStrategyList{},
+		&BurstElasticityStrategy{}, &BurstElasticityStrategyList{},
 		&FederatedAutoscaler{}, &FederatedAutoscalerList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)

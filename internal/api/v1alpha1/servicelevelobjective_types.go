@@ -263,7 +263,7 @@ const (
 	// StrategyVertical changes the pods' CPU and memory requests
 	// (VerticalElasticityStrategy).
 	StrategyVertical StrategyKind = "Vertical"
-	// StrategyBurst drives a BurstPolicy's replica count, so that the overflow
+	// StrategyBurst drives a BurstPolicy's replica count (BurstElasticityStrategy), so that the overflow
 	// runs in burst clusters.
 	StrategyBurst StrategyKind = "Burst"
 )

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
@@ -19,66 +19,67 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
 )
 
-// BurstSLOAppliedAnnotation, on the primary Deployment, records which SLO
-// output (a hash of the policy's SLOOutputAnnotation) the total was last
-// computed from, written with the total in one patch: each output is applied
-// exactly once, also across restarts.
+// BurstSLOAppliedAnnotation, on the primary Deployment, records which output
+// of the SLO's BurstElasticityStrategy ("<uid>/<generation>") the total was
+// last computed from, written with the total in one patch: each output is
+// applied exactly once, also across restarts.
 const BurstSLOAppliedAnnotation = "hca.dev/slo-applied"
 
-// sloOutcome applies the output of an SLO whose Burst strategy drives the
-// policy (SLOOutputAnnotation) to the total, Polaris' horizontal maths:
-// ceil(total x compliance / 100) outside the tolerance band, within
-// [minReplicas, maxReplicas]. An output already applied keeps the stored
-// total. It returns nil when the policy carries no SLO output.
-func (r *BurstReconciler) sloOutcome(p *hcav1.BurstPolicy, d *appsv1.Deployment, current, minR, maxR int32, now time.Time) (*burstMetricOutcome, string) {
-	raw, ok := p.Annotations[SLOOutputAnnotation]
-	if !ok {
-		return nil, ""
-	}
-	v, err := ParseSLOOutput(p)
-	if err != nil {
-		return &burstMetricOutcome{source: burstTotalKeep, message: err.Error()}, ""
-	}
-	key := burstHash(raw)
-	if d.Annotations[BurstSLOAppliedAnnotation] == key {
+// burstTotals decides a target Deployment's total replica count (all
+// clusters), in place of whoever scales the primary Deployment.
+//
+// Inputs: the policy (spec.metrics and spec.algorithm, min/max), the SLO's
+// BurstElasticityStrategy driving it if any, the target's pods in every
+// cluster, a metric source (only its Instant method). Output: a
+// burstMetricOutcome for burstDecide. The deciding is internal/scaling's
+// algorithms and internal/slo's Horizontal; this type only keeps their
+// history, in memory as the HPA does (a restart starts afresh), per
+// "namespace/policy/deployment".
+type burstTotals struct {
+	source   metrics.Source
+	interval time.Duration
+
+	mu    sync.Mutex
+	algos map[string]*burstAlgoState
+	// sloHistory holds the SLO strategy's recommendations for its windows.
+	sloHistory map[string][]slo.Recommendation
+}
+
+func newBurstTotals(source metrics.Source, interval time.Duration) *burstTotals {
+	return &burstTotals{source: source, interval: interval, algos: map[string]*burstAlgoState{}, sloHistory: map[string][]slo.Recommendation{}}
+}
+
+// burstSLOKey identifies one output of a strategy.
+func burstSLOKey(s *hcav1.BurstElasticityStrategy) string {
+	return fmt.Sprintf("%s/%d", s.UID, s.Generation)
+}
+
+// fromSLO applies the output of the SLO's Burst strategy to the total,
+// Polaris' horizontal maths: ceil(total x compliance / 100) outside the
+// tolerance band, within [minR, maxR] and the SLO's stabilisation windows. An
+// output already applied keeps the stored total. It also returns the key to
+// record as applied ("" when nothing new is applied).
+func (t *burstTotals) fromSLO(key string, s *hcav1.BurstElasticityStrategy, d *appsv1.Deployment, current, minR, maxR int32, now time.Time) (*burstMetricOutcome, string) {
+	out := s.Spec.SLOOutput
+	applied := burstSLOKey(s)
+	if d.Annotations[BurstSLOAppliedAnnotation] == applied {
 		return &burstMetricOutcome{source: burstTotalKeep, available: true,
-			message: fmt.Sprintf("total driven by SLO %s (compliance %d%%, applied)", v.SLO, v.CompliancePercent)}, ""
+			message: fmt.Sprintf("total driven by SLO %s (compliance %d%%, applied)", s.Name, out.CompliancePercent)}, ""
 	}
-	tol := slo.DefaultTolerance
-	if v.Tolerance != "" {
-		q, err := resource.ParseQuantity(v.Tolerance)
-		if err != nil {
-			return &burstMetricOutcome{source: burstTotalKeep, message: fmt.Sprintf("annotation %s: tolerance %q is not a number", SLOOutputAnnotation, v.Tolerance)}, ""
-		}
-		tol = q.AsApproximateFloat64()
-	}
-	cfg := slo.HorizontalConfig{MinReplicas: minR, MaxReplicas: maxR, Tolerance: tol}
-	for _, w := range []struct {
-		name, v string
-		dst     *time.Duration
-	}{{"scaleUpWindow", v.ScaleUpWindow, &cfg.ScaleUpWindow}, {"scaleDownWindow", v.ScaleDownWindow, &cfg.ScaleDownWindow}} {
-		if w.v == "" {
-			continue
-		}
-		d, err := time.ParseDuration(w.v)
-		if err != nil || d < 0 {
-			return &burstMetricOutcome{source: burstTotalKeep, message: fmt.Sprintf("annotation %s: %s %q is not a duration", SLOOutputAnnotation, w.name, w.v)}, ""
-		}
-		*w.dst = d
-	}
-	histKey := p.Namespace + "/" + p.Name + "/" + d.Name // as algos' keys, which forget drops
-	r.mu.Lock()
-	history := r.sloHistory[histKey]
-	r.mu.Unlock()
-	dec, err := slo.Horizontal(now, current, float64(v.CompliancePercent), cfg, history)
+	up, down := windows(s.Spec.Stabilization)
+	cfg := slo.HorizontalConfig{MinReplicas: minR, MaxReplicas: maxR, Tolerance: tolerance(out), ScaleUpWindow: up, ScaleDownWindow: down}
+	t.mu.Lock()
+	history := t.sloHistory[key]
+	t.mu.Unlock()
+	dec, err := slo.Horizontal(now, current, float64(out.CompliancePercent), cfg, history)
 	if err != nil {
-		return &burstMetricOutcome{source: burstTotalKeep, message: fmt.Sprintf("annotation %s: %v", SLOOutputAnnotation, err)}, ""
+		return &burstMetricOutcome{source: burstTotalKeep, message: fmt.Sprintf("burst strategy %s: %v", s.Name, err)}, ""
 	}
-	r.mu.Lock()
-	r.sloHistory[histKey] = dec.History
-	r.mu.Unlock()
-	reason := fmt.Sprintf("SLO %s compliance %d%%: %s", v.SLO, v.CompliancePercent, dec.Reason)
-	return &burstMetricOutcome{source: burstTotalFromAlgorithm, total: dec.Desired, reason: reason, available: true, message: reason}, key
+	t.mu.Lock()
+	t.sloHistory[key] = dec.History
+	t.mu.Unlock()
+	reason := fmt.Sprintf("SLO %s compliance %d%%: %s", s.Name, out.CompliancePercent, dec.Reason)
+	return &burstMetricOutcome{source: burstTotalFromAlgorithm, total: dec.Desired, reason: reason, available: true, message: reason}, applied
 }
 
 // burstAlgoState is the algorithm history of one target (one instance per
@@ -109,19 +110,19 @@ func burstPodNameRE(deployment string) string {
 	return regexp.QuoteMeta(deployment) + "-[a-z0-9]+-[a-z0-9]+"
 }
 
-// evaluateMetrics runs the policy's algorithm for a target when an evaluation
-// is due (every MetricsInterval). Between evaluations the stored total stands.
-func (r *BurstReconciler) evaluateMetrics(ctx context.Context, p *hcav1.BurstPolicy, d *appsv1.Deployment, primaryPods []corev1.Pod, views []*burstView, primarySpec, burstNow int32, now time.Time) *burstMetricOutcome {
-	key := p.Namespace + "/" + p.Name + "/" + d.Name
+// fromMetrics runs the policy's algorithm for a target when an evaluation is
+// due (every interval). Between evaluations the stored total stands. pods are
+// the target's scheduled pods in every cluster, current its replica count.
+func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.BurstPolicy, d *appsv1.Deployment, pods []corev1.Pod, current int32, now time.Time) *burstMetricOutcome {
 	minR, maxR := max(p.Spec.MinReplicas, 1), max(p.Spec.MaxReplicas, max(p.Spec.MinReplicas, 1))
 	fp := burstHash([]any{p.Spec.Algorithm, p.Spec.Metrics, minR, maxR})
-	r.mu.Lock()
-	st := r.algos[key]
-	if st != nil && st.fingerprint == fp && now.Before(st.last.Add(r.opts.MetricsInterval)) {
+	t.mu.Lock()
+	st := t.algos[key]
+	if st != nil && st.fingerprint == fp && now.Before(st.last.Add(t.interval)) {
 		out := st.outcome
-		r.mu.Unlock()
+		t.mu.Unlock()
 		out.source = burstTotalKeep
-		out.next = st.last.Add(r.opts.MetricsInterval).Sub(now)
+		out.next = st.last.Add(t.interval).Sub(now)
 		return &out
 	}
 	if st == nil || st.fingerprint != fp {
@@ -129,36 +130,22 @@ func (r *BurstReconciler) evaluateMetrics(ctx context.Context, p *hcav1.BurstPol
 		for _, m := range p.Spec.Metrics {
 			alg, err := policy.NewAlgorithm(p.Spec.Algorithm, m.Type == hcav1.MetricResource)
 			if err != nil {
-				r.mu.Unlock()
-				return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: r.opts.MetricsInterval}
+				t.mu.Unlock()
+				return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: t.interval}
 			}
 			st.algs = append(st.algs, alg)
 		}
-		r.algos[key] = st
+		t.algos[key] = st
 	}
-	r.mu.Unlock()
+	t.mu.Unlock()
 
-	current := primarySpec + burstNow
-	var pods []corev1.Pod
-	for _, pod := range primaryPods {
-		if pod.Spec.NodeName != "" {
-			pods = append(pods, pod)
-		}
-	}
-	for _, v := range views {
-		for _, pod := range v.pods {
-			if pod.Labels[BurstOfLabel] == burstOf(d.Namespace, d.Name) && burstPodActive(&pod) {
-				pods = append(pods, pod)
-			}
-		}
-	}
 	req := burstPodRequests(&d.Spec.Template.Spec)
-	out := burstMetricOutcome{source: burstTotalFromAlgorithm, available: true, next: r.opts.MetricsInterval}
+	out := burstMetricOutcome{source: burstTotalFromAlgorithm, available: true, next: t.interval}
 	var best int32 = -1
 	var bestReason string
 	var missing []string
 	for i, m := range p.Spec.Metrics {
-		in, err := r.metricInput(ctx, d, m, pods, req, current, minR, maxR, now)
+		in, err := t.metricInput(ctx, d, m, pods, req, current, minR, maxR, now)
 		if err != nil {
 			missing = append(missing, fmt.Sprintf("metrics[%d]: %v", i, err))
 			continue
@@ -185,16 +172,16 @@ func (r *BurstReconciler) evaluateMetrics(ctx context.Context, p *hcav1.BurstPol
 		out.total = best
 		out.reason = bestReason
 	}
-	r.mu.Lock()
+	t.mu.Lock()
 	st.last, st.outcome = now, out
-	r.mu.Unlock()
+	t.mu.Unlock()
 	return &out
 }
 
 // metricInput turns one metric into the algorithm's input: per-pod
 // utilisation for Resource metrics (usage from Prometheus over the pods'
 // requests), an external total for PromQL metrics.
-func (r *BurstReconciler) metricInput(ctx context.Context, d *appsv1.Deployment, m hcav1.MetricSpec, pods []corev1.Pod, req scaling.PodRequests, current, minR, maxR int32, now time.Time) (scaling.Input, error) {
+func (t *burstTotals) metricInput(ctx context.Context, d *appsv1.Deployment, m hcav1.MetricSpec, pods []corev1.Pod, req scaling.PodRequests, current, minR, maxR int32, now time.Time) (scaling.Input, error) {
 	in := scaling.Input{Now: now, Current: current, Min: minR, Max: maxR}
 	switch m.Type {
 	case hcav1.MetricResource:
@@ -223,7 +210,7 @@ func (r *BurstReconciler) metricInput(ctx context.Context, d *appsv1.Deployment,
 		default:
 			return in, fmt.Errorf("resource %q is not supported: use cpu or memory", m.Resource.Name)
 		}
-		vec, err := r.opts.Metrics.Instant(ctx, q, now)
+		vec, err := t.source.Instant(ctx, q, now)
 		if err != nil {
 			return in, err
 		}
@@ -245,7 +232,7 @@ func (r *BurstReconciler) metricInput(ctx context.Context, d *appsv1.Deployment,
 			return in, errors.New("type PromQL needs promql")
 		}
 		in.Target = m.PromQL.TargetValue.AsApproximateFloat64()
-		v, err := metrics.Scalar(ctx, r.opts.Metrics, metrics.Raw(m.PromQL.Query), now)
+		v, err := metrics.Scalar(ctx, t.source, metrics.Raw(m.PromQL.Query), now)
 		if err != nil {
 			return in, err
 		}
@@ -258,5 +245,22 @@ func (r *BurstReconciler) metricInput(ctx context.Context, d *appsv1.Deployment,
 		return in, nil
 	default:
 		return in, fmt.Errorf("metric type %q is unknown: use Resource or PromQL", m.Type)
+	}
+}
+
+// forget drops the history of a policy's targets (key prefix
+// "namespace/name/").
+func (t *burstTotals) forget(prefix string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k := range t.algos {
+		if strings.HasPrefix(k, prefix) {
+			delete(t.algos, k)
+		}
+	}
+	for k := range t.sloHistory {
+		if strings.HasPrefix(k, prefix) {
+			delete(t.sloHistory, k)
+		}
 	}
 }

@@ -1,0 +1,260 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
+)
+
+// This file is the burst controller's "get": what a round reads of the
+// primary and of the member clusters, before anything is decided.
+
+// memberGetter reaches member clusters (Members is the implementation).
+type memberGetter interface {
+	Get(ctx context.Context, name string) (*Member, error)
+}
+
+// burstView is what the controller found in one burst cluster for a policy.
+type burstView struct {
+	name   string
+	target *hcav1.BurstTargetCluster // nil: not (or no longer) a burst target
+	// index is the position in spec.burstTargets (extra clusters come after).
+	index  int
+	hc     *hcav1.HybridCluster
+	member *Member
+	// err says why the cluster is unusable (unreachable, credentials).
+	err error
+	// gone: the HybridCluster no longer exists (nothing can be cleaned there).
+	gone bool
+	// copies are the policy's Deployment copies there, by name.
+	copies map[string]*appsv1.Deployment
+	// pods are the pods of those copies.
+	pods []corev1.Pod
+	// failed records clusters where a write failed in this round.
+	failed bool
+}
+
+func (v *burstView) reachable() bool { return v.err == nil }
+
+// copyReplicas is the replica count of the copy of deployment there (0: none).
+func (v *burstView) copyReplicas(deployment string) int32 {
+	if c := v.copies[deployment]; c != nil {
+		return burstPtrOr(c.Spec.Replicas, 1)
+	}
+	return 0
+}
+
+// burstViewLoader reads, per policy, each burst target's (and each extra
+// cluster's) copies and pods, in parallel, each cluster within timeout.
+type burstViewLoader struct {
+	members memberGetter
+	// control reads HybridClusters (to tell a deleted one from an
+	// unreachable one).
+	control client.Reader
+	timeout time.Duration
+}
+
+func (l burstViewLoader) load(ctx context.Context, p *hcav1.BurstPolicy, extra []string) []*burstView {
+	var views []*burstView
+	seen := map[string]bool{}
+	for i := range p.Spec.BurstTargets {
+		t := &p.Spec.BurstTargets[i]
+		if seen[string(t.Cluster)] || t.Cluster == p.Spec.PrimaryCluster {
+			continue
+		}
+		seen[string(t.Cluster)] = true
+		views = append(views, &burstView{name: string(t.Cluster), target: t, index: min(i, 63)})
+	}
+	for _, name := range extra {
+		if !seen[name] && name != string(p.Spec.PrimaryCluster) {
+			seen[name] = true
+			views = append(views, &burstView{name: name, index: 63})
+		}
+	}
+	var wg sync.WaitGroup
+	for _, v := range views {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.loadOne(ctx, p, v)
+		}()
+	}
+	wg.Wait()
+	return views
+}
+
+func (l burstViewLoader) loadOne(ctx context.Context, p *hcav1.BurstPolicy, v *burstView) {
+	m, err := l.members.Get(ctx, v.name)
+	if err != nil {
+		v.err = err
+		var hc hcav1.HybridCluster
+		if gerr := l.control.Get(ctx, types.NamespacedName{Name: v.name}, &hc); apierrors.IsNotFound(gerr) {
+			v.gone = true
+		}
+		return
+	}
+	v.member, v.hc = m, m.Cluster
+	cctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	sel := client.MatchingLabels{BurstPolicyLabel: burstLabelValue(p.Name)}
+	var deps appsv1.DeploymentList
+	if err := m.Client.List(cctx, &deps, client.InNamespace(p.Namespace), sel); err != nil {
+		v.err = fmt.Errorf("list deployments in cluster %s: %w", v.name, err)
+		return
+	}
+	v.copies = map[string]*appsv1.Deployment{}
+	for i := range deps.Items {
+		d := &deps.Items[i]
+		if burstOwned(d, p.Name) && d.DeletionTimestamp == nil {
+			v.copies[d.Name] = d
+		}
+	}
+	var pods corev1.PodList
+	if err := m.Client.List(cctx, &pods, client.InNamespace(p.Namespace), sel); err != nil {
+		v.err = fmt.Errorf("list pods in cluster %s: %w", v.name, err)
+		return
+	}
+	v.pods = pods.Items
+}
+
+// burstTargets returns the primary Deployments the policy targets, sorted by
+// name, read through r (the API server, not a cache).
+func burstTargets(ctx context.Context, r client.Reader, p *hcav1.BurstPolicy) ([]*appsv1.Deployment, error) {
+	if name := p.Spec.Target.DeploymentName; name != "" {
+		var d appsv1.Deployment
+		err := r.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: string(name)}, &d)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("get target deployment %s/%s: %w", p.Namespace, name, err)
+		}
+		if d.DeletionTimestamp != nil {
+			return nil, nil
+		}
+		return []*appsv1.Deployment{&d}, nil
+	}
+	if len(p.Spec.Target.MatchLabels) == 0 {
+		return nil, nil
+	}
+	var list appsv1.DeploymentList
+	if err := r.List(ctx, &list, client.InNamespace(p.Namespace), client.MatchingLabels(p.Spec.Target.MatchLabels)); err != nil {
+		return nil, fmt.Errorf("list target deployments in %s: %w", p.Namespace, err)
+	}
+	var out []*appsv1.Deployment
+	for i := range list.Items {
+		d := &list.Items[i]
+		if d.DeletionTimestamp != nil || d.Labels[BurstManagedByLabel] == BurstManagedBy {
+			continue
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// burstStatusClusters are the burst clusters the status lists (they may hold
+// something even if no longer targets).
+func burstStatusClusters(p *hcav1.BurstPolicy) []string {
+	var out []string
+	for _, c := range p.Status.Replicas {
+		if c.Cluster != p.Spec.PrimaryCluster {
+			out = append(out, string(c.Cluster))
+		}
+	}
+	return out
+}
+
+func burstStatusHas(p *hcav1.BurstPolicy, cluster string) bool {
+	for _, c := range p.Status.Replicas {
+		if string(c.Cluster) == cluster {
+			return true
+		}
+	}
+	return false
+}
+
+// burstStatusReplicas is what the status last recorded for a cluster when
+// the policy has a single target (with several, per-target counts are
+// unknown).
+func burstStatusReplicas(p *hcav1.BurstPolicy, cluster string) int32 {
+	if p.Spec.Target.DeploymentName == "" {
+		return 0
+	}
+	for _, c := range p.Status.Replicas {
+		if string(c.Cluster) == cluster {
+			return c.Desired
+		}
+	}
+	return 0
+}
+
+// primaryFit lists the primary's nodes and pods (from the cache) and
+// estimates the room for more pods of spec.
+func primaryFit(ctx context.Context, c client.Reader, spec *corev1.PodSpec, req scaling.PodRequests) (int32, error) {
+	var nodes corev1.NodeList
+	if err := c.List(ctx, &nodes); err != nil {
+		return 0, fmt.Errorf("list nodes of the primary cluster: %w", err)
+	}
+	var pods corev1.PodList
+	if err := c.List(ctx, &pods); err != nil {
+		return 0, fmt.Errorf("list pods of the primary cluster: %w", err)
+	}
+	return burstPrimaryFit(spec, req, nodes.Items, pods.Items), nil
+}
+
+// burstPlacementTarget converts a view into placement's view of a cluster.
+func burstPlacementTarget(v *burstView, current int32, pod scaling.PodRequests) scaling.BurstTarget {
+	t := scaling.BurstTarget{Name: v.name, Current: current, Reachable: v.reachable(), Weight: 1,
+		FreeCPUMilli: math.MaxInt64 / 4, FreeMemoryBytes: math.MaxInt64 / 4}
+	if v.target != nil {
+		if v.target.Weight != nil {
+			t.Weight = *v.target.Weight
+		}
+		if v.target.MaxReplicas != nil {
+			t.MaxReplicas = *v.target.MaxReplicas
+		}
+	}
+	if hc := v.hc; hc != nil {
+		// Equal priorities keep the order of spec.burstTargets (at most 32).
+		t.Priority = int(hc.Spec.Priority)*64 + 63 - v.index
+		if pr := hc.Spec.Prices; pr != nil {
+			t.PricePerVCPUHour, _ = pr.PerVCPUHour.Float64()
+			t.PricePerGiBHour, _ = pr.PerGiBHour.Float64()
+		}
+		if hc.Status.Free != nil {
+			// The prober's view; it counts the replicas already there as used.
+			if q, ok := hc.Status.Free[corev1.ResourceCPU]; ok {
+				t.FreeCPUMilli = q.MilliValue()
+			}
+			if q, ok := hc.Status.Free[corev1.ResourceMemory]; ok {
+				t.FreeMemoryBytes = q.Value()
+			}
+		} else if l := hc.Spec.Limits; l != nil && l.MaxCPU != nil {
+			t.FreeCPUMilli = max(0, l.MaxCPU.MilliValue()-int64(current)*pod.CPUMilli)
+		}
+		if l := hc.Spec.Limits; l != nil && l.MaxPods != nil && (t.MaxReplicas == 0 || *l.MaxPods < t.MaxReplicas) {
+			t.MaxReplicas = *l.MaxPods
+		}
+	}
+	return t
+}
+
+func burstPtrOr(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
