@@ -209,13 +209,14 @@ func (bl *burstLab) sloPolicy(t *testing.T, ctx context.Context, suffix string) 
 
 // sloOutput writes an SLO output (as the SLO controller does): the
 // BurstElasticityStrategy "web-latency" driving policy "web". With a window,
-// each output carries its evaluation time. It returns the strategy's
+// each output carries its evaluation time; nil windows are the defaults (down
+// after 5 minutes). It returns the strategy's
 // generation, for strategyObserved.
 func (bl *burstLab) sloOutput(t *testing.T, ctx context.Context, ns string, compliance int32, stab *hcav1.StabilizationWindows) int64 {
 	t.Helper()
 	tol := resource.MustParse("100m")
 	spec := hcav1.BurstElasticityStrategySpec{BurstPolicyName: "web", SLOOutput: hcav1.SLOOutput{CompliancePercent: compliance, Tolerance: &tol}, Stabilization: stab}
-	if stab != nil {
+	if stab != nil && (stab.ScaleUp != nil && stab.ScaleUp.Duration > 0 || stab.ScaleDown != nil && stab.ScaleDown.Duration > 0) {
 		now := metav1.NewTime(time.Now())
 		spec.EvaluatedAt = &now
 	}
@@ -741,7 +742,8 @@ current-context: dead
 		if s := bl.state(ctx, ns); !s.cleaned(4) {
 			t.Fatalf("the legacy annotation's 300 %% was acted on: %s", s)
 		}
-		gen := bl.sloOutput(t, ctx, ns, 150, nil)
+		noWindows := &hcav1.StabilizationWindows{ScaleUp: &metav1.Duration{}, ScaleDown: &metav1.Duration{}}
+		gen := bl.sloOutput(t, ctx, ns, 150, noWindows)
 		burstEventually(t, wctx, "the SLO violation scales to 6 and the overflow bursts", func() (bool, string) {
 			s := bl.state(ctx, ns)
 			return s.bursting(2, 4), s.String()
@@ -754,7 +756,7 @@ current-context: dead
 		if s := bl.state(ctx, ns); !s.bursting(2, 4) {
 			t.Fatalf("the output was applied again: %s", s)
 		}
-		bl.sloOutput(t, ctx, ns, 50, nil)
+		bl.sloOutput(t, ctx, ns, 50, noWindows)
 		burstEventually(t, wctx, "the SLO outperformed scales to 3, burst replicas first", func() (bool, string) {
 			s := bl.state(ctx, ns)
 			return s.cleaned(3) && s.phase == hcav1.PhaseWatching, s.String()
