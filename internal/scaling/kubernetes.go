@@ -325,20 +325,18 @@ func (k *Kubernetes) DecideMetrics(ins []Input) Decision {
 	b.Grow(256)
 	proposed, ok, invalidN := int32(0), false, 0
 	for i := range ins {
-		var mb strings.Builder
 		if len(ins) > 1 {
-			mb.WriteString("metric ")
-			writeInt(&mb, int32(i))
-			mb.WriteString(": ")
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString("metric ")
+			writeInt(&b, int32(i))
+			b.WriteString(": ")
 		}
-		n, got := k.metricReplicas(ins[i], &mb)
+		n, got := k.metricReplicas(ins[i], &b)
 		if !got {
 			invalidN++
 		}
-		if b.Len() > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(mb.String())
 		if got && (!ok || n > proposed) {
 			proposed, ok = n, true
 		}

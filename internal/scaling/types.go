@@ -85,6 +85,18 @@ type Algorithm interface {
 	Decide(in Input) Decision
 }
 
+// MultiMetric is an [Algorithm] that decides over several metrics of one
+// target at once, one Input per metric, and stabilises and rate-limits the
+// highest metric's recommendation once, as the HPA does
+// ([Kubernetes.DecideMetrics]). A caller with several metrics keeps one such
+// instance per target instead of one instance per metric.
+type MultiMetric interface {
+	Algorithm
+	DecideMetrics(ins []Input) Decision
+}
+
+var _ MultiMetric = (*Kubernetes)(nil)
+
 // ErrInvalidInput is wrapped by every error [Validate] returns.
 var ErrInvalidInput = errors.New("invalid scaling input")
 
