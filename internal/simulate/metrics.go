@@ -29,7 +29,8 @@ type Metrics struct {
 	UnderPodMinutes, OverPodMinutes float64
 
 	// SLAViolationRate is the share of requests not answered within the SLO
-	// threshold (errors included); ErrorRate the share answered 503.
+	// threshold (timed-out, late and slow requests); ErrorRate the share that
+	// timed out in the backlog.
 	SLAViolationRate, ErrorRate float64
 	// MeanLatency is the served requests' mean response time in seconds.
 	MeanLatency float64
