@@ -19,10 +19,10 @@ type Metrics struct {
 	//	Instability    υ  = 100/(T−1) Σ_{t≥2} min(|sgn Δs_t − sgn Δd_t|, 1)
 	//	Jitter         j  = (E_S − E_D) / T  (per hour here)
 	//
-	// E_S and E_D count the adaptations of supply and demand per pod, as
-	// the SPEC RG report defines them ("if a platform de-/allocates more
-	// than one resource unit at a time, the adaptations are counted
-	// individually"): E_S = Σ |s_t − s_{t−1}|, E_D = Σ |d_t − d_{t−1}|.
+	// E_S and E_D count the adaptations of supply and demand per resource
+	// unit (pod), as the SPEC RG report (SPEC-RG-2016-01, jitter metric)
+	// defines them: a change of several pods at once is that many
+	// adaptations. E_S = Σ |s_t − s_{t−1}|, E_D = Σ |d_t − d_{t−1}|.
 	UnderAccuracy, OverAccuracy     float64
 	UnderTimeshare, OverTimeshare   float64
 	Instability, JitterPerHour      float64
