@@ -135,19 +135,8 @@ func (f *FRSS) Decide(in Input) Decision {
 	}
 
 	// Stabilise as the HPA does.
-	up, down := proposed, proposed
-	upCut, downCut := now.Add(-f.cfg.UpWindow), now.Add(-f.cfg.DownWindow)
-	for _, r := range f.recs {
-		if r.at.After(upCut) {
-			up = min(up, r.n)
-		}
-		if r.at.After(downCut) {
-			down = max(down, r.n)
-		}
-	}
-	f.recs = pushStamped(f.recs, stamped{at: now, n: proposed})
-	stable := max(cur, up)
-	stable = min(stable, down)
+	stable := stabilize(&f.recs, now, f.cfg.UpWindow, f.cfg.DownWindow, cur, proposed)
+	downCut := now.Add(-f.cfg.DownWindow)
 	if stable != proposed {
 		if proposed > cur {
 			b.WriteString("; lowest recommendation in the ")

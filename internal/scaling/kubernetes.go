@@ -520,26 +520,7 @@ func (k *Kubernetes) stabilize(now time.Time, cur, proposed int32) int32 {
 		k.recs = pushStamped(k.recs, stamped{at: now, n: proposed})
 		return rec
 	}
-	upCut := now.Add(-k.cfg.ScaleUp.StabilizationWindow)
-	downCut := now.Add(-k.cfg.ScaleDown.StabilizationWindow)
-	up, down := proposed, proposed
-	for _, r := range k.recs {
-		if r.at.After(upCut) {
-			up = min(up, r.n)
-		}
-		if r.at.After(downCut) {
-			down = max(down, r.n)
-		}
-	}
-	k.recs = pushStamped(k.recs, stamped{at: now, n: proposed})
-	rec := cur
-	if rec < up {
-		rec = up
-	}
-	if rec > down {
-		rec = down
-	}
-	return rec
+	return stabilize(&k.recs, now, k.cfg.ScaleUp.StabilizationWindow, k.cfg.ScaleDown.StabilizationWindow, cur, proposed)
 }
 
 // limit is convertDesiredReplicasWithBehaviorRate: the policies' bound for
