@@ -262,15 +262,5 @@ func (f *FRSS) need(in Input, b *strings.Builder) (int32, bool) {
 			return cur, true
 		}
 	}
-	n := ceilReplicas(sum / target)
-	if (ratio > 1 && n < cur) || (ratio < 1 && n > cur) {
-		b.WriteString(": ")
-		writeInt(b, n)
-		b.WriteString(" would reverse the direction, need ")
-		writeInt(b, cur)
-		return cur, true
-	}
-	b.WriteString(": need ")
-	writeInt(b, n)
-	return n, true
+	return unlessReversed(b, ratio, ceilReplicas(sum/target), cur, "need"), true
 }

@@ -470,17 +470,7 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 		writeInt(b, cur)
 		return cur, true
 	}
-	n := ceilReplicas(newRatio * float64(count))
-	if (newRatio < 1 && n > cur) || (newRatio > 1 && n < cur) {
-		b.WriteString(": ")
-		writeInt(b, n)
-		b.WriteString(" would reverse the direction, recommend ")
-		writeInt(b, cur)
-		return cur, true
-	}
-	b.WriteString(": recommend ")
-	writeInt(b, n)
-	return n, true
+	return unlessReversed(b, newRatio, ceilReplicas(newRatio*float64(count)), cur, "recommend"), true
 }
 
 // average is the mean of n values summing to sum; for utilisation truncated

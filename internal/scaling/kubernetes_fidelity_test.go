@@ -205,3 +205,27 @@ func TestKubernetesDecideMetricsPartialData(t *testing.T) {
 		t.Fatalf("no inputs: got %+v, want an invalid-input hold", d)
 	}
 }
+
+// TestUnlessReversed: a count that moves against the usage ratio holds the
+// current one (replica_calculator.go: "return the current replicas if the
+// change would be too small or if the new usage ratio would cause a change
+// in scale direction").
+func TestUnlessReversed(t *testing.T) {
+	tests := []struct {
+		ratio   float64
+		n, cur  int32
+		want    int32
+		wantMsg string
+	}{
+		{1.5, 6, 4, 6, ": recommend 6"},
+		{1.5, 3, 4, 4, ": 3 would reverse the direction, recommend 4"},
+		{0.5, 5, 4, 4, ": 5 would reverse the direction, recommend 4"},
+		{0.5, 2, 4, 2, ": recommend 2"},
+	}
+	for _, tc := range tests {
+		var b strings.Builder
+		if got := unlessReversed(&b, tc.ratio, tc.n, tc.cur, "recommend"); got != tc.want || b.String() != tc.wantMsg {
+			t.Errorf("unlessReversed(%v, %d, %d) = %d, %q; want %d, %q", tc.ratio, tc.n, tc.cur, got, b.String(), tc.want, tc.wantMsg)
+		}
+	}
+}

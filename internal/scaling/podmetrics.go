@@ -55,3 +55,23 @@ func (g podGroups) writeNoMetrics(b *strings.Builder, pods int) {
 	writeInt(b, int32(g.missing))
 	b.WriteString(" without a sample)")
 }
+
+// unlessReversed returns n, or cur when n would move against the direction
+// the usage ratio shows (more pods on a ratio below 1, fewer on one above
+// 1, possible when pods are unready or missing), and says which in b; verb
+// names the result in the reason ("recommend", "need").
+func unlessReversed(b *strings.Builder, ratio float64, n, cur int32, verb string) int32 {
+	b.WriteString(": ")
+	if (ratio < 1 && n > cur) || (ratio > 1 && n < cur) {
+		writeInt(b, n)
+		b.WriteString(" would reverse the direction, ")
+		b.WriteString(verb)
+		b.WriteString(" ")
+		writeInt(b, cur)
+		return cur
+	}
+	b.WriteString(verb)
+	b.WriteString(" ")
+	writeInt(b, n)
+	return n
+}
