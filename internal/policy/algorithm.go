@@ -39,6 +39,22 @@ func NewAlgorithm(a hcav1.Algorithm, utilization bool) (scaling.Algorithm, error
 	}
 }
 
+// NewAlgorithmForMetric is NewAlgorithm for one metric of a policy: Resource
+// metrics are utilisation, and for every metric but CPU a pod's readiness
+// does not matter (Kubernetes' groupPods checks it for the CPU resource
+// only), so memory samples of running pods that are not Ready count.
+func NewAlgorithmForMetric(a hcav1.Algorithm, m hcav1.MetricSpec) (scaling.Algorithm, error) {
+	if a.Name != "" && a.Name != hcav1.AlgorithmKubernetes {
+		return NewAlgorithm(a, m.Type == hcav1.MetricResource)
+	}
+	c, err := KubernetesConfig(a.Kubernetes, m.Type == hcav1.MetricResource)
+	if err != nil {
+		return nil, err
+	}
+	c.IgnoreReadiness = !(m.Type == hcav1.MetricResource && m.Resource != nil && m.Resource.Name == hcav1.ResourceCPU)
+	return scaling.NewKubernetes(c)
+}
+
 func quantityIn01(q *resource.Quantity, field string) (float64, error) {
 	v := q.AsApproximateFloat64()
 	if v < 0 || v >= 1 {
@@ -55,9 +71,15 @@ func dur(d *metav1.Duration, def time.Duration) time.Duration {
 }
 
 // KubernetesConfig is the HPA configuration of k over scaling's defaults.
+// Neither scaleUp nor scaleDown set (or no algorithm.kubernetes at all) is an
+// HPA without a behavior block: scaling.KubernetesConfig.Legacy, the
+// max(2 x current, 4) scale-up cap per sync, as Kubernetes does when
+// spec.behavior is unset (autoscaling/v2 defaulting fills the behavior's
+// missing parts only when a behavior is given).
 func KubernetesConfig(k *hcav1.KubernetesAlgorithm, utilization bool) (scaling.KubernetesConfig, error) {
 	c := scaling.DefaultKubernetesConfig()
 	c.Utilization = utilization
+	c.Legacy = k == nil || (k.ScaleUp == nil && k.ScaleDown == nil)
 	if k == nil {
 		return c, nil
 	}

@@ -71,3 +71,60 @@ func TestConfigsOverDefaults(t *testing.T) {
 		t.Fatalf("panic window percentage = %v, want 5 (6 s of 120 s)", p.PanicWindowPercentage)
 	}
 }
+
+// TestKubernetesBehaviorBlock: Kubernetes fills the behavior defaults only
+// when spec.behavior is given (SetDefaults_HorizontalPodAutoscalerBehavior
+// checks Behavior != nil); without one horizontal.go takes the legacy
+// normalizeDesiredReplicas. Our API's behavior block is scaleUp/scaleDown
+// under algorithm.kubernetes.
+func TestKubernetesBehaviorBlock(t *testing.T) {
+	win := &hcav1.ScalingRules{StabilizationWindow: &metav1.Duration{Duration: time.Minute}}
+	tests := []struct {
+		name   string
+		k      *hcav1.KubernetesAlgorithm
+		legacy bool
+	}{
+		{"no kubernetes parameters", nil, true},
+		{"only a tolerance", &hcav1.KubernetesAlgorithm{Tolerance: qty("0.2")}, true},
+		{"scaleUp given", &hcav1.KubernetesAlgorithm{ScaleUp: win}, false},
+		{"scaleDown given", &hcav1.KubernetesAlgorithm{ScaleDown: win}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := KubernetesConfig(tt.k, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Legacy != tt.legacy {
+				t.Fatalf("Legacy = %v, want %v", c.Legacy, tt.legacy)
+			}
+		})
+	}
+}
+
+// TestNewAlgorithmForMetric: readiness counts for CPU only (groupPods).
+// Seen through a decision: 2 Ready pods at 80 % and a running pod that is
+// not Ready at 20 %, target 50, current 3. CPU ignores the third pod and,
+// the ratio 1.6 being above 1, counts it at 0: 160/3 = 53 %, within the
+// 0.1 tolerance, hold 3. Memory counts it: 60 %, ratio 1.2, ceil(3.6) = 4.
+func TestNewAlgorithmForMetric(t *testing.T) {
+	pods := []scaling.PodSample{{Value: 80, Ready: true}, {Value: 80, Ready: true}, {Value: 20}}
+	for _, tt := range []struct {
+		res  hcav1.ResourceName
+		want int32
+	}{{hcav1.ResourceCPU, 3}, {hcav1.ResourceMemory, 4}} {
+		t.Run(string(tt.res), func(t *testing.T) {
+			a, err := NewAlgorithmForMetric(hcav1.Algorithm{}, hcav1.MetricSpec{Type: hcav1.MetricResource, Resource: &hcav1.ResourceMetric{Name: tt.res, TargetAverageUtilization: 50}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := a.Decide(scaling.Input{Now: time.Unix(1e9, 0), Current: 3, Min: 1, Max: 10, Target: 50, Pods: pods})
+			if d.Desired != tt.want {
+				t.Fatalf("got %d, want %d (%s)", d.Desired, tt.want, d.Reason)
+			}
+		})
+	}
+	if a, err := NewAlgorithmForMetric(hcav1.Algorithm{Name: hcav1.AlgorithmPanic}, hcav1.MetricSpec{Type: hcav1.MetricPromQL}); err != nil || a.Name() != "panic" {
+		t.Fatalf("panic: %v, %v", a, err)
+	}
+}

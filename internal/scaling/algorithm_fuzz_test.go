@@ -25,7 +25,7 @@ func fuzzPods(b []byte) []PodSample {
 		case 4:
 			v = math.MaxFloat64
 		}
-		ps = append(ps, PodSample{Value: v, Ready: flag&1 == 0, Missing: flag&2 != 0})
+		ps = append(ps, PodSample{Value: v, Ready: flag&1 == 0, Missing: flag&2 != 0, Pending: flag&4 != 0})
 		b = b[4:]
 	}
 	return ps
@@ -33,7 +33,8 @@ func fuzzPods(b []byte) []PodSample {
 
 // fuzzDecide runs four decisions of alg, time advancing by step (which may
 // be negative or zero), each applied as the next Current, and checks that
-// none panics and every decision on a valid input stays in [Min, Max].
+// none panics and every decision on a valid input stays in [Min, Max]
+// (but a ScalingDisabled hold at 0 from Current 0, Min > 0).
 func fuzzDecide(t *testing.T, alg Algorithm, current, minR, maxR int32, target float64, pods []byte, total float64, useExt bool, step int64) {
 	in := Input{Now: algT0, Current: current, Min: minR, Max: maxR, Target: target, Pods: fuzzPods(pods)}
 	if useExt {
@@ -43,7 +44,10 @@ func fuzzDecide(t *testing.T, alg Algorithm, current, minR, maxR int32, target f
 		in.Now = algT0.Add(time.Duration(step) * time.Duration(i))
 		d := alg.Decide(in)
 		err := Validate(in)
-		if err == nil || (in.Min >= 0 && in.Min <= in.Max && in.Max >= 1) {
+		if d.ScalingDisabled && (err != nil || in.Current != 0 || in.Min == 0 || d.Desired != 0) {
+			t.Fatalf("%s decision %d: ScalingDisabled with Desired %d on input %+v (valid: %v)", alg.Name(), i, d.Desired, in, err)
+		}
+		if (err == nil || (in.Min >= 0 && in.Min <= in.Max && in.Max >= 1)) && !d.ScalingDisabled {
 			if d.Desired < in.Min || d.Desired > in.Max {
 				t.Fatalf("%s decision %d: %d outside [%d, %d] (valid: %v); input %+v; reason %s", alg.Name(), i, d.Desired, in.Min, in.Max, err, in, d.Reason)
 			}
@@ -82,6 +86,8 @@ func FuzzKubernetes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, current, minR, maxR int32, target float64, pods []byte, total float64, useExt bool, step int64, cfg uint8) {
 		c := DefaultKubernetesConfig()
 		c.Utilization = cfg&1 != 0
+		c.Legacy = cfg&0x80 != 0
+		c.IgnoreReadiness = cfg&0x80 != 0 && cfg&1 != 0
 		c.ScaleUp.SelectPolicy = []SelectPolicy{SelectMax, SelectMin, SelectDisabled, SelectMax}[cfg>>1&3]
 		c.ScaleDown.SelectPolicy = []SelectPolicy{SelectMax, SelectMin, SelectDisabled, SelectMax}[cfg>>3&3]
 		if cfg&0x20 != 0 {

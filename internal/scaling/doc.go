@@ -7,11 +7,19 @@
 //
 //   - [NewKubernetes]: the HorizontalPodAutoscaler as Kubernetes v1.36
 //     implements it (usage ratio and tolerance, missing-metric and not-ready
-//     pod handling, behavior policies and stabilisation windows).
+//     pod handling, behavior policies and stabilisation windows, or the
+//     legacy path of an HPA without a behavior block; ScalingDisabled for a
+//     target scaled to 0 by hand). With several metrics, its
+//     [Kubernetes.DecideMetrics] ([MultiMetric]) stabilises the highest
+//     metric's recommendation once, as the HPA does.
 //   - [NewFRSS]: Fast-Response/Slow-Shrinkage (fast scale-up, one pod at a
 //     time scale-down after a long window).
 //   - [NewPanic]: Knative's KPA (stable and panic windows, up-only ratchet
 //     while panicking, bounded scale-up and scale-down rates).
+//
+// Every algorithm groups pods as Kubernetes' groupPods does (one helper,
+// groupPods): Pending pods never count, running pods without a sample are
+// missing whether Ready or not, and readiness matters for CPU only.
 //
 // An Algorithm value keeps the history it needs (past recommendations, metric
 // windows) in its own struct, pruned by time (and capped) so memory stays

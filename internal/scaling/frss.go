@@ -69,9 +69,11 @@ func (c FRSSConfig) Validate() error {
 // 60.75 %" there, which contradicts its own equation (486/8 = 60.75 % is
 // above the 60 % target); this implementation follows the equation: 9.
 //
-// Pods that are not Ready and Ready pods without a usable sample add
+// Pods are grouped as the HPA groups them for CPU (Kubernetes' groupPods):
+// Pending pods and pods that are not Ready but have a sample are unready;
+// running pods without a usable sample are missing, Ready or not. Both add
 // nothing to the sum, so a scale-up counts them at 0. A scale-down never
-// trusts missing data: Ready pods without a sample count as using exactly
+// trusts missing data: pods without a sample count as using exactly
 // Target, and if the ratio is then within tolerance nothing shrinks. A
 // result that would reverse the direction the ratio shows (fewer pods on a
 // ratio above 1, more on one below 1, possible when pods are not ready or
@@ -133,19 +135,8 @@ func (f *FRSS) Decide(in Input) Decision {
 	}
 
 	// Stabilise as the HPA does.
-	up, down := proposed, proposed
-	upCut, downCut := now.Add(-f.cfg.UpWindow), now.Add(-f.cfg.DownWindow)
-	for _, r := range f.recs {
-		if r.at.After(upCut) {
-			up = min(up, r.n)
-		}
-		if r.at.After(downCut) {
-			down = max(down, r.n)
-		}
-	}
-	f.recs = pushStamped(f.recs, stamped{at: now, n: proposed})
-	stable := max(cur, up)
-	stable = min(stable, down)
+	stable := stabilize(&f.recs, now, f.cfg.UpWindow, f.cfg.DownWindow, cur, proposed)
+	downCut := now.Add(-f.cfg.DownWindow)
 	if stable != proposed {
 		if proposed > cur {
 			b.WriteString("; lowest recommendation in the ")
@@ -231,27 +222,10 @@ func (f *FRSS) need(in Input, b *strings.Builder) (int32, bool) {
 		}
 		count = int(cur)
 	} else {
-		var unready int
-		for i := range in.Pods {
-			p := &in.Pods[i]
-			switch {
-			case !p.Ready:
-				unready++
-			case p.Missing || !usable(p.Value):
-				missing++
-			default:
-				sum += p.Value
-				count++
-			}
-		}
+		g := groupPods(in.Pods, true)
+		sum, count, missing = g.sum, g.counted, g.missing
 		if count == 0 {
-			b.WriteString("no metrics from ready pods (")
-			writeInt(b, int32(len(in.Pods)))
-			b.WriteString(" pods, ")
-			writeInt(b, int32(unready))
-			b.WriteString(" not ready, ")
-			writeInt(b, int32(missing))
-			b.WriteString(" without a sample)")
+			g.writeNoMetrics(b, len(in.Pods))
 			return 0, false
 		}
 		b.WriteString("sum ")
@@ -288,15 +262,5 @@ func (f *FRSS) need(in Input, b *strings.Builder) (int32, bool) {
 			return cur, true
 		}
 	}
-	n := ceilReplicas(sum / target)
-	if (ratio > 1 && n < cur) || (ratio < 1 && n > cur) {
-		b.WriteString(": ")
-		writeInt(b, n)
-		b.WriteString(" would reverse the direction, need ")
-		writeInt(b, cur)
-		return cur, true
-	}
-	b.WriteString(": need ")
-	writeInt(b, n)
-	return n, true
+	return unlessReversed(b, ratio, ceilReplicas(sum/target), cur, "need"), true
 }

@@ -56,6 +56,26 @@ func sumAfter(s []stamped, cutoff time.Time) int64 {
 	return sum
 }
 
+// stabilize is the HPA's stabilizeRecommendationWithBehaviors over the
+// recommendations in *recs: it records proposed and returns cur moved
+// towards proposed only as far as every recommendation agrees: not above
+// the lowest made within upWindow, not below the highest made within
+// downWindow (proposed included, so with both windows 0 it is proposed).
+func stabilize(recs *[]stamped, now time.Time, upWindow, downWindow time.Duration, cur, proposed int32) int32 {
+	upCut, downCut := now.Add(-upWindow), now.Add(-downWindow)
+	up, down := proposed, proposed
+	for _, r := range *recs {
+		if r.at.After(upCut) {
+			up = min(up, r.n)
+		}
+		if r.at.After(downCut) {
+			down = max(down, r.n)
+		}
+	}
+	*recs = pushStamped(*recs, stamped{at: now, n: proposed})
+	return min(max(cur, up), down)
+}
+
 // ceilReplicas is math.Ceil(x) as a replica count: NaN and values <= 0 give
 // 0, values beyond int32 give math.MaxInt32.
 func ceilReplicas(x float64) int32 {

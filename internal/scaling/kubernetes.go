@@ -67,6 +67,21 @@ type KubernetesConfig struct {
 	// metric values (Pods metrics, AverageValue targets): no truncation, and
 	// pods without a sample count as exactly Target when scaling down.
 	Utilization bool
+	// IgnoreReadiness counts a running pod's sample whether the pod is
+	// Ready or not, as upstream groupPods does for every metric but the CPU
+	// resource (memory, Pods and Object metrics). False: a pod that is not
+	// Ready and has a sample is unready (CPU).
+	IgnoreReadiness bool
+	// Legacy is an HPA without a behavior block (spec.behavior unset):
+	// Kubernetes then takes normalizeDesiredReplicas, not the behavior
+	// path. A scale-up is capped at max(2 x Current, 4) per decision
+	// (horizontal.go's scaleUpLimitFactor and scaleUpLimitMinimum, applied
+	// once per sync: 15 s by default); a scale-down is only stabilised by
+	// ScaleDown.StabilizationWindow (the controller's
+	// --horizontal-pod-autoscaler-downscale-stabilization, 5 m) and not
+	// rate-limited. ScaleUp's window and both directions' policies and
+	// select policies are not used; the tolerances are.
+	Legacy bool
 }
 
 // DefaultKubernetesConfig returns the HPA's defaults (autoscaling/v2
@@ -143,8 +158,9 @@ func (c KubernetesConfig) Validate() error {
 
 // Kubernetes is the HorizontalPodAutoscaler's algorithm as Kubernetes v1.36
 // implements it (pkg/controller/podautoscaler: replica_calculator.go for the
-// replica count from metrics, horizontal.go for behavior), always with a
-// behavior (autoscaling/v2 defaults fill the parts not configured).
+// replica count from metrics, horizontal.go for behavior): with a behavior
+// (autoscaling/v2 defaults fill the parts not configured), or without one
+// ([KubernetesConfig.Legacy]).
 //
 // One Decide is one HPA sync. Decide assumes its decision is applied: when
 // Desired differs from Current it records a scale event, which later
@@ -156,12 +172,14 @@ func (c KubernetesConfig) Validate() error {
 // From the pods' samples (Input.Pods), as GetResourceReplicas and
 // GetMetricReplicas:
 //
-//   - a pod that is not Ready is "unready": ignored, except when the usage
-//     ratio of the ready pods is above 1, where it counts as using 0;
-//   - a Ready pod with no usable sample (Missing, or a NaN, infinite or
-//     negative Value) is "missing": it counts as using the target (see
-//     [KubernetesConfig.Utilization]) when the ratio is below 1 and 0 when
-//     above;
+//   - a Pending pod, and a pod that is not Ready but has a sample (unless
+//     [KubernetesConfig.IgnoreReadiness]), is "unready": ignored, except
+//     when the usage ratio of the counted pods is above 1, where it counts
+//     as using 0;
+//   - a pod that runs with no usable sample (Missing, or a NaN, infinite or
+//     negative Value), Ready or not, is "missing": it counts as using the
+//     target (see [KubernetesConfig.Utilization]) when the ratio is below 1
+//     and 0 when above;
 //   - if nothing is unready or missing, a ratio within the tolerance holds
 //     the current count, and otherwise the result is ceil(ratio x ready
 //     pods);
@@ -181,21 +199,25 @@ func (c KubernetesConfig) Validate() error {
 // is), then limited by the direction's policies, counting the replicas
 // added and removed within each policy's period, and by Min and Max.
 //
-// As the HPA, when Current is above Max the decision is Max, and when below
-// Min it is Min, without reading metrics. Differences from Kubernetes:
+// Without a behavior ([KubernetesConfig.Legacy]), as normalizeDesiredReplicas:
+// the recommendation is stabilised downwards only, then capped at
+// max(2 x Current, 4) and by Min and Max.
 //
-//   - Current 0 with Min > 0: the HPA treats a target scaled to 0 as
-//     "autoscaling disabled" and leaves it at 0; Decide must stay within
-//     [Min, Max] and returns Min. A caller honouring a manual scale to zero
-//     should not call Decide.
+// With several metrics, [Kubernetes.DecideMetrics] takes the highest of the
+// metrics' recommendations and stabilises and limits it once, as
+// computeReplicasForMetrics followed by the normalisation.
+//
+// As the HPA, when Current is 0 and Min is above 0 the target was scaled to
+// 0 by hand: scaling is disabled (Decision.ScalingDisabled, Desired 0).
+// When Current is above Max the decision is Max, and when below Min it is
+// Min, without reading metrics. Differences from Kubernetes:
+//
 //   - Current 0 with Min 0 (the HPA's HPAScaleToZero): External scales from
 //     zero to ceil(External / Target) within the policies; with pods there
 //     is nothing to measure and Decide holds at 0.
 //   - The CPU-specific readiness rules (cpuInitializationPeriod, the
 //     readiness transition time of a pod) are the caller's: it reports such
-//     pods as not Ready. Kubernetes counts a Running pod that is not Ready
-//     but has a sample as ready for non-CPU metrics; here every pod that is
-//     not Ready is unready.
+//     pods as not Ready.
 //   - Arithmetic is in float64, not in milli-units; Utilization truncates
 //     the average to a whole percent as the HPA does, assuming pods with
 //     equal requests (the HPA weights pods by their requests).
@@ -247,8 +269,31 @@ func (k *Kubernetes) within(ratio float64) bool {
 
 // Decide returns the HPA's decision for in; see [Kubernetes].
 func (k *Kubernetes) Decide(in Input) Decision {
-	if err := Validate(in); err != nil {
-		return invalid(in, err)
+	return k.DecideMetrics([]Input{in})
+}
+
+// DecideMetrics is one HPA sync over several metrics, one Input each (same
+// Now, Current, Min and Max; Target, Pods and External per metric), as
+// computeReplicasForMetrics: each metric's replica calculator proposes a
+// count, the highest proposal wins, and it is stabilised and limited once,
+// so one instance serves all the metrics of a target and its history holds
+// the scale events that really happened. A metric with no data is skipped;
+// if every metric has none, or the highest proposal of the others would
+// scale down, the current count holds (upstream refuses to scale down on
+// partial data). An empty ins, or inputs that disagree on Now, Current,
+// Min or Max, are invalid (hold).
+func (k *Kubernetes) DecideMetrics(ins []Input) Decision {
+	if len(ins) == 0 {
+		return invalid(Input{}, fmt.Errorf("%w: no metric input", ErrInvalidInput))
+	}
+	in := ins[0]
+	for i := range ins {
+		if err := Validate(ins[i]); err != nil {
+			return invalid(in, err)
+		}
+		if o := ins[i]; o.Now != in.Now || o.Current != in.Current || o.Min != in.Min || o.Max != in.Max {
+			return invalid(in, fmt.Errorf("%w: metric %d has other Now, Current, Min or Max than metric 0: pass one sync's values to every metric", ErrInvalidInput, i))
+		}
 	}
 	now := in.Now
 	k.recs = pruneStamped(k.recs, now.Add(-max(k.cfg.ScaleUp.StabilizationWindow, k.cfg.ScaleDown.StabilizationWindow)), now)
@@ -263,9 +308,11 @@ func (k *Kubernetes) Decide(in Input) Decision {
 
 	switch {
 	case cur == 0 && in.Min > 0:
-		k.record(now, cur, in.Min)
-		return Decision{Desired: in.Min, Limited: true, Reason: "current replicas 0 below min " + itoa(in.Min) +
-			" (Kubernetes would treat a target scaled to 0 as autoscaling disabled)"}
+		// horizontal.go: "scaling is disabled since the replica count of
+		// the target is zero" (condition ScalingActive false, reason
+		// ScalingDisabled); no rescale.
+		return Decision{Desired: 0, Limited: true, ScalingDisabled: true, Reason: "scaling is disabled since the replica count of the target is zero (min replicas " +
+			itoa(in.Min) + "): scale the target up to enable it"}
 	case cur > in.Max:
 		k.record(now, cur, in.Max)
 		return Decision{Desired: in.Max, Limited: true, Reason: "current replicas " + itoa(cur) + " above max " + itoa(in.Max)}
@@ -276,15 +323,36 @@ func (k *Kubernetes) Decide(in Input) Decision {
 
 	var b strings.Builder
 	b.Grow(256)
-	proposed, ok := k.metricReplicas(in, &b)
-	if !ok {
+	proposed, ok, invalidN := int32(0), false, 0
+	for i := range ins {
+		if len(ins) > 1 {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString("metric ")
+			writeInt(&b, int32(i))
+			b.WriteString(": ")
+		}
+		n, got := k.metricReplicas(ins[i], &b)
+		if !got {
+			invalidN++
+		}
+		if got && (!ok || n > proposed) {
+			proposed, ok = n, true
+		}
+	}
+	if !ok || (invalidN > 0 && proposed < cur) {
 		b.WriteString(": holding ")
 		writeInt(&b, cur)
 		return Decision{Desired: cur, Reason: b.String()}
 	}
+	if len(ins) > 1 {
+		b.WriteString("; highest proposal ")
+		writeInt(&b, proposed)
+	}
 	stable := k.stabilize(now, cur, proposed)
 	if stable != proposed {
-		if proposed > cur {
+		if proposed > cur && !k.cfg.Legacy {
 			b.WriteString("; lowest recommendation in the ")
 			b.WriteString(k.cfg.ScaleUp.StabilizationWindow.String())
 			b.WriteString(" scale-up window is ")
@@ -332,28 +400,10 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 		return n, true
 	}
 
-	var sum float64
-	var ready, missing, unready int
-	for i := range in.Pods {
-		p := &in.Pods[i]
-		switch {
-		case !p.Ready:
-			unready++
-		case p.Missing || !usable(p.Value):
-			missing++
-		default:
-			sum += p.Value
-			ready++
-		}
-	}
+	g := groupPods(in.Pods, !k.cfg.IgnoreReadiness)
+	sum, ready, missing, unready := g.sum, g.counted, g.missing, g.unready
 	if ready == 0 {
-		b.WriteString("no metrics from ready pods (")
-		writeInt(b, int32(len(in.Pods)))
-		b.WriteString(" pods, ")
-		writeInt(b, int32(unready))
-		b.WriteString(" not ready, ")
-		writeInt(b, int32(missing))
-		b.WriteString(" without a sample)")
+		g.writeNoMetrics(b, len(in.Pods))
 		return 0, false
 	}
 	avg := k.average(sum, ready)
@@ -420,17 +470,7 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 		writeInt(b, cur)
 		return cur, true
 	}
-	n := ceilReplicas(newRatio * float64(count))
-	if (newRatio < 1 && n > cur) || (newRatio > 1 && n < cur) {
-		b.WriteString(": ")
-		writeInt(b, n)
-		b.WriteString(" would reverse the direction, recommend ")
-		writeInt(b, cur)
-		return cur, true
-	}
-	b.WriteString(": recommend ")
-	writeInt(b, n)
-	return n, true
+	return unlessReversed(b, newRatio, ceilReplicas(newRatio*float64(count)), cur, "recommend"), true
 }
 
 // average is the mean of n values summing to sum; for utilisation truncated
@@ -455,27 +495,22 @@ func (k *Kubernetes) writeWithin(b *strings.Builder, cur int32) {
 // stabilize is stabilizeRecommendationWithBehaviors: it records proposed and
 // returns the current count moved towards it only as far as every
 // recommendation in the windows agrees.
+//
+// Without a behavior (Legacy) it is stabilizeRecommendation instead: the
+// highest of proposed and the recommendations in the scale-down window.
 func (k *Kubernetes) stabilize(now time.Time, cur, proposed int32) int32 {
-	upCut := now.Add(-k.cfg.ScaleUp.StabilizationWindow)
-	downCut := now.Add(-k.cfg.ScaleDown.StabilizationWindow)
-	up, down := proposed, proposed
-	for _, r := range k.recs {
-		if r.at.After(upCut) {
-			up = min(up, r.n)
+	if k.cfg.Legacy {
+		downCut := now.Add(-k.cfg.ScaleDown.StabilizationWindow)
+		rec := proposed
+		for _, r := range k.recs {
+			if r.at.After(downCut) {
+				rec = max(rec, r.n)
+			}
 		}
-		if r.at.After(downCut) {
-			down = max(down, r.n)
-		}
+		k.recs = pushStamped(k.recs, stamped{at: now, n: proposed})
+		return rec
 	}
-	k.recs = pushStamped(k.recs, stamped{at: now, n: proposed})
-	rec := cur
-	if rec < up {
-		rec = up
-	}
-	if rec > down {
-		rec = down
-	}
-	return rec
+	return stabilize(&k.recs, now, k.cfg.ScaleUp.StabilizationWindow, k.cfg.ScaleDown.StabilizationWindow, cur, proposed)
 }
 
 // limit is convertDesiredReplicasWithBehaviorRate: the policies' bound for
@@ -527,6 +562,10 @@ func (k *Kubernetes) limit(in Input, now time.Time, cur, desired int32, b *strin
 }
 
 func (k *Kubernetes) writeRules(b *strings.Builder, dir string, r HPARules) {
+	if k.cfg.Legacy {
+		b.WriteString("the scale-up limit max(2 x current, 4) (no behavior)")
+		return
+	}
 	b.WriteString(dir)
 	if r.SelectPolicy == SelectDisabled {
 		b.WriteString(" disabled")
@@ -559,8 +598,12 @@ func (k *Kubernetes) periodStart(now time.Time, cur int32, period time.Duration)
 	return int64(cur) - sumAfter(k.ups, cut) + sumAfter(k.downs, cut)
 }
 
-// upLimit is calculateScaleUpLimitWithScalingRules.
+// upLimit is calculateScaleUpLimitWithScalingRules, or without a behavior
+// calculateScaleUpLimit: max(2 x current, 4).
 func (k *Kubernetes) upLimit(now time.Time, cur int32) int64 {
+	if k.cfg.Legacy {
+		return max(2*int64(cur), 4)
+	}
 	r := k.cfg.ScaleUp
 	if r.SelectPolicy == SelectDisabled {
 		return int64(cur)
@@ -587,8 +630,12 @@ func (k *Kubernetes) upLimit(now time.Time, cur int32) int64 {
 	return result
 }
 
-// downLimit is calculateScaleDownLimitWithBehaviors.
+// downLimit is calculateScaleDownLimitWithBehaviors; without a behavior
+// nothing but Min limits a scale-down.
 func (k *Kubernetes) downLimit(now time.Time, cur int32) int64 {
+	if k.cfg.Legacy {
+		return math.MinInt64
+	}
 	r := k.cfg.ScaleDown
 	if r.SelectPolicy == SelectDisabled {
 		return int64(cur)

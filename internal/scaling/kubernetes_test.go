@@ -308,16 +308,20 @@ func TestKubernetesOutOfRange(t *testing.T) {
 		current, min, max int32
 		want              int32
 		reasonContains    string
+		disabled          bool
 	}{
-		{"above max", 12, 1, 10, 10, "above max 10"},
-		{"below min", 1, 2, 10, 2, "below min 2"},
-		{"zero with min", 0, 2, 10, 2, "autoscaling disabled"},
+		{"above max", 12, 1, 10, 10, "above max 10", false},
+		{"below min", 1, 2, 10, 2, "below min 2", false},
+		// horizontal.go reconcileAutoscaler: scale.Spec.Replicas == 0 &&
+		// minReplicas != 0 sets ScalingActive false, reason
+		// ScalingDisabled, desired 0 and no rescale: the target stays at 0.
+		{"zero with min is ScalingDisabled", 0, 2, 10, 0, "scaling is disabled", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newK8s(t, DefaultKubernetesConfig())
 			d := k.Decide(Input{Now: algT0, Current: tc.current, Min: tc.min, Max: tc.max, Target: 50, Pods: samePods(int(tc.current), 50)})
-			if d.Desired != tc.want || !d.Limited || !strings.Contains(d.Reason, tc.reasonContains) {
+			if d.Desired != tc.want || !d.Limited || !strings.Contains(d.Reason, tc.reasonContains) || d.ScalingDisabled != tc.disabled {
 				t.Fatalf("got %+v, want %d, limited, reason containing %q", d, tc.want, tc.reasonContains)
 			}
 		})

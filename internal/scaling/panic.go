@@ -154,18 +154,9 @@ func (p *Panic) Decide(in Input) Decision {
 	var sum float64
 	var sampled int
 	if len(in.Pods) > 0 {
-		ready = 0
-		for i := range in.Pods {
-			pod := &in.Pods[i]
-			if !pod.Ready {
-				continue
-			}
-			ready++
-			if !pod.Missing && usable(pod.Value) {
-				sum += pod.Value
-				sampled++
-			}
-		}
+		// The KPA scrapes Ready pods only: readiness always counts.
+		g := groupPods(in.Pods, true)
+		ready, sum, sampled = g.ready, g.sum, g.counted
 	}
 	if !p.started {
 		p.started = true

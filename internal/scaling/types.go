@@ -20,6 +20,11 @@ type PodSample struct {
 	Ready bool
 	// Missing reports that the pod exists but has no sample.
 	Missing bool
+	// Pending reports that the pod is not running yet (phase Pending:
+	// unscheduled, or pulling its image). Its sample, if any, never counts,
+	// as Kubernetes' groupPods. A pod that runs but is not Ready has Pending
+	// false.
+	Pending bool
 	// StartedAt is the pod's start time (zero when unknown).
 	StartedAt time.Time
 }
@@ -56,6 +61,12 @@ type Decision struct {
 	// Limited reports that Desired was clamped by Min/Max or by a rate,
 	// policy or stabilisation rule.
 	Limited bool
+	// ScalingDisabled is the HPA's ScalingDisabled condition: the target
+	// was scaled to 0 by hand while Min > 0, which turns autoscaling off
+	// until someone scales it up again. Desired is then 0, the current
+	// count (outside [Min, Max]): the caller leaves the target alone. Only
+	// the kubernetes algorithm reports it.
+	ScalingDisabled bool
 }
 
 // Algorithm decides replica counts. Implementations that need history keep it
@@ -65,13 +76,26 @@ type Algorithm interface {
 	// Name is the algorithm's kind as written in a BurstPolicy:
 	// "kubernetes", "frss" or "panic".
 	Name() string
-	// Decide returns the replica count for in. It never panics. For an input
+	// Decide returns the replica count for in, within [Min, Max] unless
+	// Decision.ScalingDisabled. It never panics. For an input
 	// that fails [Validate] it holds: Desired is Current clamped into
 	// [Min, Max] (or Current itself when Min > Max or Current < 0 gives no
 	// sane bound), Limited is true and Reason starts with "invalid input: ".
 	// Callers should run Validate first and surface its error.
 	Decide(in Input) Decision
 }
+
+// MultiMetric is an [Algorithm] that decides over several metrics of one
+// target at once, one Input per metric, and stabilises and rate-limits the
+// highest metric's recommendation once, as the HPA does
+// ([Kubernetes.DecideMetrics]). A caller with several metrics keeps one such
+// instance per target instead of one instance per metric.
+type MultiMetric interface {
+	Algorithm
+	DecideMetrics(ins []Input) Decision
+}
+
+var _ MultiMetric = (*Kubernetes)(nil)
 
 // ErrInvalidInput is wrapped by every error [Validate] returns.
 var ErrInvalidInput = errors.New("invalid scaling input")

@@ -6,8 +6,12 @@
 // replicas the primary cluster cannot schedule and [scaling.ScaleBack] to
 // remove them again — against the application model of the lab's loadsim (package workload)
 // ([workload.Compute]: per-pod utilisation, errors and an M/M/1 latency
-// curve from each ready pod's load share). Nothing sleeps: the simulation
-// advances a virtual clock one second at a time.
+// curve from each ready pod's load share), with a backlog in front of the
+// pods: what they cannot serve waits for the next second, first in first
+// out, until it times out ([ClusterModel.RequestTimeout]). Nothing sleeps:
+// the simulation advances a virtual clock one second at a time.
+// [ReactiveFloor] is the ideal reactive scaler every algorithm is measured
+// against; [WriteTable] adds it as the last column.
 //
 // Inputs are a policy in the BurstPolicy CRD's YAML ([ParsePolicy], with
 // the CRD's defaults), a CSV trace of seconds,requests_per_second

@@ -71,8 +71,11 @@ type Series struct {
 	// CPURequest is the pods' CPU request in effect, in cores (changes
 	// only under a Vertical SLO strategy).
 	CPURequest []float64
-	// Errors is the share of the second's requests answered with 503.
+	// Errors is the requests that timed out in the backlog this second,
+	// as a share of the second's offered load.
 	Errors []float64
+	// Backlog is the requests waiting at the end of the second.
+	Backlog []float64
 }
 
 // Result is one simulation run.
@@ -93,9 +96,10 @@ type Result struct {
 }
 
 type pod struct {
-	id      int
-	created int // second scheduled (primary) or placed (burst)
-	readyAt int
+	id        int
+	created   int // second scheduled (primary) or placed (burst)
+	runningAt int // second its node is there (after a burst cluster's provisioning): Pending before
+	readyAt   int
 }
 
 type clusterState struct {
@@ -172,19 +176,25 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	if err := m.CheckPolicy(p); err != nil {
 		return nil, err
 	}
+	if p.floor > 0 && p.floor%time.Second != 0 {
+		return nil, inputErr("reactive floor: control interval %v: use whole seconds", p.floor)
+	}
 	var (
 		alg      scaling.Algorithm
 		panicAlg *scaling.Panic
 		ctrl     time.Duration
 	)
-	if p.SLO == nil {
+	switch {
+	case p.floor > 0:
+		ctrl = p.floor
+	case p.SLO == nil:
 		var err error
 		if alg, err = p.NewAlgorithm(); err != nil {
 			return nil, err
 		}
 		panicAlg, _ = alg.(*scaling.Panic)
 		ctrl = m.ControlIntervalFor(p.Algorithm)
-	} else {
+	default:
 		ctrl = p.SLO.Interval
 	}
 	ctrlS := int(ctrl / time.Second)
@@ -192,6 +202,10 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	staleS := int(m.MetricStaleness / time.Second)
 	threshS := int(math.Ceil(p.PendingThreshold.Seconds()))
 	startS := int(math.Ceil(m.Pod.StartupDelay.Seconds()))
+	timeoutS := int(m.RequestTimeout / time.Second)
+	if timeoutS < 1 {
+		timeoutS = int(DefaultRequestTimeout / time.Second)
+	}
 	T := int(math.Ceil(tr.Duration())) + 1
 
 	// Clusters: primary first, then the policy's burst targets in order.
@@ -215,6 +229,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	s.Errors = make([]float64, T)
 	s.Compliance = make([]float64, T)
 	s.CPURequest = make([]float64, T)
+	s.Backlog = make([]float64, T)
 	s.Ready = make([][]int32, len(clusters))
 	s.Scheduled = make([][]int32, len(clusters))
 	for i := range clusters {
@@ -238,8 +253,8 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	nextID := 0
 	var pending []int // second each pending pod became pending
 	newPod := func(c *clusterState, t int) {
-		delay := startS + int(math.Ceil(c.spec.ProvisioningDelay.Seconds()))
-		c.pods = append(c.pods, pod{id: nextID, created: t, readyAt: t + delay})
+		prov := int(math.Ceil(c.spec.ProvisioningDelay.Seconds()))
+		c.pods = append(c.pods, pod{id: nextID, created: t, runningAt: t + prov, readyAt: t + prov + startS})
 		nextID++
 	}
 	total := func() int32 {
@@ -256,7 +271,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	start := min(max(demand(load0), p.Min), p.Max)
 	for i := int32(0); i < start; i++ {
 		if primary.spec.CapacityPods == 0 || int32(len(primary.pods)) < primary.spec.CapacityPods {
-			primary.pods = append(primary.pods, pod{id: nextID, created: -startS, readyAt: 0})
+			primary.pods = append(primary.pods, pod{id: nextID, created: -startS, runningAt: -startS, readyAt: 0})
 			nextID++
 		} else {
 			pending = append(pending, -threshS)
@@ -266,7 +281,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 
 	scrapes := make([]scrape, 0, T/max(scrapeS, 1)+1)
 	var cum counters
-	var out [1]workload.PodLoad
+	var bl backlog
 	thr := m.SLOThreshold.Seconds()
 	var pods []scaling.PodSample
 
@@ -380,24 +395,33 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 			}
 			if sc != nil {
 				cur := total()
-				in := scaling.Input{Now: now, Current: cur, Min: p.Min, Max: p.Max, Target: p.Target}
-				if p.Metric == MetricRequestRate {
-					v := sc.load
-					in.External = &v
+				var d scaling.Decision
+				if p.floor > 0 {
+					// The reactive floor: the demand of the load it sees.
+					d.Desired = min(max(demand(sc.load), p.Min), p.Max)
+					d.Reason = "reactive floor: demand of the scraped load"
 				} else {
-					pods = pods[:0]
-					for _, c := range clusters {
-						for _, q := range c.pods {
-							ready := q.readyAt <= t
-							pods = append(pods, scaling.PodSample{Ready: ready, Missing: !sc.ok || q.readyAt > sc.at, Value: sc.util})
+					in := scaling.Input{Now: now, Current: cur, Min: p.Min, Max: p.Max, Target: p.Target}
+					if p.Metric == MetricRequestRate {
+						v := sc.load
+						in.External = &v
+					} else {
+						// A pod without a node yet is Pending; one starting
+						// runs, not Ready, with no sample (it served nothing
+						// at the scrape).
+						pods = pods[:0]
+						for _, c := range clusters {
+							for _, q := range c.pods {
+								pods = append(pods, scaling.PodSample{Ready: q.readyAt <= t, Pending: q.runningAt > t, Missing: !sc.ok || q.readyAt > sc.at, Value: sc.util})
+							}
 						}
+						for range pending {
+							pods = append(pods, scaling.PodSample{Pending: true, Missing: true})
+						}
+						in.Pods = pods
 					}
-					for range pending {
-						pods = append(pods, scaling.PodSample{})
-					}
-					in.Pods = pods
+					d = alg.Decide(in)
 				}
-				d := alg.Decide(in)
 				tick := Tick{Second: t, Current: cur, Desired: d.Desired, Reason: d.Reason}
 				if panicAlg != nil {
 					tick.Panicking = panicAlg.Panicking()
@@ -454,32 +478,20 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		q := res.LatencyPercentile / 100
 		var util float64
 		cum.requests += load
-		if ready > 0 {
-			workload.Compute(load/float64(ready), m.Pod.CPUPerRequest, []workload.PodResources{podRes}, out[:])
-			pl := out[0]
-			util = pl.Utilisation * 100
-			s.MeanLatency[t] = pl.MeanLatency
-			s.Latency[t] = pl.MeanLatency * -math.Log1p(-q)
-			served, errs := pl.Served*float64(ready), pl.Errors*float64(ready)
-			slow := served * math.Exp(-thr/pl.MeanLatency)
-			res.Metrics.addSecond(load, served, errs, slow, pl.MeanLatency)
-			if load > 0 {
-				s.Errors[t] = errs / load
-			}
-			cum.errors += errs
-			cum.served += served
-			cum.cpuSeconds += pl.CPU * float64(ready)
-			for b := range cum.buckets {
-				cum.buckets[b] += pl.Buckets[b] * float64(ready)
-			}
-		} else {
-			s.MeanLatency[t] = math.Inf(1)
-			s.Latency[t] = math.Inf(1)
-			res.Metrics.addSecond(load, 0, load, 0, 0)
-			if load > 0 {
-				s.Errors[t] = 1
-			}
-			cum.errors += load
+		sv := bl.serve(t, load, ready, m.Pod.CPUPerRequest, podRes, thr, q)
+		util = sv.util
+		s.MeanLatency[t], s.Latency[t] = sv.meanLatency, sv.latency
+		timedOut := bl.expire(t, timeoutS)
+		res.Metrics.addSecond(load, sv.served, timedOut, sv.slow, sv.latencySum)
+		if load > 0 {
+			s.Errors[t] = timedOut / load
+		}
+		s.Backlog[t] = bl.total()
+		cum.errors += timedOut
+		cum.served += sv.served
+		cum.cpuSeconds += sv.cpu
+		for b := range cum.buckets {
+			cum.buckets[b] += sv.buckets[b]
 		}
 
 		// 4. Prometheus scrapes.
@@ -488,6 +500,8 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 				requestCores: float64(ready) * podRes.Request, replicas: total(), podCPU: podRes.Request, podMemGiB: memGiB})
 		}
 	}
+	// Requests still waiting at the end were late.
+	res.Metrics.slow += bl.total()
 	res.Metrics.compute(res)
 	return res, nil
 }

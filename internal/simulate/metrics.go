@@ -19,25 +19,30 @@ type Metrics struct {
 	//	Instability    υ  = 100/(T−1) Σ_{t≥2} min(|sgn Δs_t − sgn Δd_t|, 1)
 	//	Jitter         j  = (E_S − E_D) / T  (per hour here)
 	//
-	// E_S and E_D count the seconds where supply and demand change.
+	// E_S and E_D count the adaptations of supply and demand per resource
+	// unit (pod), as the SPEC RG report (SPEC-RG-2016-01, jitter metric)
+	// defines them: a change of several pods at once is that many
+	// adaptations. E_S = Σ |s_t − s_{t−1}|, E_D = Σ |d_t − d_{t−1}|.
 	UnderAccuracy, OverAccuracy     float64
 	UnderTimeshare, OverTimeshare   float64
 	Instability, JitterPerHour      float64
 	UnderPodMinutes, OverPodMinutes float64
 
 	// SLAViolationRate is the share of requests not answered within the SLO
-	// threshold (errors included); ErrorRate the share answered 503.
+	// threshold (timed-out, late and slow requests); ErrorRate the share that
+	// timed out in the backlog.
 	SLAViolationRate, ErrorRate float64
 	// MeanLatency is the served requests' mean response time in seconds.
 	MeanLatency float64
 
-	// Steps are the load steps found in the trace (demand up by at least
-	// 50 % and 2 pods from one second to the next).
-	Steps int
-	// TimeToDecide and TimeToReady are the worst, over the steps, time in
-	// seconds from a step until the decided, and until the ready, replica
-	// count reaches the step's demand (capped at max replicas). NaN: no
-	// step; +Inf: never reached.
+	// Rises are the rises of demand found in the trace (see [Rises]).
+	Rises int
+	// TimeToDecide and TimeToReady are the worst, over the rises, time to
+	// required replicas in seconds: from the first second the demand
+	// reaches the rise's required count to the first second the decided
+	// (ready) count does, 0 if it already had. The required count is
+	// ceil((1 − RiseTolerance) × min(peak demand, Max)). NaN: no rise;
+	// +Inf: never reached.
 	TimeToDecide, TimeToReady float64
 
 	// ScalingActions counts decisions that changed the replica count;
@@ -59,12 +64,12 @@ type Metrics struct {
 	burstHours                                float64
 }
 
-func (m *Metrics) addSecond(offered, served, errors, slow, meanLatency float64) {
+func (m *Metrics) addSecond(offered, served, errors, slow, latencySum float64) {
 	m.offered += offered
 	m.served += served
 	m.errors += errors
 	m.slow += slow
-	m.latencySum += served * meanLatency
+	m.latencySum += latencySum
 }
 
 func sgn(x int32) int {
@@ -103,12 +108,8 @@ func (m *Metrics) compute(r *Result) {
 		}
 		if t > 0 {
 			ds, dd := sgn(sp-supply[t-1]), sgn(d-s.Demand[t-1])
-			if ds != 0 {
-				es++
-			}
-			if dd != 0 {
-				ed++
-			}
+			es += int(abs32(sp - supply[t-1]))
+			ed += int(abs32(d - s.Demand[t-1]))
 			if ds != dd {
 				unstable++
 			}
@@ -149,32 +150,24 @@ func (m *Metrics) compute(r *Result) {
 		last = dir
 	}
 
-	// Steps.
+	// Rises.
 	m.TimeToDecide, m.TimeToReady = math.NaN(), math.NaN()
-	prev := int32(-1)
-	for t := 0; t < T; t++ {
-		d := s.Demand[t]
-		if prev >= 0 && d >= prev+2 && float64(d) >= 1.5*float64(prev) {
-			m.Steps++
-			need := min(d, r.Policy.Max)
-			dec, rdy := math.Inf(1), math.Inf(1)
-			for u := t; u < T; u++ {
-				if math.IsInf(dec, 1) && s.Desired[u] >= need {
-					dec = float64(u - t)
-				}
-				if supply[u] >= need {
-					rdy = float64(u - t)
-					break
-				}
-			}
-			if math.IsNaN(m.TimeToDecide) || dec > m.TimeToDecide {
-				m.TimeToDecide = dec
-			}
-			if math.IsNaN(m.TimeToReady) || rdy > m.TimeToReady {
-				m.TimeToReady = rdy
-			}
+	rises := Rises(s.Demand)
+	m.Rises = len(rises)
+	for _, rs := range rises {
+		need := max(1, int32(math.Ceil((1-RiseTolerance)*float64(min(rs.Peak, r.Policy.Max))-1e-9)))
+		from := rs.Start
+		for from < T && s.Demand[from] < need {
+			from++
 		}
-		prev = d
+		dec := timeTo(s.Desired, rs.Start, from, need)
+		rdy := timeTo(supply, rs.Start, from, need)
+		if math.IsNaN(m.TimeToDecide) || dec > m.TimeToDecide {
+			m.TimeToDecide = dec
+		}
+		if math.IsNaN(m.TimeToReady) || rdy > m.TimeToReady {
+			m.TimeToReady = rdy
+		}
 	}
 
 	// Cost: PodHours, Cost and burstHours were summed second by second in
@@ -183,4 +176,73 @@ func (m *Metrics) compute(r *Result) {
 		m.BurstShare = m.burstHours / m.PodHours
 	}
 	m.CostPerDay = m.Cost * 86400 / float64(T)
+}
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// RiseTolerance is the share of a rise's required replicas a scaler may
+// lack and still count as having reached them: the HPA's default tolerance,
+// so a count an algorithm holds within its tolerance reads as reached.
+const RiseTolerance = 0.1
+
+// Rise is a rise of demand: from a trough at Start to its Peak (pods) at
+// PeakAt.
+type Rise struct {
+	Start, PeakAt int
+	Trough, Peak  int32
+}
+
+// Rises finds the rises of a demand series with hysteresis, so that noise
+// does not count and a ramp is one rise like a step: a rise starts at the
+// last second of a trough and is confirmed once demand is at least 50 %
+// and 2 pods above the trough; it ends, at its highest point, once demand
+// has fallen to at most 2/3 of the peak and 2 pods below it (or at the
+// end of the series), and the search for the next trough starts there.
+func Rises(d []int32) []Rise {
+	var out []Rise
+	if len(d) == 0 {
+		return nil
+	}
+	trough, start := d[0], 0
+	rising := false
+	var peak int32
+	var peakAt int
+	for t, v := range d {
+		if !rising {
+			if v <= trough {
+				trough, start = v, t
+			}
+			if v >= trough+2 && float64(v) >= 1.5*float64(trough) {
+				rising, peak, peakAt = true, v, t
+			}
+			continue
+		}
+		if v > peak {
+			peak, peakAt = v, t
+		}
+		if v <= peak-2 && float64(v) <= float64(peak)/1.5 {
+			out = append(out, Rise{Start: start, PeakAt: peakAt, Trough: trough, Peak: peak})
+			rising, trough, start = false, v, t
+		}
+	}
+	if rising {
+		out = append(out, Rise{Start: start, PeakAt: peakAt, Trough: trough, Peak: peak})
+	}
+	return out
+}
+
+// timeTo is the time from second from until count first reaches need,
+// searching from second start (0 when it had before from); +Inf if never.
+func timeTo(count []int32, start, from int, need int32) float64 {
+	for u := start; u < len(count); u++ {
+		if count[u] >= need {
+			return math.Max(0, float64(u-from))
+		}
+	}
+	return math.Inf(1)
 }

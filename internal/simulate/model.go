@@ -35,7 +35,15 @@ type ClusterModel struct {
 	ControlInterval time.Duration
 	// SLOThreshold: a request slower than this violates the SLA.
 	SLOThreshold time.Duration
+	// RequestTimeout is how long a request waits in the backlog (requests
+	// beyond the ready pods' capacity, carried from one second to the
+	// next) before its client gives up: it then counts as an error and an
+	// SLA violation. Whole seconds, at least 1 s (default 30 s).
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is the model's request timeout when none is given.
+const DefaultRequestTimeout = 30 * time.Second
 
 // PodModel is one replica of the application.
 type PodModel struct {
@@ -97,9 +105,10 @@ func DefaultPodModel() PodModel {
 // DefaultClusterModel is the model used without --cluster: the default pod,
 // a primary cluster of unlimited capacity named primary, the given burst
 // clusters (unlimited, no provisioning delay), all at the default prices;
-// 15 s scrape interval, no extra staleness, 200 ms SLO threshold.
+// 15 s scrape interval, no extra staleness, 200 ms SLO threshold, 30 s
+// request timeout.
 func DefaultClusterModel(primary string, burst ...string) ClusterModel {
-	m := ClusterModel{Pod: DefaultPodModel(), ScrapeInterval: 15 * time.Second, SLOThreshold: 200 * time.Millisecond}
+	m := ClusterModel{Pod: DefaultPodModel(), ScrapeInterval: 15 * time.Second, SLOThreshold: 200 * time.Millisecond, RequestTimeout: DefaultRequestTimeout}
 	m.Clusters = append(m.Clusters, ClusterSpec{Name: primary, Primary: true, PricePerVCPUHour: DefaultPricePerVCPUHour, PricePerGiBHour: DefaultPricePerGiBHour})
 	for _, b := range burst {
 		m.Clusters = append(m.Clusters, ClusterSpec{Name: b, PricePerVCPUHour: DefaultPricePerVCPUHour, PricePerGiBHour: DefaultPricePerGiBHour})
@@ -116,6 +125,7 @@ type clusterModelFile struct {
 	MetricStaleness *metav1.Duration `json:"metricStaleness,omitempty"`
 	ControlInterval *metav1.Duration `json:"controlInterval,omitempty"`
 	SLOThreshold    *metav1.Duration `json:"sloThreshold,omitempty"`
+	RequestTimeout  *metav1.Duration `json:"requestTimeout,omitempty"`
 	Clusters        []clusterFile    `json:"clusters"`
 	Description     string           `json:"description,omitempty"`
 }
@@ -156,7 +166,7 @@ func ParseClusterModel(data []byte) (ClusterModel, error) {
 	if f.APIVersion != "simulate.hca.dev/v1alpha1" || f.Kind != ClusterModelKind {
 		return ClusterModel{}, inputErr("cluster model: apiVersion %q and kind %q: want apiVersion simulate.hca.dev/v1alpha1 and kind ClusterModel", f.APIVersion, f.Kind)
 	}
-	m := ClusterModel{Pod: DefaultPodModel(), ScrapeInterval: 15 * time.Second, SLOThreshold: 200 * time.Millisecond}
+	m := ClusterModel{Pod: DefaultPodModel(), ScrapeInterval: 15 * time.Second, SLOThreshold: 200 * time.Millisecond, RequestTimeout: DefaultRequestTimeout}
 	if p := f.Pod; p != nil {
 		for _, v := range []struct {
 			in    *float64
@@ -186,7 +196,7 @@ func ParseClusterModel(data []byte) (ClusterModel, error) {
 		out   *time.Duration
 		field string
 		min   time.Duration
-	}{{f.ScrapeInterval, &m.ScrapeInterval, "scrapeInterval", time.Second}, {f.MetricStaleness, &m.MetricStaleness, "metricStaleness", 0}, {f.ControlInterval, &m.ControlInterval, "controlInterval", time.Second}, {f.SLOThreshold, &m.SLOThreshold, "sloThreshold", time.Millisecond}} {
+	}{{f.ScrapeInterval, &m.ScrapeInterval, "scrapeInterval", time.Second}, {f.MetricStaleness, &m.MetricStaleness, "metricStaleness", 0}, {f.ControlInterval, &m.ControlInterval, "controlInterval", time.Second}, {f.SLOThreshold, &m.SLOThreshold, "sloThreshold", time.Millisecond}, {f.RequestTimeout, &m.RequestTimeout, "requestTimeout", time.Second}} {
 		if d.in == nil {
 			continue
 		}

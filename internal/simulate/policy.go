@@ -62,6 +62,9 @@ type Policy struct {
 	panic      scaling.PanicConfig
 	// spec keeps the algorithm section to rebuild configs per algorithm.
 	spec hcav1.Algorithm
+	// floor, when above 0, makes the run the reactive floor with this
+	// control interval (see [ReactiveFloor]).
+	floor time.Duration
 }
 
 // PolicyBurstTarget is one entry of spec.burstTargets.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 )
 
 // row is one line of the comparison table.
@@ -18,7 +19,7 @@ func pct(v float64) string { return fmt.Sprintf("%.2f %%", v) }
 func secs(v float64, ctrl float64) string {
 	switch {
 	case math.IsNaN(v):
-		return "no step"
+		return "no rise"
 	case math.IsInf(v, 1):
 		return "not reached"
 	}
@@ -47,18 +48,21 @@ var rows = []row{
 	{"under-provisioning timeshare τU", func(r *Result) string { return pct(r.Metrics.UnderTimeshare) }},
 	{"over-provisioning timeshare τO", func(r *Result) string { return pct(r.Metrics.OverTimeshare) }},
 	{"instability υ", func(r *Result) string { return pct(r.Metrics.Instability) }},
-	{"jitter (adaptations/h)", func(r *Result) string { return fmt.Sprintf("%.1f", r.Metrics.JitterPerHour) }},
+	{"jitter (pod adaptations/h)", func(r *Result) string { return fmt.Sprintf("%.1f", r.Metrics.JitterPerHour) }},
 	{"under-provisioned pod-minutes", func(r *Result) string { return fmt.Sprintf("%.1f", r.Metrics.UnderPodMinutes) }},
 	{"over-provisioned pod-minutes", func(r *Result) string { return fmt.Sprintf("%.1f", r.Metrics.OverPodMinutes) }},
 	{"SLA violation rate", func(r *Result) string {
 		return fmt.Sprintf("%.3f %% (> %v)", r.Metrics.SLAViolationRate*100, r.Model.SLOThreshold)
 	}},
-	{"error rate", func(r *Result) string { return fmt.Sprintf("%.3f %%", r.Metrics.ErrorRate*100) }},
+	{"timed-out requests", func(r *Result) string {
+		return fmt.Sprintf("%.3f %% (> %v)", r.Metrics.ErrorRate*100, r.requestTimeout())
+	}},
 	{"mean latency", func(r *Result) string { return fmt.Sprintf("%.1f ms", r.Metrics.MeanLatency*1000) }},
-	{"time to required replicas (decided)", func(r *Result) string {
+	{"demand rises", func(r *Result) string { return fmt.Sprint(r.Metrics.Rises) }},
+	{"time to required replicas (decided, within 10 %)", func(r *Result) string {
 		return secs(r.Metrics.TimeToDecide, r.ControlInterval.Seconds())
 	}},
-	{"time to required replicas (ready)", func(r *Result) string {
+	{"time to required replicas (ready, within 10 %)", func(r *Result) string {
 		return secs(r.Metrics.TimeToReady, r.ControlInterval.Seconds())
 	}},
 	{"scaling actions", func(r *Result) string { return fmt.Sprint(r.Metrics.ScalingActions) }},
@@ -79,8 +83,22 @@ func (r *Result) Label() string {
 	return r.Algorithm
 }
 
-// WriteTable writes a Markdown table, one column per run.
+func (r *Result) requestTimeout() time.Duration {
+	if r.Model.RequestTimeout > 0 {
+		return r.Model.RequestTimeout
+	}
+	return DefaultRequestTimeout
+}
+
+// WriteTable writes a Markdown table, one column per run, and, for
+// burst-policy runs, a last column with the reactive floor of the first
+// run's policy and trace at the shortest of their control intervals (see
+// [ReactiveFloor]).
 func WriteTable(w io.Writer, results []*Result) error {
+	results, err := withFloor(results)
+	if err != nil {
+		return fmt.Errorf("reactive floor: %w", err)
+	}
 	var b strings.Builder
 	b.WriteString("| metric |")
 	for _, r := range results {
@@ -98,6 +116,6 @@ func WriteTable(w io.Writer, results []*Result) error {
 		}
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,8 +79,10 @@ func upTicks(r *Result) []Tick {
 	return out
 }
 
-// The HPA with its defaults scales up by at most max(4 pods, 100 %) per
-// 15 s: from 2 pods on the x10 flash crowd it needs three steps to 20.
+// The reference policy sets no scaleUp/scaleDown, so the HPA has no
+// behavior block and follows the legacy cap max(2 x current, 4) per 15 s
+// sync (horizontal.go calculateScaleUpLimit): from 2 pods on the x10 flash
+// crowd it needs four steps to 20.
 func TestKubernetesFlashCrowdRate(t *testing.T) {
 	r := run(t, refPolicy(t, "kubernetes", 20), refModel(t), refTrace(t, "flash-crowd"))
 	if r.ControlInterval != 15*time.Second {
@@ -95,20 +98,21 @@ func TestKubernetesFlashCrowdRate(t *testing.T) {
 	ups := upTicks(r)
 	var got []int32
 	for _, tk := range ups {
-		if limit := max(tk.Current+4, 2*tk.Current); tk.Desired > limit {
-			t.Errorf("at %d s: %d -> %d, above max(4 pods, x2) = %d", tk.Second, tk.Current, tk.Desired, limit)
+		if limit := max(4, 2*tk.Current); tk.Desired > limit {
+			t.Errorf("at %d s: %d -> %d, above max(2 x current, 4) = %d", tk.Second, tk.Current, tk.Desired, limit)
 		}
 		got = append(got, tk.Desired)
 	}
-	want := []int32{6, 12, 20} // 2+4, 6x2, min(12x2, demand 20)
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+	want := []int32{4, 8, 16, 20} // max(2x2, 4), 4x2, 8x2, min(16x2, demand 20)
+	if !slices.Equal(got, want) {
 		t.Fatalf("scale-ups %v, want %v", got, want)
 	}
 	if ups[0].Second != 315 {
 		t.Fatalf("first scale-up at %d s, want 315 s (first sync after the 300 s scrape)", ups[0].Second)
 	}
-	if r.Metrics.TimeToDecide != 45 {
-		t.Fatalf("time to required replicas %v s, want 45 s (three syncs)", r.Metrics.TimeToDecide)
+	// Required: ceil(0.9 x 20) = 18, first decided at the fourth sync.
+	if r.Metrics.TimeToDecide != 60 {
+		t.Fatalf("time to required replicas %v s, want 60 s (four syncs)", r.Metrics.TimeToDecide)
 	}
 }
 

@@ -91,15 +91,14 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 		if ymax <= 0 {
 			ymax = 1
 		}
-		ymax, step := chart.NiceAxis(ymax)
+		ymax, ticks := chart.Ticks(ymax)
 		y = func(v float64) float64 { return top + panelH - math.Min(v, ymax)/ymax*panelH }
 		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="%d" height="%d" fill="none" stroke="#999"/>`+"\n", marginL, top, plotW, panelH)
 		fmt.Fprintf(&b, `<text x="%d" y="%.0f" font-weight="bold">%s</text>`+"\n", marginL, top-8, chart.Esc(name))
-		for j := 0; float64(j)*step <= ymax+1e-9; j++ {
-			v := float64(j) * step
-			yy := y(v)
+		for _, tk := range ticks {
+			yy := y(tk.Value)
 			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>`, marginL, yy, marginL+plotW, yy)
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", marginL-5, yy+4, chart.Num(v))
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", marginL-5, yy+4, tk.Label)
 		}
 		for sec := 0; sec < T; sec += tickEvery {
 			xx := marginL + float64(sec)/float64(max(T-1, 1))*float64(plotW)
