@@ -128,7 +128,7 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	if st == nil || st.fingerprint != fp {
 		st = &burstAlgoState{fingerprint: fp}
 		for _, m := range p.Spec.Metrics {
-			alg, err := policy.NewAlgorithm(p.Spec.Algorithm, m.Type == hcav1.MetricResource)
+			alg, err := policy.NewAlgorithmForMetric(p.Spec.Algorithm, m)
 			if err != nil {
 				t.mu.Unlock()
 				return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: t.interval}
@@ -144,6 +144,7 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	var best int32 = -1
 	var bestReason string
 	var missing []string
+	disabled := ""
 	for i, m := range p.Spec.Metrics {
 		in, err := t.metricInput(ctx, d, m, pods, req, current, minR, maxR, now)
 		if err != nil {
@@ -155,15 +156,24 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 			missing = append(missing, fmt.Sprintf("metrics[%d]: %s", i, dec.Reason))
 			continue
 		}
+		if dec.ScalingDisabled {
+			// The target was scaled to 0 by hand: the HPA's ScalingDisabled,
+			// nothing is decided until someone scales it up again.
+			disabled = fmt.Sprintf("%s: %s", st.algs[i].Name(), dec.Reason)
+			continue
+		}
 		if dec.Desired > best {
 			best, bestReason = dec.Desired, fmt.Sprintf("%s: metrics[%d] %s", st.algs[i].Name(), i, dec.Reason)
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0:
 		out.available = false
 		out.noScaleDown = true
 		out.message = strings.Join(missing, "; ")
-	} else {
+	case disabled != "":
+		out.message, best = disabled, -1
+	default:
 		out.message = bestReason
 	}
 	if best < 0 {
@@ -220,7 +230,7 @@ func (t *burstTotals) metricInput(ctx context.Context, d *appsv1.Deployment, m h
 		}
 		for _, pod := range pods {
 			v, ok := byPod[pod.Name]
-			s := scaling.PodSample{Name: pod.Name, Ready: burstPodReady(&pod), Missing: !ok, Value: 100 * v / per}
+			s := scaling.PodSample{Name: pod.Name, Ready: burstPodReady(&pod), Pending: pod.Status.Phase == corev1.PodPending, Missing: !ok, Value: 100 * v / per}
 			if pod.Status.StartTime != nil {
 				s.StartedAt = pod.Status.StartTime.Time
 			}
