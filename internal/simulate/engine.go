@@ -297,6 +297,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		lastScale time.Time
 	)
 	compliance := math.NaN()
+	var burstTotal slo.BurstTotal
 
 	// act applies one SLO output (out) to the strategy at second t; retry
 	// is a held decision tried again for the same output.
@@ -338,8 +339,8 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 				rollAt, rollTo = t+startS, template
 			}
 			tick.CPUMilli, tick.Reason = template.CPUMilli, d.Reason
-		default: // Burst: the burst controller's sloOutcome.
-			d, err := slo.Horizontal(now, cur, float64(out), slo.HorizontalConfig{MinReplicas: max(p.Min, 1), MaxReplicas: p.Max, Tolerance: sl.Tolerance}, nil)
+		default: // Burst: the burst controller's burstTotals.fromSLO, the same slo.BurstTotal.
+			d, err := burstTotal.Apply(now, cur, float64(out), burstConfig(p))
 			if err != nil {
 				return inputErr("slo: %v", err)
 			}
@@ -369,8 +370,9 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 						out := compliancePercent(r.Compliance)
 						compliance = float64(out)
 						// A new output changes the strategy's generation: the
-						// strategy acts once on it.
-						if out != lastOut {
+						// strategy acts once on it. A Burst strategy with a
+						// window gets every evaluation (slo.EveryEvaluationIsOutput).
+						if out != lastOut || p.SLO.Strategy == hcav1.StrategyBurst && slo.EveryEvaluationIsOutput(p.SLO.UpWindow, p.SLO.DownWindow) {
 							lastOut = out
 							if err := act(t, now, out, false); err != nil {
 								return nil, err
@@ -704,4 +706,12 @@ func apply(p Policy, clusters []*clusterState, pending *[]int, desired, cur int3
 		}
 	}
 	return nil
+}
+
+// burstConfig is what the Burst strategy of p's SLO decides with: the
+// policy's bounds, the SLO's tolerance and windows (as the burst controller
+// builds it from a BurstElasticityStrategy).
+func burstConfig(p Policy) slo.HorizontalConfig {
+	return slo.HorizontalConfig{MinReplicas: max(p.Min, 1), MaxReplicas: max(p.Max, max(p.Min, 1)), Tolerance: p.SLO.Tolerance,
+		ScaleUpWindow: p.SLO.UpWindow, ScaleDownWindow: p.SLO.DownWindow}
 }

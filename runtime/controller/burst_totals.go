@@ -41,12 +41,12 @@ type burstTotals struct {
 
 	mu    sync.Mutex
 	algos map[string]*burstAlgoState
-	// sloHistory holds the SLO strategy's recommendations for its windows.
-	sloHistory map[string][]slo.Recommendation
+	// slo holds the SLO strategy's state (its windows' history) per target.
+	slo map[string]*slo.BurstTotal
 }
 
 func newBurstTotals(source metrics.Source, interval time.Duration) *burstTotals {
-	return &burstTotals{source: source, interval: interval, algos: map[string]*burstAlgoState{}, sloHistory: map[string][]slo.Recommendation{}}
+	return &burstTotals{source: source, interval: interval, algos: map[string]*burstAlgoState{}, slo: map[string]*slo.BurstTotal{}}
 }
 
 // burstSLOKey identifies one output of a strategy.
@@ -69,15 +69,16 @@ func (t *burstTotals) fromSLO(key string, s *hcav1.BurstElasticityStrategy, d *a
 	up, down := windows(s.Spec.Stabilization)
 	cfg := slo.HorizontalConfig{MinReplicas: minR, MaxReplicas: maxR, Tolerance: tolerance(out), ScaleUpWindow: up, ScaleDownWindow: down}
 	t.mu.Lock()
-	history := t.sloHistory[key]
+	bt := t.slo[key]
+	if bt == nil {
+		bt = &slo.BurstTotal{}
+		t.slo[key] = bt
+	}
 	t.mu.Unlock()
-	dec, err := slo.Horizontal(now, current, float64(out.CompliancePercent), cfg, history)
+	dec, err := bt.Apply(now, current, float64(out.CompliancePercent), cfg)
 	if err != nil {
 		return &burstMetricOutcome{source: burstTotalKeep, message: fmt.Sprintf("burst strategy %s: %v", s.Name, err)}, ""
 	}
-	t.mu.Lock()
-	t.sloHistory[key] = dec.History
-	t.mu.Unlock()
 	reason := fmt.Sprintf("SLO %s compliance %d%%: %s", s.Name, out.CompliancePercent, dec.Reason)
 	return &burstMetricOutcome{source: burstTotalFromAlgorithm, total: dec.Desired, reason: reason, available: true, message: reason}, applied
 }
@@ -268,9 +269,9 @@ func (t *burstTotals) forget(prefix string) {
 			delete(t.algos, k)
 		}
 	}
-	for k := range t.sloHistory {
+	for k := range t.slo {
 		if strings.HasPrefix(k, prefix) {
-			delete(t.sloHistory, k)
+			delete(t.slo, k)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/slo"
 )
 
 // Strategy object kinds and the label that ties a strategy object to its SLO.
@@ -99,7 +100,7 @@ func buildStrategy(s *hcav1.ServiceLevelObjective, compliance int32) (client.Obj
 		// With a window, each evaluation is a new output (generation) so that
 		// the window sees every recommendation; without one, an unchanged
 		// output must not be applied again (it would compound).
-		if up, down := windows(s.Spec.Stabilization); (up > 0 || down > 0) && s.Status.LastEvaluationTime != nil {
+		if up, down := windows(s.Spec.Stabilization); slo.EveryEvaluationIsOutput(up, down) && s.Status.LastEvaluationTime != nil {
 			at := *s.Status.LastEvaluationTime.DeepCopy()
 			spec.EvaluatedAt = &at
 		}
