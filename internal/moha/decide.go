@@ -65,6 +65,9 @@ var (
 	ResourcesFirst    = ResponseTimeWeights(0.1)
 )
 
+// MaxReplicas bounds ranges.replicas.max.
+const MaxReplicas = 1_000_000
+
 // Config is what a decision is asked to reach and within which bounds.
 type Config struct {
 	Desired Desired
@@ -108,8 +111,8 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: min %v must be > 0", f.name, f.r.Min))
 		}
 	}
-	if r := c.Ranges.Replicas; r.Min != math.Trunc(r.Min) || r.Max != math.Trunc(r.Max) {
-		errs = append(errs, fmt.Errorf("ranges.replicas: min %v and max %v must be whole numbers", r.Min, r.Max))
+	if r := c.Ranges.Replicas; r.Min != math.Trunc(r.Min) || r.Max != math.Trunc(r.Max) || r.Max > MaxReplicas {
+		errs = append(errs, fmt.Errorf("ranges.replicas: min %v and max %v must be whole numbers, max at most %d", r.Min, r.Max, MaxReplicas))
 	}
 	w := c.Weights
 	sum := 0.0
@@ -122,7 +125,7 @@ func (c Config) Validate() error {
 		parts = append(parts, fmt.Sprintf("%s %v", f.name, f.v))
 	}
 	if math.Abs(sum-1) > weightSumTolerance {
-		errs = append(errs, fmt.Errorf("weights: sum to %v, must sum to 1 (%s)", sum, strings.Join(parts, " + ")))
+		errs = append(errs, fmt.Errorf("weights: sum to %.6g, must sum to 1 (%s)", sum, strings.Join(parts, " + ")))
 	}
 	return errors.Join(errs...)
 }
