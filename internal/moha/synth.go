@@ -15,12 +15,13 @@ type App struct {
 	Memory        workload.Memory
 }
 
-// DefaultApp is the synthetic service: 4m of CPU per req/s (a 300m pod serves
-// at most 75 req/s, a 500m pod 125), a 250 MiB base working set growing by
-// 1.5 MiB per req/s offered to the pod, and a GC cost of 0.05, so that a
-// 400Mi pod offered 100 req/s (W = 400 MiB) spends 95 % more CPU per request
-// and a 600Mi pod 10 %.
-var DefaultApp = App{CPUPerRequest: 0.004, Memory: workload.Memory{BaseMiB: 250, PerRequestMiB: 1.5, GCCost: 0.05}}
+// DefaultApp is the synthetic service: 2m of CPU per req/s (a 300m pod
+// serves at most 150 req/s, a 500m pod 250, before memory pressure), a
+// 250 MiB base working set growing by 1 MiB per req/s offered to the pod, and
+// a GC cost of 0.05: a 400Mi pod offered 100 req/s (W = 350 MiB, x = 0.875)
+// spends 35 % more CPU per request, a 600Mi pod 7 %; offered 150 req/s, 95 %
+// and 10 %.
+var DefaultApp = App{CPUPerRequest: 0.002, Memory: workload.Memory{BaseMiB: 250, PerRequestMiB: 1, GCCost: 0.05}}
 
 // Measure is the workload model's noise-free steady state of app for one
 // configuration: replicas identical pods with the CPU limit (= request) and
