@@ -386,3 +386,19 @@ func Rank(closeness []float64) []int {
 	})
 	return idx
 }
+
+// Thresholds say when a service needs no scaling (the paper's analysis step):
+// a response time at most ResponseTimeMs and both usages within their ranges
+// (the paper: 1 s, 70-90 % and 70-90 %, the desired usage being the middle).
+type Thresholds struct {
+	ResponseTimeMs     float64
+	CPUUsagePercent    Range
+	MemoryUsagePercent Range
+}
+
+// Satisfied reports whether every target of s is within t: then the paper's
+// loop does not scale.
+func (t Thresholds) Satisfied(s State) bool {
+	in := func(v float64, r Range) bool { return v >= r.Min && v <= r.Max }
+	return s.ResponseTimeMs <= t.ResponseTimeMs && in(s.CPUUsagePercent, t.CPUUsagePercent) && in(s.MemoryUsagePercent, t.MemoryUsagePercent)
+}

@@ -287,3 +287,25 @@ func FuzzDecide(f *testing.F) {
 		}
 	})
 }
+
+func TestThresholdsSatisfied(t *testing.T) {
+	paper := Thresholds{ResponseTimeMs: 1000, CPUUsagePercent: Range{70, 90}, MemoryUsagePercent: Range{70, 90}}
+	for _, tc := range []struct {
+		name         string
+		rt, cpu, mem float64
+		want         bool
+	}{
+		{"all within", 900, 80, 75, true},
+		{"on the bounds", 1000, 70, 90, true},
+		{"too slow", 1001, 80, 80, false},
+		{"CPU underused", 500, 69, 80, false},
+		{"memory overused", 500, 80, 91, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := State{ResponseTimeMs: tc.rt, CPUUsagePercent: tc.cpu, MemoryUsagePercent: tc.mem}
+			if got := paper.Satisfied(s); got != tc.want {
+				t.Errorf("Satisfied = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -7,13 +7,14 @@ import (
 	"testing"
 )
 
-// smallSet is a quick synthetic dataset: 2×2×3 configurations at 8 rates.
+// smallSet is a quick synthetic dataset: 3×3×5 configurations at 13 rates.
 func smallSet(t testing.TB) []Sample {
 	t.Helper()
-	s, err := Synthesize(DefaultApp, Grid{
-		CPUMilli: []float64{300, 500}, MemoryMiB: []float64{400, 600}, Replicas: []int{1, 3, 5},
-		RPS: []float64{20, 60, 100, 150, 200, 260, 330, 400},
-	}, 0.02, 1)
+	g := Grid{CPUMilli: []float64{300, 400, 500}, MemoryMiB: []float64{400, 500, 600}, Replicas: []int{1, 2, 3, 4, 5}}
+	for r := 20.0; r <= 500; r += 40 {
+		g.RPS = append(g.RPS, r)
+	}
+	s, err := Synthesize(DefaultApp, g, 0.02, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 
 func main() {
 	trace := flag.String("trace", "examples/traces/moha-ramp.csv", "load trace of the decision loop")
-	svg := flag.String("svg", "docs/bench/moha-ramp-moha.svg", "chart of the decision loop to write (empty: none)")
+	svg := flag.String("svg", "docs/bench/moha-loop.svg", "chart of the decision loop to write (empty: none)")
 	seed := flag.Uint64("seed", 1, "seed of the dataset's noise, the split and the MLP")
 	flag.Parse()
 	if err := run(os.Stdin, os.Stdout, *trace, *svg, *seed); err != nil {
@@ -262,13 +262,15 @@ type config struct {
 type policy func(cur config, m moha.Sample) config
 
 func mohaPolicy(p moha.Predictor, c moha.Config) policy {
+	th := moha.Thresholds{ResponseTimeMs: c.Desired.ResponseTimeMs, CPUUsagePercent: moha.Range{Min: 70, Max: 90}, MemoryUsagePercent: moha.Range{Min: 70, Max: 90}}
 	return func(cur config, m moha.Sample) config {
-		if m.ResponseTimeMs <= c.Desired.ResponseTimeMs && within(m.CPUUsagePercent, 70, 90) && within(m.MemoryUsagePercent, 70, 90) {
+		s := moha.State{CPULimitMilli: cur.cpu, MemoryLimitMiB: cur.mem, Replicas: cur.replicas,
+			RequestsPerSecond: m.RequestsPerSecond, ResponseTimeMs: m.ResponseTimeMs,
+			CPUUsagePercent: m.CPUUsagePercent, MemoryUsagePercent: m.MemoryUsagePercent}
+		if th.Satisfied(s) {
 			return cur
 		}
-		d, err := moha.Decide(p, moha.State{CPULimitMilli: cur.cpu, MemoryLimitMiB: cur.mem, Replicas: cur.replicas,
-			RequestsPerSecond: m.RequestsPerSecond, ResponseTimeMs: m.ResponseTimeMs,
-			CPUUsagePercent: m.CPUUsagePercent, MemoryUsagePercent: m.MemoryUsagePercent}, c)
+		d, err := moha.Decide(p, s, c)
 		if err != nil {
 			return cur
 		}
@@ -276,8 +278,6 @@ func mohaPolicy(p moha.Predictor, c moha.Config) policy {
 		return config{b.CPULimitMilli, b.MemoryLimitMiB, b.Replicas}
 	}
 }
-
-func within(v, lo, hi float64) bool { return v >= lo && v <= hi }
 
 // hpaPolicy is the Kubernetes HPA on CPU at 80 %: 10 % tolerance, the
 // highest recommendation of the last 5 minutes when scaling down.
