@@ -82,10 +82,7 @@ const weightSumTolerance = 1e-6
 // Validate checks the configuration; its errors name the field.
 func (c Config) Validate() error {
 	var errs []error
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{
+	for _, f := range []namedValue{
 		{"desired.response_time_ms", c.Desired.ResponseTimeMs},
 		{"desired.cpu_usage_percent", c.Desired.CPUUsagePercent},
 		{"desired.memory_usage_percent", c.Desired.MemoryUsagePercent},
@@ -211,24 +208,19 @@ type Variation struct {
 // 12. Each value is clamped to its range; configurations repeated after
 // clamping are kept once (the first), so there may be fewer than 12.
 func Variations(s State, d Desired, r Ranges) []Variation {
-	cpus := []struct {
+	type candidate struct {
 		v    float64
 		from Target
-	}{
+	}
+	cpus := []candidate{
 		{Optimum(s.CPULimitMilli, s.ResponseTimeMs, d.ResponseTimeMs), FromResponseTime},
 		{Optimum(s.CPULimitMilli, s.CPUUsagePercent, d.CPUUsagePercent), FromCPUUsage},
 	}
-	mems := []struct {
-		v    float64
-		from Target
-	}{
+	mems := []candidate{
 		{Optimum(s.MemoryLimitMiB, s.ResponseTimeMs, d.ResponseTimeMs), FromResponseTime},
 		{Optimum(s.MemoryLimitMiB, s.MemoryUsagePercent, d.MemoryUsagePercent), FromMemoryUsage},
 	}
-	reps := []struct {
-		v    float64
-		from Target
-	}{
+	reps := []candidate{
 		{Optimum(float64(s.Replicas), s.ResponseTimeMs, d.ResponseTimeMs), FromResponseTime},
 		{Optimum(float64(s.Replicas), s.CPUUsagePercent, d.CPUUsagePercent), FromCPUUsage},
 		{Optimum(float64(s.Replicas), s.MemoryUsagePercent, d.MemoryUsagePercent), FromMemoryUsage},
