@@ -111,47 +111,50 @@ func FitSVR(x [][]float64, z []float64, p SVRParams) (*SVR, error) {
 		if iter == maxIter {
 			return nil, fmt.Errorf("svr: no convergence in %d iterations", maxIter)
 		}
-		// i: the maximal violator among I_up.
+		// i: the maximal violator among I_up (y = +1 below C, y = -1 above 0).
 		gmax, i := math.Inf(-1), -1
-		for t := 0; t < l; t++ {
-			if sign(t) > 0 {
-				if !upper(t) && -g[t] >= gmax {
-					gmax, i = -g[t], t
-				}
-			} else if !lower(t) && g[t] >= gmax {
-				gmax, i = g[t], t
+		for t, at := range a[:n] {
+			if at < p.C && -g[t] >= gmax {
+				gmax, i = -g[t], t
+			}
+		}
+		for t, at := range a[n:] {
+			if at > 0 && g[n+t] >= gmax {
+				gmax, i = g[n+t], n+t
 			}
 		}
 		if i < 0 {
 			break
 		}
 		ki := k.row(i % n)
-		// j: the most decrease of the objective in I_low (second order).
+		// j: the most decrease of the objective in I_low (y = +1 above 0,
+		// y = -1 below C), second order; the curvature is
+		// K(i,i)+K(t,t)-2K(i,t) = 2-2K(i,t) for the RBF.
 		gmax2, j, best := math.Inf(-1), -1, math.Inf(1)
-		for t := 0; t < l; t++ {
-			var diff float64
-			if sign(t) > 0 {
-				if lower(t) {
-					continue
-				}
-				gmax2 = math.Max(gmax2, g[t])
-				diff = gmax + g[t]
-			} else {
-				if upper(t) {
-					continue
-				}
-				gmax2 = math.Max(gmax2, -g[t])
-				diff = gmax - g[t]
+		consider := func(t int, yg, kit float64) {
+			if yg > gmax2 {
+				gmax2 = yg
 			}
+			diff := gmax + yg
 			if diff <= 0 {
-				continue
+				return
 			}
-			quad := 2 - 2*ki[t%n] // K(i,i)+K(t,t)-2K(i,t), K(x,x) = 1 for the RBF
+			quad := 2 - 2*kit
 			if quad <= 0 {
 				quad = smoTau
 			}
 			if obj := -diff * diff / quad; obj <= best {
 				best, j = obj, t
+			}
+		}
+		for t, at := range a[:n] {
+			if at > 0 {
+				consider(t, g[t], ki[t])
+			}
+		}
+		for t, at := range a[n:] {
+			if at < p.C {
+				consider(n+t, -g[n+t], ki[t])
 			}
 		}
 		if gmax+gmax2 < p.Tol || j < 0 {
@@ -209,10 +212,13 @@ func FitSVR(x [][]float64, z []float64, p SVRParams) (*SVR, error) {
 				a[i], a[j] = 0, sum
 			}
 		}
-		di, dj := a[i]-oldI, a[j]-oldJ
-		for t := 0; t < l; t++ {
-			st := sign(t)
-			g[t] += st * (yi*ki[t%n]*di + yj*kj[t%n]*dj)
+		// G[t] += Q[t][i]Δaᵢ + Q[t][j]Δaⱼ with Q[t][s] = yₜ yₛ K: the same
+		// change, with opposite signs, for t and t+n.
+		di, dj := yi*(a[i]-oldI), yj*(a[j]-oldJ)
+		for u := 0; u < n; u++ {
+			d := ki[u]*di + kj[u]*dj
+			g[u] += d
+			g[u+n] -= d
 		}
 	}
 	// ρ: the mean of yG over free variables, else the middle of its bounds.
