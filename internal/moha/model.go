@@ -35,6 +35,11 @@ func ParseKind(s string) (Kind, error) {
 type Options struct {
 	SVR SVRParams
 	MLP MLPParams
+	// TuneSVR chooses each target's SVR C and gamma by a grid search
+	// ([TuneSVR]) instead of taking SVR's values.
+	TuneSVR bool
+	// Seed seeds the grid search's validation split.
+	Seed uint64
 }
 
 // The model file's format name and the version this package writes and reads.
@@ -121,7 +126,11 @@ func Train(kind Kind, samples []Sample, opts Options) (*Model, error) {
 		case KindBayes:
 			tm.Linear, err = FitBayesianRidge(x, z)
 		case KindSVR:
-			tm.SVR, err = FitSVR(x, z, opts.SVR)
+			p := opts.SVR
+			if opts.TuneSVR {
+				p = TuneSVR(x, z, opts.SVR, opts.Seed)
+			}
+			tm.SVR, err = FitSVR(x, z, p)
 		case KindMLP:
 			tm.MLP, err = FitMLP(x, z, opts.MLP)
 		}

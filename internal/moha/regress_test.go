@@ -213,3 +213,23 @@ func TestFitMLP(t *testing.T) {
 		t.Error("the same seed trained different weights")
 	}
 }
+
+func TestTuneSVR(t *testing.T) {
+	// sin(6πa) over two uniform inputs: "scale" gives gamma = 1/(2×1/12) = 6,
+	// too wide for three periods; the grid's narrowest kernel, 20, fits best.
+	rng := rand.New(rand.NewPCG(5, 6))
+	var x [][]float64
+	var z []float64
+	for i := 0; i < 300; i++ {
+		a, b := rng.Float64(), rng.Float64()
+		x = append(x, []float64{a, b})
+		z = append(z, 0.5+0.4*math.Sin(6*math.Pi*a))
+	}
+	base := SVRParams{Epsilon: 0.01}
+	if got := TuneSVR(x, z, base, 1); got.Gamma != 20 || got.Epsilon != 0.01 {
+		t.Errorf("TuneSVR chose %+v, want gamma 20 and epsilon kept", got)
+	}
+	if got := TuneSVR(x[:9], z[:9], base, 1); got != base {
+		t.Errorf("TuneSVR on 9 samples = %+v, want the base %+v", got, base)
+	}
+}

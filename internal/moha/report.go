@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// Result is one kind's accuracy on held-out samples.
+// Result is one model's accuracy on held-out samples.
 type Result struct {
-	Kind     Kind
+	Name     string // the kind, or the kind and a variant ("svr (tuned)")
 	Accuracy Accuracy
 }
 
@@ -23,7 +23,7 @@ func WriteAccuracyTable(w io.Writer, results []Result) error {
 	}
 	b.WriteString("\n| --- |" + strings.Repeat(" ---: | ---: |", NumTargets) + "\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s |", r.Kind)
+		fmt.Fprintf(&b, "| %s |", r.Name)
 		for t := range Targets {
 			fmt.Fprintf(&b, " %.2f | %.3f |", r.Accuracy.MAE[t], r.Accuracy.R2[t])
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 )
 
 // SVR is a fitted epsilon-support vector regression with the RBF kernel
@@ -255,6 +256,54 @@ func FitSVR(x [][]float64, z []float64, p SVRParams) (*SVR, error) {
 		}
 	}
 	return m, nil
+}
+
+// SVRGrid is the grid [TuneSVR] searches: C × gamma, gamma 0 standing for
+// the default ("scale").
+var SVRGrid = struct{ C, Gamma []float64 }{C: []float64{1, 3}, Gamma: []float64{0, 5, 10, 20}}
+
+// TuneSVR is a grid search (as the paper's): it fits an SVR for every C and
+// gamma of [SVRGrid] (the other parameters from base) on a seeded random
+// 80 % of the samples and returns the parameters with the least squared
+// error on the other 20 %. It falls back to base when there are fewer than
+// 10 samples or no fit succeeds.
+func TuneSVR(x [][]float64, z []float64, base SVRParams, seed uint64) SVRParams {
+	n := len(x)
+	if n < 10 {
+		return base
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x61c8864680b583eb))
+	perm := rng.Perm(n)
+	cut := n * 4 / 5
+	var fx, vx [][]float64
+	var fz, vz []float64
+	for r, i := range perm {
+		if r < cut {
+			fx, fz = append(fx, x[i]), append(fz, z[i])
+		} else {
+			vx, vz = append(vx, x[i]), append(vz, z[i])
+		}
+	}
+	best, bestErr := base, math.Inf(1)
+	for _, c := range SVRGrid.C {
+		for _, g := range SVRGrid.Gamma {
+			p := base
+			p.C, p.Gamma = c, g
+			m, err := FitSVR(fx, fz, p)
+			if err != nil {
+				continue
+			}
+			sse := 0.0
+			for i, v := range vx {
+				d := m.Predict(v) - vz[i]
+				sse += d * d
+			}
+			if sse < bestErr {
+				best, bestErr = p, sse
+			}
+		}
+	}
+	return best
 }
 
 // scaleGamma is scikit-learn's gamma="scale": 1/(inputs × variance of all

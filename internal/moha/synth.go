@@ -52,14 +52,15 @@ type Grid struct {
 
 // PaperGrid is the paper's grid, five values each of CPU limit (300m-500m),
 // memory limit (400Mi-600Mi) and replicas (1-5), measured at 25 request
-// rates from 20 to 500 req/s: 125 × 25 = 3,125 samples.
+// rates from 40 to 1,000 req/s (the peak of the paper's evaluation load):
+// 125 × 25 = 3,125 samples.
 func PaperGrid() Grid {
 	g := Grid{
 		CPUMilli:  []float64{300, 350, 400, 450, 500},
 		MemoryMiB: []float64{400, 450, 500, 550, 600},
 		Replicas:  []int{1, 2, 3, 4, 5},
 	}
-	for r := 20.0; r <= 500; r += 20 {
+	for r := 40.0; r <= 1000; r += 40 {
 		g.RPS = append(g.RPS, r)
 	}
 	return g

@@ -22,7 +22,7 @@ func TestSynthesize(t *testing.T) {
 	}
 	// Without noise a sample is the workload model's steady state.
 	exact, _ := Synthesize(DefaultApp, g, 0, 1)
-	if want := DefaultApp.Measure(300, 400, 1, 20); exact[0] != want {
+	if want := DefaultApp.Measure(300, 400, 1, 40); exact[0] != want {
 		t.Errorf("first noise-free sample %+v, want %+v", exact[0], want)
 	}
 	if _, err := Synthesize(DefaultApp, g, -1, 1); err == nil {

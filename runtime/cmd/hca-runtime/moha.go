@@ -108,7 +108,8 @@ func mohaTrain(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "model file to write (JSON); required")
 	kindFlag := fs.String("model", string(moha.KindSVR), "model to write: svr, ols, bayes or mlp")
 	compare := fs.String("compare", "ols,bayes,svr,mlp", "models to train and report (the written one is always included)")
-	seed := fs.Uint64("seed", 1, "seed of the train/test split and of the MLP's weights")
+	seed := fs.Uint64("seed", 1, "seed of the train/test split, of the SVR grid search's validation split and of the MLP's weights")
+	tune := fs.Bool("tune", false, "choose each target's SVR C and gamma by a grid search on the training set")
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func mohaTrain(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("moha train: %s: %v", *dataset, err)}
 	}
 	train, test := moha.Split(samples, *seed)
-	opts := moha.Options{MLP: moha.MLPParams{Seed: *seed}}
+	opts := moha.Options{MLP: moha.MLPParams{Seed: *seed}, TuneSVR: *tune, Seed: *seed}
 	var chosen *moha.Model
 	var results []moha.Result
 	for _, k := range kinds {
@@ -148,7 +149,11 @@ func mohaTrain(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("moha train: %w", err)
 		}
-		results = append(results, moha.Result{Kind: k, Accuracy: moha.Evaluate(m, test)})
+		name := string(k)
+		if k == moha.KindSVR && *tune {
+			name += " (tuned)"
+		}
+		results = append(results, moha.Result{Name: name, Accuracy: moha.Evaluate(m, test)})
 		if k == kind {
 			chosen = m
 		}
