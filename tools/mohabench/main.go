@@ -137,9 +137,11 @@ capture the saturation knee a plane cannot.
 `)
 
 	// Table 5: one decision under the three weight variants.
-	state := app.Measure(300, 400, 2, 300)
-	cur := moha.State{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 2, RequestsPerSecond: 300,
-		ResponseTimeMs: state.ResponseTimeMs, CPUUsagePercent: state.CPUUsagePercent, MemoryUsagePercent: state.MemoryUsagePercent}
+	// A pod just over the CPU threshold, where the three variants differ.
+	state := app.Measure(500, 600, 1, 200)
+	cur := moha.State{CPULimitMilli: state.CPULimitMilli, MemoryLimitMiB: state.MemoryLimitMiB, Replicas: int(state.Replicas),
+		RequestsPerSecond: state.RequestsPerSecond, ResponseTimeMs: state.ResponseTimeMs,
+		CPUUsagePercent: state.CPUUsagePercent, MemoryUsagePercent: state.MemoryUsagePercent}
 	hybrid := moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 500}, MemoryLimitMiB: moha.Range{Min: 400, Max: 600}, Replicas: moha.Range{Min: 1, Max: 10}}
 	fmt.Fprintf(w, `## The TOPSIS weight variants (the paper's Tables 5 and 6)
 
@@ -148,7 +150,7 @@ The paper's weight variants: t (response time 0.9, the five resource criteria
 
 ### One decision
 
-2 pods of 300m/400Mi offered 300 req/s measure %.0f ms, %.0f %% CPU and %.0f %%
+%d pod of %.0fm/%.0fMi offered %.0f req/s measures %.0f ms, %.0f %% CPU and %.0f %%
 memory; the desired values are 100 ms (the paper's 1 s suits TeaStore; the
 synthetic service's bare service time is 4-7 ms), 80 %% and 80 %%, the ranges 300m-500m,
 400Mi-600Mi and 1-10 pods. The tuned SVR model's choice per variant, with its
@@ -156,7 +158,7 @@ predicted targets and what the workload model measures for that choice:
 
 | variant | weights (response time / resources) | choice | predicted ms / CPU %% / memory %% | measured ms / CPU %% / memory %% |
 | --- | --- | --- | --- | --- |
-`, cur.ResponseTimeMs, cur.CPUUsagePercent, cur.MemoryUsagePercent)
+`, cur.Replicas, cur.CPULimitMilli, cur.MemoryLimitMiB, cur.RequestsPerSecond, cur.ResponseTimeMs, cur.CPUUsagePercent, cur.MemoryUsagePercent)
 	variants := []struct {
 		name string
 		w    moha.Weights
