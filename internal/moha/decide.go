@@ -206,7 +206,8 @@ type Variation struct {
 // memory usage, nor its memory limit its CPU usage: the paper's "missing
 // correlation"), leaving 2 CPU limits × 2 memory limits × 3 replica counts =
 // 12. Each value is clamped to its range; configurations repeated after
-// clamping are kept once (the first), so there may be fewer than 12.
+// clamping are kept once (the first), so there may be fewer than 12. s and d
+// must be valid ([Decide] checks them first).
 func Variations(s State, d Desired, r Ranges) []Variation {
 	type candidate struct {
 		v    float64
