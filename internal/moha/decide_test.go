@@ -309,3 +309,29 @@ func TestThresholdsSatisfied(t *testing.T) {
 		})
 	}
 }
+
+// FuzzTOPSIS: for any non-negative 3×3 matrix and weights, closeness is in
+// [0, 1] and Rank is a permutation. Seeded with TestTOPSISByHand's matrix.
+func FuzzTOPSIS(f *testing.F) {
+	f.Add(2.0, 3.0, 1.0, 1.0, 4.0, 2.0, 2.0, 0.0, 2.0, 0.5, 0.25, 0.25)
+	f.Add(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+	f.Fuzz(func(t *testing.T, a, b, c, d, e, g, h, i, j, w1, w2, w3 float64) {
+		vals := []float64{a, b, c, d, e, g, h, i, j, w1, w2, w3}
+		for _, v := range vals {
+			if !(v >= 0) || v > 1e150 {
+				return // criteria values and weights are finite and >= 0
+			}
+		}
+		got := TOPSIS([][]float64{{a, b, c}, {d, e, g}, {h, i, j}}, []float64{w1, w2, w3}, []bool{false, true, false})
+		for k, v := range got {
+			if !(v >= 0 && v <= 1) {
+				t.Fatalf("closeness[%d] = %v", k, v)
+			}
+		}
+		r := Rank(got)
+		slices.Sort(r)
+		if !slices.Equal(r, []int{0, 1, 2}) {
+			t.Fatalf("rank is not a permutation: %v", Rank(got))
+		}
+	})
+}
