@@ -52,6 +52,14 @@ func mohaCmd(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
+// mohaFlags is a moha subcommand's flag set, its -h printing the usage line.
+func mohaFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintf(stderr, "usage: hca-runtime moha %s %s\n\n", name, usage); fs.PrintDefaults() }
+	return fs
+}
+
 // parseFlags parses a moha subcommand's flags; done is true after -h.
 func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 	if err := fs.Parse(args); err != nil {
@@ -67,8 +75,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 }
 
 func mohaCollect(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("collect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := mohaFlags("collect", "--out FILE [--source model] [--seed N] [--noise F]", stderr)
 	source := fs.String("source", "model", "where samples come from: model (the workload model in virtual time; the lab's loadsim is not wired yet)")
 	out := fs.String("out", "", "dataset CSV to write; required")
 	seed := fs.Uint64("seed", 1, "seed of the measurement noise")
@@ -102,8 +109,7 @@ func mohaCollect(args []string, stdout, stderr io.Writer) error {
 }
 
 func mohaTrain(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := mohaFlags("train", "--dataset FILE --out MODEL [--model svr|ols|bayes|mlp] [--compare KIND,...] [--seed N] [--tune]", stderr)
 	dataset := fs.String("dataset", "", "dataset CSV; required")
 	out := fs.String("out", "", "model file to write (JSON); required")
 	kindFlag := fs.String("model", string(moha.KindSVR), "model to write: svr, ols, bayes or mlp")
@@ -178,8 +184,7 @@ func mohaTrain(args []string, stdout, stderr io.Writer) error {
 }
 
 func mohaDecide(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := mohaFlags("decide", "--model MODEL --current column=value,... [--desired ...] [--ranges ...] [--weights ...]", stderr)
 	modelPath := fs.String("model", "", "model file written by moha train; required")
 	current := fs.String("current", "", "current state as column=value pairs, all of "+strings.Join(moha.Columns, ",")+"; required")
 	desired := fs.String("desired", "response_time_ms=1000,cpu_usage_percent=80,memory_usage_percent=80", "desired targets (the paper's)")
