@@ -26,11 +26,15 @@ const (
 	MaxLatencyUtilisation = 0.99
 )
 
-// PodResources is a ready pod's CPU declaration in cores: the sums over its
-// containers. Zero means "not declared".
+// PodResources is a ready pod's CPU declaration in cores and its memory limit
+// in MiB: the sums over its containers. Zero means "not declared"; a pod
+// without a memory limit is never slowed down by memory pressure (see
+// [ComputeMemory]).
 type PodResources struct {
 	Request float64
 	Limit   float64
+	// MemoryLimit is the memory limit in MiB (0: none, no memory model).
+	MemoryLimit float64
 }
 
 // EffectiveLimit is the CPU, in cores, the pod can use: its limit, or its
@@ -69,7 +73,38 @@ type PodLoad struct {
 	// Buckets[i] is the expected number of served requests per second whose
 	// response time is at most [Buckets][i]: Served×(1-exp(-(μ-λs)×le)).
 	Buckets [NumBuckets]float64
+
+	// The memory fields are zero unless [ComputeMemory] ran with a memory
+	// model and the pod declares a memory limit.
+
+	// Memory is the pod's working set in MiB, at most its memory limit.
+	Memory float64
+	// MemoryUtilisation is Memory/MemoryLimit, in [0, 1].
+	MemoryUtilisation float64
+	// GCOverhead is the extra CPU per request that memory pressure costs, as
+	// a fraction of cpuPerRequest: each request costs cpuPerRequest×(1+GCOverhead).
+	GCOverhead float64
 }
+
+// Memory is an app's memory behaviour for [ComputeMemory]. The zero value is
+// "no memory model": pods behave as in [Compute] whatever their memory limit.
+type Memory struct {
+	// BaseMiB is the working set of an idle pod (runtime, code, caches).
+	BaseMiB float64
+	// PerRequestMiB is the working set added per req/s offered to the pod
+	// (buffers of requests in flight and queued, their garbage).
+	PerRequestMiB float64
+	// GCCost scales the slowdown under memory pressure (see [ComputeMemory]).
+	GCCost float64
+}
+
+// MaxMemoryPressure caps x = working set/limit in the slowdown formula, so
+// that a pod whose working set exceeds its limit (in reality it swaps, thrashes
+// in GC or is OOM-killed) is very slow but still finite: 1+19×GCCost times the
+// CPU per request.
+const MaxMemoryPressure = 0.95
+
+func (m Memory) active() bool { return m.BaseMiB > 0 || m.PerRequestMiB > 0 }
 
 // Compute splits the offered load (req/s) evenly across the ready pods, whose
 // resources are given in pods, and writes each pod's state to out, which must be
@@ -83,6 +118,27 @@ type PodLoad struct {
 // bound as utilisation approaches 1. Histogram buckets hold exact expected
 // counts. Compute does not allocate.
 func Compute(offered, cpuPerRequest float64, pods []PodResources, out []PodLoad) (unassigned float64) {
+	return ComputeMemory(offered, cpuPerRequest, Memory{}, pods, out)
+}
+
+// ComputeMemory is [Compute] with a memory dimension: a too-small memory limit
+// hurts latency. A pod offered λs req/s holds the working set
+//
+//	W = BaseMiB + PerRequestMiB×λs  (MiB)
+//
+// and, with memory limit L and pressure x = min(W/L, [MaxMemoryPressure]),
+// spends the fraction
+//
+//	g = GCCost × x/(1-x)
+//
+// more CPU per request (a garbage collector's work grows with live/headroom,
+// as Go's and the JVM's do; near and past the limit it stands for swapping
+// and thrashing). Every request then costs cpuPerRequest×(1+g): the service
+// rate μ = limit/(cpuPerRequest×(1+g)) falls, so latency grows and the pod
+// saturates earlier, and CPU usage per served request grows. The pod reports
+// Memory = min(W, L). With the zero [Memory] or a pod without a memory limit
+// the results are bit-identical to [Compute]'s.
+func ComputeMemory(offered, cpuPerRequest float64, mem Memory, pods []PodResources, out []PodLoad) (unassigned float64) {
 	if len(pods) == 0 {
 		return offered
 	}
@@ -93,14 +149,24 @@ func Compute(offered, cpuPerRequest float64, pods []PodResources, out []PodLoad)
 			continue
 		}
 		limit := res.EffectiveLimit()
-		mu := limit / cpuPerRequest
-		served := math.Min(share, mu)
 		p := &out[i]
+		cost := cpuPerRequest
+		p.Memory, p.MemoryUtilisation, p.GCOverhead = 0, 0, 0
+		if mem.active() && res.MemoryLimit > 0 {
+			w := mem.BaseMiB + mem.PerRequestMiB*share
+			x := math.Min(w/res.MemoryLimit, MaxMemoryPressure)
+			p.GCOverhead = mem.GCCost * x / (1 - x)
+			p.Memory = math.Min(w, res.MemoryLimit)
+			p.MemoryUtilisation = p.Memory / res.MemoryLimit
+			cost = cpuPerRequest * (1 + p.GCOverhead)
+		}
+		mu := limit / cost
+		served := math.Min(share, mu)
 		p.Share = share
 		p.Capacity = mu
 		p.Served = served
 		p.Errors = share - served
-		p.CPU = served * cpuPerRequest
+		p.CPU = served * cost
 		p.Utilisation = 0
 		if res.Request > 0 {
 			p.Utilisation = p.CPU / res.Request

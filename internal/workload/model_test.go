@@ -31,7 +31,7 @@ func TestComputeShares(t *testing.T) {
 		},
 		{
 			name: "four pods halve each share", offered: 50, cost: 0.01,
-			pods: []PodResources{{0.5, 1}, {0.5, 1}, {0.5, 1}, {0.5, 1}},
+			pods: []PodResources{{Request: 0.5, Limit: 1}, {Request: 0.5, Limit: 1}, {Request: 0.5, Limit: 1}, {Request: 0.5, Limit: 1}},
 			want: []PodLoad{
 				{Share: 12.5, Capacity: 100, Served: 12.5, CPU: 0.125, Utilisation: 0.25, MeanLatency: 1.0 / 87.5},
 				{Share: 12.5, Capacity: 100, Served: 12.5, CPU: 0.125, Utilisation: 0.25, MeanLatency: 1.0 / 87.5},
@@ -120,10 +120,10 @@ func TestComputeHistogram(t *testing.T) {
 		cost  float64
 		theta float64 // expected rate of the response-time distribution
 	}{
-		{"light load", 25, PodResources{0.5, 1}, 0.01, 75},
-		{"heavy load", 40, PodResources{0.1, 0.1}, 0.002, 10},
-		{"saturated: rho clamped at 0.99", 500, PodResources{1, 1}, 0.01, 1},
-		{"idle", 0, PodResources{1, 1}, 0.01, 100},
+		{"light load", 25, PodResources{Request: 0.5, Limit: 1}, 0.01, 75},
+		{"heavy load", 40, PodResources{Request: 0.1, Limit: 0.1}, 0.002, 10},
+		{"saturated: rho clamped at 0.99", 500, PodResources{Request: 1, Limit: 1}, 0.01, 1},
+		{"idle", 0, PodResources{Request: 1, Limit: 1}, 0.01, 100},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 // Command hca-runtime is the HCA controller that terraform-provider-hca installs.
 //
 //	hca-runtime run [flags]     run the controllers (in the cluster, or out of it with --kubeconfig)
+//	hca-runtime moha ...        MOHA's dataset, model training and decision, offline
 //	hca-runtime version         print the version
 package main
 
@@ -23,6 +24,7 @@ const usage = `usage: hca-runtime <command> [flags]
 commands:
   run       run the controllers (see hca-runtime run -h)
   simulate  replay a load trace against a policy in virtual time (see hca-runtime simulate -h)
+  moha      multi-objective hybrid autoscaling: collect a dataset, train a model, decide (see hca-runtime moha -h)
   version   print the version
 `
 
@@ -62,6 +64,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return run(ctx, opts)
 	case "simulate":
 		return simulate(ctx, args[1:], stdout, stderr)
+	case "moha":
+		return mohaCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,24 @@
+// Package moha is the pure core of multi-objective hybrid autoscaling (MOHA,
+// Horn, Fard and Wolf): a performance model learned from a dataset of load
+// tests, and a decision that changes replicas and pod resources together.
+//
+//   - [ReadDataset] reads the dataset CSV (columns [Columns]); [Split] shuffles
+//     it, seeded, into a training three quarters and a held-out quarter.
+//   - [Train] fits one regressor per target ([Targets]: response time, CPU
+//     usage, memory usage) on MinMax-scaled inputs and targets ([Scaler]):
+//     ordinary least squares, Bayesian ridge, epsilon-SVR with an RBF kernel
+//     (an SMO solver, its C and gamma optionally grid-searched: [TuneSVR]) or
+//     a one-hidden-layer MLP ([Kinds]). [Evaluate] gives
+//     MAE and R^2 on held-out samples. A [Model] is saved as JSON with its
+//     scalers ([Model.Save], [Load], which validates).
+//   - [Decide] is the paper's decision: eq. 1 per parameter and target
+//     ([Optimum]), the 12 parameter variations around the current state
+//     ([Variations]), the model's prediction per variation and a TOPSIS ranking
+//     ([TOPSIS]) with weights ([Balanced], [ResponseTimeFirst],
+//     [ResourcesFirst]), clamped to the parameter ranges. [Thresholds] is the
+//     paper's check that no scaling is needed.
+//   - [Synthesize] generates a dataset from the workload model
+//     ([workload.ComputeMemory]) over the paper's grid, in virtual time.
+//
+// Nothing here reads a clock, the network or Kubernetes.
+package moha
