@@ -469,7 +469,7 @@ func TestBurstPlacementTarget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := burstPlacementTarget(&tc.view, tc.cur, tc.unprobed, pod); got != tc.want {
+			if got := burstPlacementTarget(&tc.view, tc.cur, tc.unprobed, pod, false); got != tc.want {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
 		})
@@ -509,6 +509,43 @@ func TestBurstUnprobed(t *testing.T) {
 			v := &burstView{name: "b", hc: tt.hc, pods: tt.pods}
 			if got := burstUnprobed(v, d, tt.current); got != tt.want {
 				t.Errorf("unprobed = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBurstGrowable(t *testing.T) {
+	group := func(name string, spot bool, max int32) hcav1.NodeGroup {
+		g := hcav1.NodeGroup{Name: name, MaxNodes: max, Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi")}}
+		if spot {
+			g.CapacityType = hcav1.CapacitySpot
+		}
+		return g
+	}
+	hc := func(groups []hcav1.NodeGroup, status ...hcav1.NodeGroupStatus) *hcav1.HybridCluster {
+		return &hcav1.HybridCluster{Spec: hcav1.HybridClusterSpec{NodeGroups: groups}, Status: hcav1.HybridClusterStatus{NodeGroups: status}}
+	}
+	tests := []struct {
+		name      string
+		hc        *hcav1.HybridCluster
+		allowSpot bool
+		wantNodes int64
+	}{
+		{"no node groups: nothing to add", hc(nil), false, 0},
+		{"never looked at: up to its maximum", hc([]hcav1.NodeGroup{group("od", false, 3)}), false, 3},
+		// max 4, desired 2 of which 2 still boot: 2 more may come and the 2
+		// booting are not in the prober's free capacity yet: 4 nodes.
+		{"booting nodes and room to grow", hc([]hcav1.NodeGroup{group("od", false, 4)}, hcav1.NodeGroupStatus{Name: "od", DesiredNodes: 2, RequestedNodes: 2}), false, 4},
+		{"at its maximum, all ready: nothing", hc([]hcav1.NodeGroup{group("od", false, 2)}, hcav1.NodeGroupStatus{Name: "od", DesiredNodes: 2, ReadyNodes: 2, Reason: "MaxReached"}), false, 0},
+		{"nodes that cannot come add nothing", hc([]hcav1.NodeGroup{group("od", false, 4)}, hcav1.NodeGroupStatus{Name: "od", Reason: "LaunchFailures"}), false, 0},
+		{"spot only for policies that allow it", hc([]hcav1.NodeGroup{group("spot", true, 2), group("od", false, 1)}), false, 1},
+		{"spot allowed", hc([]hcav1.NodeGroup{group("spot", true, 2), group("od", false, 1)}), true, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cpu, mem := burstGrowable(tt.hc, tt.allowSpot)
+			if cpu != tt.wantNodes*4000 || mem != tt.wantNodes*16<<30 {
+				t.Errorf("growable %dm CPU, %d bytes; want %d nodes of 4 CPU / 16Gi", cpu, mem, tt.wantNodes)
 			}
 		})
 	}

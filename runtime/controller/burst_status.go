@@ -121,6 +121,12 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 				}
 			}
 		}
+		if v.hc != nil {
+			for _, g := range v.hc.Status.NodeGroups {
+				cr.NodesReady += g.ReadyNodes
+				cr.NodesRequested += g.RequestedNodes
+			}
+		}
 		burstAfter += cr.Desired
 		if cr.Desired > 0 || v.failed || (!v.reachable() && !v.gone && burstStatusHas(before, v.name)) {
 			reps = append(reps, cr)
