@@ -59,6 +59,11 @@ type Group struct {
 	// Ready counts the group's Ready nodes; Requested the nodes asked for and
 	// not Ready yet (the cloud's desired size minus Ready).
 	Ready, Requested int32
+	// Room is the free capacity on each Ready, schedulable node (allocatable
+	// minus the requests of its pods): Pending pods that fit there are
+	// waiting for the scheduler, not for a node (Cluster Autoscaler filters
+	// them out the same way), and are packed there first.
+	Room []Resources
 	// Unavailable says why the group's nodes cannot come ("quota exceeded",
 	// "insufficient capacity"); empty when they can.
 	Unavailable string
@@ -121,9 +126,9 @@ type node struct {
 
 // Plan decides which groups grow by how many nodes for sets. Sets are packed
 // largest request first (first-fit decreasing), each replica onto the first
-// node with room among those in flight and those already opened by this plan
-// (cheapest group first), else onto a new node of the cheapest eligible
-// group that is below its maximum.
+// node with room among the Ready nodes' room, the nodes in flight and those
+// already opened by this plan (cheapest group first), else onto a new node of
+// the cheapest eligible group that is below its maximum.
 func Plan(sets []PodSet, groups []Group) (Decision, error) {
 	if err := validate(sets, groups); err != nil {
 		return Decision{}, err
@@ -137,6 +142,9 @@ func Plan(sets []PodSet, groups []Group) (Decision, error) {
 
 	var nodes []node
 	for gi, g := range groups {
+		for _, free := range g.Room {
+			nodes = append(nodes, node{g: gi, free: free})
+		}
 		for range g.Requested {
 			nodes = append(nodes, node{g: gi, free: g.Allocatable})
 		}

@@ -78,6 +78,14 @@ func TestPlan(t *testing.T) {
 			want: Decision{Grow: []Growth{{"eks", "od", 1}}, Assignments: []Assignment{{"shop/web", "eks", "od", 10}}, HourlyCost: 0.192},
 		},
 		{
+			// A Ready node with 2 CPU / 8 GiB free takes 4 of the 500m/1Gi
+			// replicas the scheduler has not bound yet; 6 need new nodes:
+			// ceil(6/8) = 1.
+			name: "room on Ready nodes is used first (pods waiting for the scheduler, not for a node)",
+			sets: []PodSet{web(10)}, groups: []Group{with(eksOD(), func(g *Group) { g.Ready, g.Room = 1, []Resources{{2000, 8 * gi, 50}} })},
+			want: Decision{Grow: []Growth{{"eks", "od", 1}}, Assignments: []Assignment{{"shop/web", "eks", "od", 10}}, HourlyCost: 0.192},
+		},
+		{
 			name: "in flight covers everything: nothing ordered",
 			sets: []PodSet{web(8)}, groups: []Group{with(eksOD(), func(g *Group) { g.Requested = 1 })},
 			want: Decision{Assignments: []Assignment{{"shop/web", "eks", "od", 8}}},

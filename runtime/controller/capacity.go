@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,6 +76,9 @@ type CapacityReconciler struct {
 	Recorder events.EventRecorder
 	// Interval between looks at a cluster with node groups (default 10s).
 	Interval time.Duration
+	// Class selects the HybridClusters handled: those whose ClassLabel equals
+	// it ("": those without the label), as the other controllers.
+	Class string
 }
 
 // SetupWithManager registers the controller (HybridClusters; the rest is
@@ -108,7 +112,7 @@ func (r *CapacityReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.Client.Get(ctx, req.NamespacedName, &hc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if len(hc.Spec.NodeGroups) == 0 || !hc.DeletionTimestamp.IsZero() {
+	if len(hc.Spec.NodeGroups) == 0 || !hc.DeletionTimestamp.IsZero() || hc.Labels[ClassLabel] != r.Class {
 		return ctrl.Result{}, nil
 	}
 	before := hc.DeepCopy()
@@ -145,7 +149,7 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 		r.setAll(hc, "ClusterUnreachable", err.Error())
 		return ctrl.Result{RequeueAfter: r.Interval}, nil
 	}
-	groups := r.readGroups(ctx, hc, nodes.Items)
+	groups := r.readGroups(ctx, hc, nodes.Items, pods.Items)
 	sets, delays, err := r.demand(ctx, hc, groups, pods.Items)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -187,8 +191,15 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 	if err != nil {
 		errs = append(errs, err)
 	}
-	removals, next := capacity.Release(now, planGroups, obs, delays, plan.Grow)
-	errs = append(errs, r.release(ctx, m, hc, groups, removals, now))
+	// Nothing is released while burst pods wait for a node: an empty node
+	// is about to be used (Cluster Autoscaler scales down only without
+	// pending pods, likewise).
+	var next time.Duration
+	if len(sets) == 0 {
+		var removals []capacity.Removal
+		removals, next = capacity.Release(now, planGroups, obs, delays, plan.Grow)
+		errs = append(errs, r.release(ctx, m, hc, groups, removals, now))
+	}
 
 	hc.Status.NodeGroups = nil
 	for _, g := range groups {
@@ -203,7 +214,26 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 
 // readGroups reads each group's state from the cloud and its nodes from the
 // cluster.
-func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridCluster, nodes []corev1.Node) []*capacityGroup {
+func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridCluster, nodes []corev1.Node, pods []corev1.Pod) []*capacityGroup {
+	used := map[string]corev1.ResourceList{} // node -> requests of its active pods
+	count := map[string]int64{}
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName == "" || !burstPodActive(p) {
+			continue
+		}
+		req := burstPodRequests(&p.Spec)
+		u := used[p.Spec.NodeName]
+		if u == nil {
+			u = corev1.ResourceList{}
+		}
+		cpu, mem := u[corev1.ResourceCPU], u[corev1.ResourceMemory]
+		cpu.Add(*resource.NewMilliQuantity(req.CPUMilli, resource.DecimalSI))
+		mem.Add(*resource.NewQuantity(req.MemoryBytes, resource.BinarySI))
+		u[corev1.ResourceCPU], u[corev1.ResourceMemory] = cpu, mem
+		used[p.Spec.NodeName] = u
+		count[p.Spec.NodeName]++
+	}
 	prev := map[string]hcav1.NodeGroupStatus{}
 	for _, s := range hc.Status.NodeGroups {
 		prev[s.Name] = s
@@ -225,6 +255,14 @@ func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridClu
 			n := &nodes[i]
 			if n.Labels[EKSNodegroupLabel] == spec.EKS.NodegroupName && burstNodeReady(n) && n.DeletionTimestamp == nil {
 				g.status.ReadyNodes++
+				if !n.Spec.Unschedulable {
+					a := n.Status.Allocatable
+					u := used[n.Name]
+					g.plan.Room = append(g.plan.Room, capacity.Resources{
+						CPUMilli:    a.Cpu().MilliValue() - u.Cpu().MilliValue(),
+						MemoryBytes: a.Memory().Value() - u.Memory().Value(),
+						Pods:        a.Pods().Value() - count[n.Name]})
+				}
 			}
 		}
 		st, err := r.Cloud.DescribeNodegroup(ctx, spec.EKS.ClusterName, spec.EKS.Region, spec.EKS.NodegroupName)

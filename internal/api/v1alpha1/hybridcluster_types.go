@@ -85,7 +85,7 @@ type HybridClusterSpec struct {
 	//
 	// +listType=map
 	// +listMapKey=name
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=8
 	// +optional
 	NodeGroups []NodeGroup `json:"nodeGroups,omitempty"`
 }
@@ -157,6 +157,7 @@ type NodeGroup struct {
 
 	// Labels the group's nodes carry (for pods' node selectors).
 	//
+	// +kubebuilder:validation:MaxProperties=64
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
 
