@@ -399,6 +399,10 @@ func TestAccBurstPolicyResource_invalid(t *testing.T) {
 			[]string{"Invalid metrics", "metrics[0]: type PromQL requires promql (query and target_value) and no resource."}},
 		{"panic windows", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  algorithm = { name = \"panic\", panic = { stable_window = \"6s\" } }",
 			[]string{"Invalid algorithm", "algorithm.panic.panic_window (6s) must be shorter than stable_window (6s)."}},
+		{"min_replicas not whole", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  min_replicas = 2.5",
+			[]string{"Invalid min_replicas", "min_replicas must be a whole number, got 2.5"}},
+		{"nested max_replicas not whole", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\", max_replicas = 2.5 }]",
+			[]string{"Invalid burst_targets[0].max_replicas", "burst_targets[0].max_replicas must be a whole number, got 2.5"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

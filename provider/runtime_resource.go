@@ -143,7 +143,7 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					stringvalidator.RegexMatches(regexp.MustCompile(`^\S+$`), "must not contain white space"),
 				},
 			},
-			"replicas": schema.Int64Attribute{
+			"replicas": schema.Int64Attribute{CustomType: intType{},
 				Optional:    true,
 				Computed:    true,
 				Default:     int64default.StaticInt64(1),

@@ -227,7 +227,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 					"cpu_utilization": schema.SingleNestedAttribute{Optional: true,
 						Description: "Met while the pods' mean CPU utilisation equals the target (compliance = utilisation / target x 100); only with type `cpu-utilization`.",
 						Attributes: map[string]schema.Attribute{
-							"target_average_utilization": schema.Int64Attribute{Required: true, Description: "Wanted mean CPU use in percent of the pods' requests, 1 to 100.",
+							"target_average_utilization": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "Wanted mean CPU use in percent of the pods' requests, 1 to 100.",
 								Validators: []validator.Int64{int64validator.Between(1, 100)}},
 						}},
 					"latency": schema.SingleNestedAttribute{Optional: true,
@@ -244,7 +244,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 							"response_time_threshold": positiveDurationAttr("Response time under which a request counts as fast."),
 							"target_cost_efficiency": schema.StringAttribute{Required: true, Description: "Wanted fast requests per second per unit of cost per hour, a decimal greater than 0 such as `50`.",
 								Validators: []validator.String{quantityRange{min: "0"}}},
-							"min_requests_percentile": schema.Int64Attribute{Optional: true, Description: "Share of requests, in percent (0 to 100), that must be faster than the threshold whatever the cost: below it the SLO is violated. Unset: no floor.",
+							"min_requests_percentile": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Share of requests, in percent (0 to 100), that must be faster than the threshold whatever the cost: below it the SLO is violated. Unset: no floor.",
 								Validators: []validator.Int64{int64validator.Between(0, 100)}},
 							"histogram_metric": metricNameAttr("Prometheus histogram of response times in seconds, without the `_bucket` suffix.", sloDefaultHistogramMetric),
 						}},
@@ -289,9 +289,9 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 						Validators:  []validator.String{stringvalidator.OneOf(string(hcav1.StrategyHorizontal), string(hcav1.StrategyVertical), string(hcav1.StrategyBurst))}},
 					"horizontal": schema.SingleNestedAttribute{Optional: true, Description: "Bounds of the Horizontal strategy.",
 						Attributes: map[string]schema.Attribute{
-							"min_replicas": schema.Int64Attribute{Optional: true, Description: "Fewest replicas the strategy sets, 1 or more and at most `max_replicas`. The API's default is 1.",
+							"min_replicas": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Fewest replicas the strategy sets, 1 or more and at most `max_replicas`. The API's default is 1.",
 								Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
-							"max_replicas": schema.Int64Attribute{Required: true, Description: "Most replicas the strategy sets, 1 or more.",
+							"max_replicas": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "Most replicas the strategy sets, 1 or more.",
 								Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
 						}},
 					"vertical": schema.SingleNestedAttribute{Optional: true, Description: "Bounds and steps of the Vertical strategy, which moves the pods' CPU and memory requests in steps.",
@@ -323,7 +323,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 				Description:   "The SLO metric's latest value with its unit (`183ms`, `62%`), as the runtime last reported; empty before the first evaluation.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"compliance_percent": schema.Int64Attribute{
+			"compliance_percent": schema.Int64Attribute{CustomType: intType{},
 				Computed:      true,
 				Description:   "Latest compliance: 100 = met exactly, above 100 violated, below 100 outperformed; null before the first evaluation.",
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
