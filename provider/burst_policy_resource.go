@@ -514,8 +514,12 @@ func validateBurstPolicy(m *burstPolicyModel) diag.Diagnostics {
 	seen := map[string]int{}
 	weighted := false
 	for i, t := range m.BurstTargets {
+		// Unset weights default to 1; an unknown one may be > 0. The
+		// weight counts whether or not the cluster's name is known yet.
+		if !known(t.Weight) || t.Weight.ValueInt64() > 0 {
+			weighted = true
+		}
 		if !known(t.Cluster) {
-			weighted = weighted || !known(t.Weight)
 			continue
 		}
 		c := t.Cluster.ValueString()
@@ -528,10 +532,6 @@ func validateBurstPolicy(m *burstPolicyModel) diag.Diagnostics {
 				fmt.Sprintf("burst_targets[%d] and burst_targets[%d] both name cluster %q: list each cluster once.", j, i, c))
 		}
 		seen[c] = i
-		// Unset weights default to 1.
-		if t.Weight.IsNull() || t.Weight.IsUnknown() || t.Weight.ValueInt64() > 0 {
-			weighted = true
-		}
 	}
 	if known(m.Placement) && m.Placement.ValueString() == "weighted" && !weighted {
 		d.AddAttributeError(path.Root("burst_targets"), "Invalid burst_targets",

@@ -207,6 +207,27 @@ func TestValidateBurstPolicy(t *testing.T) {
 			m.BurstTargets[0].Weight = types.Int64Value(0)
 		}, "placement weighted needs at least one burst_targets entry with weight > 0."},
 		{"weighted with default weight", func(m *burstPolicyModel) { m.Placement = types.StringValue("weighted") }, ""},
+		{"weighted with clusters unknown at plan", func(m *burstPolicyModel) {
+			// cluster = hca_cluster.eks.name, created in the same apply.
+			m.Placement = types.StringValue("weighted")
+			m.BurstTargets = []bpBurstTarget{
+				{Cluster: types.StringUnknown(), Weight: types.Int64Value(3), MaxReplicas: types.Int64Null()},
+				{Cluster: types.StringUnknown(), Weight: types.Int64Value(1), MaxReplicas: types.Int64Null()},
+			}
+		}, ""},
+		{"weighted with weights unknown at plan", func(m *burstPolicyModel) {
+			m.Placement = types.StringValue("weighted")
+			m.BurstTargets[0].Weight = types.Int64Unknown()
+		}, ""},
+		{"weighted with placement unknown", func(m *burstPolicyModel) {
+			m.Placement = types.StringUnknown()
+			m.BurstTargets[0].Weight = types.Int64Value(0)
+		}, ""},
+		{"weighted with unknown cluster and zero weight", func(m *burstPolicyModel) {
+			m.Placement = types.StringValue("weighted")
+			m.BurstTargets[0].Cluster = types.StringUnknown()
+			m.BurstTargets[0].Weight = types.Int64Value(0)
+		}, "placement weighted needs at least one burst_targets entry with weight > 0."},
 		{"resource metric without resource", func(m *burstPolicyModel) {
 			m.Metrics = []bpMetric{{Type: types.StringValue("Resource")}}
 		}, "metrics[0]: type Resource requires resource (name and target_average_utilization) and no promql."},
@@ -421,4 +442,37 @@ func TestAccBurstPolicyResource_invalid(t *testing.T) {
 // with the real Terraform CLI.
 func TestAccBurstPolicyResource_example(t *testing.T) {
 	planExample(t, "hca_burst_policy")
+}
+
+// TestAccBurstPolicyResource_unknownAtPlan plans a weighted policy whose
+// burst_targets name clusters created in the same apply (values unknown at
+// plan time) with the real CLI: unknown values are never judged invalid.
+func TestAccBurstPolicyResource_unknownAtPlan(t *testing.T) {
+	prepareAccEnv(t)
+	kubeconfig := writeKubeconfig(t, newTestPKI(t), "lab")
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`provider "hca" {
+  kubeconfig_path = %q
+}
+resource "terraform_data" "eks" {
+  input = "eks-burst"
+}
+resource "terraform_data" "ack" {
+  input = "ack-burst"
+}
+resource "hca_burst_policy" "web" {
+  name            = "web"
+  namespace       = "shop"
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  placement       = "weighted"
+  burst_targets   = [{ cluster = terraform_data.eks.output, weight = 3 }, { cluster = terraform_data.ack.output, weight = 1 }]
+  max_replicas    = 10
+}
+`, kubeconfig),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
 }
