@@ -6,13 +6,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -459,10 +462,22 @@ func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m clusterModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || m.Provider.IsUnknown() || m.Provider.IsNull() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	set := func(v attr.Value) bool { return !v.IsNull() }
+	resp.Diagnostics.Append(validateCluster(&m)...)
+}
+
+// validateCluster checks the connection's shape for provider_type. A value
+// unknown at plan time may be set or not: it is neither refused where it is
+// not allowed nor missing where it is required.
+func validateCluster(m *clusterModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if m.Provider.IsUnknown() || m.Provider.IsNull() {
+		return diags
+	}
+	set := func(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
+	maybeSet := func(v attr.Value) bool { return !v.IsNull() }
 	if m.Provider.ValueString() == string(hcav1.ProviderEKS) {
 		for _, a := range []struct {
 			name string
@@ -470,7 +485,7 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 		}{{"kubeconfig", m.Kubeconfig}, {"host", m.Host}, {"cluster_ca_certificate", m.ClusterCACertificate}, {"token", m.Token},
 			{"client_certificate", m.ClientCertificate}, {"client_key", m.ClientKey}} {
 			if set(a.v) {
-				resp.Diagnostics.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
+				diags.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
 					a.name+" is not used with provider_type eks (the runtime mints EKS tokens with its own AWS identity): remove it, and set eks_cluster_name and region.")
 			}
 		}
@@ -478,43 +493,52 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 			name string
 			v    attr.Value
 		}{{"eks_cluster_name", m.EKSClusterName}, {"region", m.Region}} {
-			if !set(a.v) {
-				resp.Diagnostics.AddAttributeError(path.Root(a.name), "Missing "+a.name,
+			if !maybeSet(a.v) {
+				diags.AddAttributeError(path.Root(a.name), "Missing "+a.name,
 					a.name+" is required when provider_type is eks: set eks_cluster_name and region.")
 			}
 		}
-		return
+		return diags
 	}
 	for _, a := range []struct {
 		name string
 		v    attr.Value
 	}{{"eks_cluster_name", m.EKSClusterName}, {"region", m.Region}, {"role_arn", m.RoleARN}} {
 		if set(a.v) {
-			resp.Diagnostics.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
+			diags.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
 				a.name+" is only valid with provider_type eks: remove it or set provider_type to eks.")
 		}
 	}
-	if !set(m.Kubeconfig) && !set(m.Host) {
-		resp.Diagnostics.AddAttributeError(path.Root("kubeconfig"), "Missing cluster connection",
+	if !maybeSet(m.Kubeconfig) && !maybeSet(m.Host) {
+		diags.AddAttributeError(path.Root("kubeconfig"), "Missing cluster connection",
 			"provider_type "+m.Provider.ValueString()+" needs a kubeconfig for the runtime: set kubeconfig (its content), or host with "+
 				"token, or host with client_certificate and client_key.")
 	}
-	if set(m.Host) && !m.Host.IsUnknown() {
+	if set(m.Host) {
 		if msg := checkURL(m.Host.ValueString(), "https://10.0.0.1:6443"); msg != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid host", "host "+msg)
+			diags.AddAttributeError(path.Root("host"), "Invalid host", "host "+msg)
 		}
 	}
-	if set(m.Host) && !set(m.Token) && !set(m.ClientCertificate) {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Missing cluster credentials",
+	if set(m.Host) && !maybeSet(m.Token) && !maybeSet(m.ClientCertificate) {
+		diags.AddAttributeError(path.Root("host"), "Missing cluster credentials",
 			"host is set without credentials: set token, or client_certificate and client_key.")
 	}
-	if set(m.Kubeconfig) && !m.Kubeconfig.IsUnknown() {
-		if _, err := clientcmd.Load([]byte(m.Kubeconfig.ValueString())); err != nil {
+	if set(m.Kubeconfig) {
+		kc, err := clientcmd.Load([]byte(m.Kubeconfig.ValueString()))
+		switch {
+		case err != nil:
 			// The decoder's message may quote the content: not repeated.
-			resp.Diagnostics.AddAttributeError(path.Root("kubeconfig"), "Invalid kubeconfig",
+			diags.AddAttributeError(path.Root("kubeconfig"), "Invalid kubeconfig",
 				"kubeconfig does not parse as a kubeconfig (YAML or JSON with \"apiVersion: v1\" and \"kind: Config\"). Pass the file's content, e.g. file(\"~/.kube/burst.yaml\"), not its path.")
+		case kc.CurrentContext == "":
+			diags.AddAttributeError(path.Root("kubeconfig"), "Invalid kubeconfig",
+				fmt.Sprintf("kubeconfig has no current-context, which the runtime uses: set current-context to one of: %s.", quoteList(slices.Sorted(maps.Keys(kc.Contexts)))))
+		case kc.Contexts[kc.CurrentContext] == nil:
+			diags.AddAttributeError(path.Root("kubeconfig"), "Invalid kubeconfig",
+				fmt.Sprintf("kubeconfig's current-context %q is not one of its contexts: set current-context to one of: %s.", kc.CurrentContext, quoteList(slices.Sorted(maps.Keys(kc.Contexts)))))
 		}
 	}
+	return diags
 }
 
 // ModifyPlan plans credentials_sha256 from the configured connection, so that
