@@ -476,3 +476,27 @@ resource "hca_burst_policy" "web" {
 		}},
 	})
 }
+
+// TestAccBurstPolicyResource_missingNamespace creates a policy in a namespace
+// that does not exist: the error says so (not credentials, not CRDs).
+func TestAccBurstPolicyResource_missingNamespace(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	ns := fmt.Sprintf("hca-tf-missing-%06d", rand.IntN(1e6))
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name            = "web"
+  namespace       = %q
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  burst_targets   = [{ cluster = "eks" }]
+  max_replicas    = 3
+}
+`, ns),
+			ExpectError: errorRe("Error creating burst policy", fmt.Sprintf(`Could not create the BurstPolicy %s/web:`, ns),
+				fmt.Sprintf(`The namespace %q does not exist: create it first, or set namespace to an existing namespace.`, ns)),
+		}},
+	})
+}

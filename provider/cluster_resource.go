@@ -30,6 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -320,12 +321,12 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	if secret != nil {
 		if err := createOrAdoptSecret(ctx, c, secret, name); err != nil {
 			resp.Diagnostics.AddError("Error creating cluster credentials",
-				fmt.Sprintf("Could not create the Secret %s/%s: %v. %s", secret.Namespace, secret.Name, err, alreadyExistsHint(err, "the Secret")))
+				fmt.Sprintf("Could not create the Secret %s/%s: %v. %s", secret.Namespace, secret.Name, err, createHint(err, secret.Namespace, "credentials_namespace")))
 			return
 		}
 	}
 	if err := c.Create(ctx, hc); err != nil {
-		detail := fmt.Sprintf("Could not create the HybridCluster %q: %v. %s", name, err, alreadyExistsHint(err, "hca_cluster."+name))
+		detail := fmt.Sprintf("Could not create the HybridCluster %q: %v. %s", name, err, createHint(err, "", ""))
 		if secret != nil {
 			// No orphans: the Secret was only for this HybridCluster.
 			if derr := c.Delete(ctx, secret); derr != nil && !apierrors.IsNotFound(derr) {
@@ -816,11 +817,32 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-func alreadyExistsHint(err error, what string) string {
-	if apierrors.IsAlreadyExists(err) {
+// createHint says what to do about err, the API server's refusal to create
+// an object in namespace, which the attribute nsAttr sets ("" for a
+// cluster-scoped object).
+func createHint(err error, namespace, nsAttr string) string {
+	switch {
+	case apierrors.IsAlreadyExists(err):
 		return "It already exists: import it (terraform import) or choose another name."
+	case namespace != "" && namespaceNotFound(err):
+		return fmt.Sprintf("The namespace %q does not exist: create it first, or set %s to an existing namespace.", namespace, nsAttr)
+	case meta.IsNoMatchError(err):
+		return "The hca.dev CRDs are not installed in the control cluster: install them with hca_runtime (and add depends_on = [hca_runtime.this])."
+	case apierrors.IsForbidden(err):
+		return "The provider's credentials may not create it: grant them create on it."
 	}
 	return "Check that the provider's credentials may write it and that the hca CRDs are installed (hca_runtime)."
+}
+
+// namespaceNotFound tells the API server's answer to a create in a namespace
+// that does not exist.
+func namespaceNotFound(err error) bool {
+	var st apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &st) {
+		return false
+	}
+	d := st.Status().Details
+	return d != nil && d.Kind == "namespaces"
 }
 
 // controlScheme knows the core, apps, RBAC, apiextensions and hca.dev kinds.

@@ -16,7 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -511,6 +513,35 @@ func TestValidateCluster(t *testing.T) {
 				got = d.Errors()[0].Detail()
 			}
 			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCreateHint checks what a refused create tells the user to do; a missing
+// namespace is named as such, not blamed on credentials or CRDs.
+func TestCreateHint(t *testing.T) {
+	gr := func(r string) schema.GroupResource { return schema.GroupResource{Resource: r} }
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"namespace missing", apierrors.NewNotFound(gr("namespaces"), "shop"),
+			`The namespace "shop" does not exist: create it first, or set namespace to an existing namespace.`},
+		{"already exists", apierrors.NewAlreadyExists(gr("burstpolicies"), "web"),
+			"It already exists: import it (terraform import) or choose another name."},
+		{"forbidden", apierrors.NewForbidden(gr("burstpolicies"), "web", errors.New("no")),
+			"The provider's credentials may not create it: grant them create on it."},
+		{"kind not installed", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "hca.dev", Kind: "BurstPolicy"}},
+			"The hca.dev CRDs are not installed in the control cluster: install them with hca_runtime (and add depends_on = [hca_runtime.this])."},
+		{"other not found", apierrors.NewNotFound(gr("burstpolicies"), "web"),
+			"Check that the provider's credentials may write it and that the hca CRDs are installed (hca_runtime)."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := createHint(tt.err, "shop", "namespace"); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
