@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -27,6 +29,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -43,9 +46,10 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*runtimeResource)(nil)
-	_ resource.ResourceWithConfigure   = (*runtimeResource)(nil)
-	_ resource.ResourceWithImportState = (*runtimeResource)(nil)
+	_ resource.Resource                   = (*runtimeResource)(nil)
+	_ resource.ResourceWithConfigure      = (*runtimeResource)(nil)
+	_ resource.ResourceWithImportState    = (*runtimeResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*runtimeResource)(nil)
 )
 
 // NewRuntimeResource returns the hca_runtime resource.
@@ -287,8 +291,19 @@ func (r *runtimeResource) Create(ctx context.Context, req resource.CreateRequest
 		// since) stays this resource's to delete.
 		plan.NamespaceCreated = types.BoolValue(installedNamespace(&existing))
 	}
+	made, err := absentObjects(ctx, c, ns)
+	if err != nil {
+		resp.Diagnostics.AddError("Error installing runtime", fmt.Sprintf("Could not read the runtime's objects in namespace %q: %v.", ns, err))
+		return
+	}
 	r.install(ctx, c, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
+		// Nothing is saved: undo what this create made, so that no
+		// namespace or cluster-wide RBAC is left without a resource.
+		if err := rollbackInstall(ctx, c, made); err != nil {
+			resp.Diagnostics.AddError("Error rolling back runtime install",
+				fmt.Sprintf("The failed install's objects could not all be deleted: %v. Delete them by hand (kubectl delete) before applying again.", err))
+		}
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -455,6 +470,87 @@ func (r *runtimeResource) ImportState(ctx context.Context, req resource.ImportSt
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), req.ID)...)
+}
+
+// absentObjects returns the install's objects in ns that do not exist yet:
+// what a failed create has to delete again. The CRDs are not among them:
+// they stay, shared, as on destroy without remove_crds.
+func absentObjects(ctx context.Context, c client.Client, ns string) ([]client.Object, error) {
+	objs, err := runtimeObjects(ns, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []client.Object
+	for _, o := range objs {
+		probe := o.DeepCopyObject().(client.Object)
+		err := c.Get(ctx, client.ObjectKeyFromObject(o), probe)
+		switch {
+		case apierrors.IsNotFound(err):
+			out = append(out, o)
+		case err != nil:
+			return nil, fmt.Errorf("get %T %q: %w", o, o.GetName(), err)
+		}
+	}
+	return out, nil
+}
+
+// rollbackInstall deletes objs in reverse install order and waits until they
+// are gone, with a minute of its own (ctx may have ended: a rollout timeout).
+func rollbackInstall(ctx context.Context, c client.Client, objs []client.Object) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	var errs []error
+	for i := len(objs) - 1; i >= 0; i-- {
+		if err := deleteAndWait(ctx, c, objs[i], time.Minute); err != nil {
+			errs = append(errs, fmt.Errorf("delete %T %q: %w", objs[i], objs[i].GetName(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ValidateConfig checks that each request is at most its limit, which the API
+// server checks only when the Deployment is applied.
+func (r *runtimeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var obj types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("resources"), &obj)...)
+	if resp.Diagnostics.HasError() || obj.IsNull() || obj.IsUnknown() {
+		return
+	}
+	var rs runtimeResources
+	resp.Diagnostics.Append(obj.As(ctx, &rs, basetypes.ObjectAsOptions{})...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(validateRuntimeResources(&rs)...)
+}
+
+// validateRuntimeResources checks request <= limit for cpu and memory, when
+// both are known quantities.
+func validateRuntimeResources(rs *runtimeResources) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, p := range []struct {
+		name         string
+		req, limit   types.String
+		reqN, limitN string
+	}{
+		{"cpu", rs.CPURequest, rs.CPULimit, "cpu_request", "cpu_limit"},
+		{"memory", rs.MemoryRequest, rs.MemoryLimit, "memory_request", "memory_limit"},
+	} {
+		if p.req.IsNull() || p.req.IsUnknown() || p.limit.IsNull() || p.limit.IsUnknown() {
+			continue
+		}
+		rq, err1 := kresource.ParseQuantity(p.req.ValueString())
+		lq, err2 := kresource.ParseQuantity(p.limit.ValueString())
+		if err1 != nil || err2 != nil {
+			continue // the attributes' validators report it
+		}
+		if rq.Cmp(lq) > 0 {
+			diags.AddAttributeError(path.Root("resources").AtName(p.reqN), "Invalid resources."+p.reqN,
+				fmt.Sprintf("resources.%s (%s) must be at most resources.%s (%s): Kubernetes refuses a %s request above its limit. Lower the request or raise the limit.",
+					p.reqN, p.req.ValueString(), p.limitN, p.limit.ValueString(), p.name))
+		}
+	}
+	return diags
 }
 
 // install applies the CRDs (waiting until Established) and the runtime's
