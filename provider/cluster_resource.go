@@ -879,17 +879,14 @@ func deleteAndWait(ctx context.Context, c client.Client, obj client.Object, time
 		}
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
+	return pollUntil(ctx, 200*time.Millisecond, timeout, "deletion to finish", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
-		if apierrors.IsNotFound(err) {
-			return nil
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, "", nil
+		case err != nil:
+			return false, err.Error(), nil
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("still present after %s (finalizers %v): %w", timeout, obj.GetFinalizers(), ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return false, fmt.Sprintf("finalizers %v", obj.GetFinalizers()), nil
+	})
 }

@@ -623,7 +623,7 @@ func TestAccFederatedAutoscalerResource_deleteWaits(t *testing.T) {
 			{
 				Config:  cfg,
 				Destroy: true,
-				ExpectError: errorRe("Error deleting federated autoscaler", fmt.Sprintf("Could not delete the FederatedAutoscaler %s/%s: still present after 2s (finalizers [%s])", ns, name, finalizer),
+				ExpectError: errorRe("Error deleting federated autoscaler", fmt.Sprintf("Could not delete the FederatedAutoscaler %s/%s: timed out waiting for deletion to finish (last seen: finalizers [%s])", ns, name, finalizer),
 					"The runtime reports: cannot delete member HPAs yet; deletion waits: cluster eks: connection refused.",
 					"The runtime deletes the member HPAs before it lets the object go: make the members reachable, or raise timeouts.delete."),
 			},

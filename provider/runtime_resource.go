@@ -814,29 +814,19 @@ func runtimeObjects(ns, image string) ([]client.Object, error) {
 // waitRollout waits until the Deployment's latest generation is rolled out
 // and all its replicas are available.
 func waitRollout(ctx context.Context, c client.Client, ns string) error {
-	var last string
-	for {
+	return pollUntil(ctx, 250*time.Millisecond, untilDeadline(ctx, defaultRuntimeCreateTimeout), "the rollout", func(ctx context.Context) (bool, string, error) {
 		var d appsv1.Deployment
-		err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: config.Name}, &d)
-		if err == nil {
-			want := int32(1)
-			if d.Spec.Replicas != nil {
-				want = *d.Spec.Replicas
-			}
-			st := d.Status
-			if st.ObservedGeneration >= d.Generation && st.UpdatedReplicas == want && st.AvailableReplicas == want && st.Replicas == want {
-				return nil
-			}
-			last = fmt.Sprintf("%d of %d replicas updated, %d available", st.UpdatedReplicas, want, st.AvailableReplicas)
-		} else {
-			last = err.Error()
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: config.Name}, &d); err != nil {
+			return false, err.Error(), nil
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: %w", last, ctx.Err())
-		case <-time.After(250 * time.Millisecond):
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
 		}
-	}
+		st := d.Status
+		done := st.ObservedGeneration >= d.Generation && st.UpdatedReplicas == want && st.AvailableReplicas == want && st.Replicas == want
+		return done, fmt.Sprintf("%d of %d replicas updated, %d available", st.UpdatedReplicas, want, st.AvailableReplicas), nil
+	})
 }
 
 func crdNames() ([]string, error) {
