@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -81,10 +80,6 @@ var (
 	faClusterAttrs = map[string]attr.Type{"cluster": types.StringType, "min_replicas": types.Int64Type, "max_replicas": types.Int64Type,
 		"current_replicas": types.Int64Type, "desired_replicas": types.Int64Type, "last_scale_time": types.StringType}
 )
-
-// statusConditionAttrs are the attributes of one condition in a resource's
-// computed status (the data sources add last_transition_time).
-var statusConditionAttrs = map[string]attr.Type{"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType}
 
 func (r *federatedAutoscalerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_federated_autoscaler"
@@ -192,17 +187,8 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 				Description:   "Whether the runtime's `Ready` condition is True for the current spec (every member's HPA carries its partition); false before the runtime acts.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
-			"conditions": schema.ListNestedAttribute{
-				Computed:    true,
-				Description: "The runtime's conditions (`Ready`, `Degraded`), sorted by type; `Degraded` says which member could not be updated and why.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"type":    schema.StringAttribute{Computed: true, Description: "`Ready` or `Degraded`."},
-					"status":  schema.StringAttribute{Computed: true, Description: "`True`, `False` or `Unknown`."},
-					"reason":  schema.StringAttribute{Computed: true, Description: "Reason in CamelCase, such as `Partitioned` or `MemberUnavailable`."},
-					"message": schema.StringAttribute{Computed: true, Description: "Human-readable detail."},
-				}},
-			},
-			"timeouts": timeoutsAttr,
+			"conditions": conditionsResourceAttr("`Ready`, `Degraded`; `Degraded` says which member could not be updated and why"),
+			"timeouts":   timeoutsAttr,
 		},
 	}
 }
@@ -430,18 +416,6 @@ func (m *federatedAutoscalerModel) setStatus(fa *hcav1.FederatedAutoscaler, only
 		m.Clusters = types.ListValueMust(types.ObjectType{AttrTypes: faClusterAttrs}, elems)
 	}
 	if !onlyUnknown || m.Conditions.IsUnknown() {
-		m.Conditions = conditionsValue(st.Conditions)
+		m.Conditions = conditionsList(st.Conditions)
 	}
-}
-
-// conditionsValue is the conditions as a list of objects, sorted by type.
-func conditionsValue(cs []metav1.Condition) types.List {
-	cs = append([]metav1.Condition(nil), cs...)
-	sort.Slice(cs, func(i, j int) bool { return cs[i].Type < cs[j].Type })
-	elems := make([]attr.Value, len(cs))
-	for i, c := range cs {
-		elems[i] = types.ObjectValueMust(statusConditionAttrs, map[string]attr.Value{"type": types.StringValue(c.Type),
-			"status": types.StringValue(string(c.Status)), "reason": types.StringValue(c.Reason), "message": types.StringValue(c.Message)})
-	}
-	return types.ListValueMust(types.ObjectType{AttrTypes: statusConditionAttrs}, elems)
 }

@@ -41,7 +41,7 @@ func minimalFederatedAutoscaler() federatedAutoscalerModel {
 func emptyFAStatus(m *federatedAutoscalerModel) {
 	m.CurrentReplicas, m.DesiredReplicas, m.Ready = types.Int64Value(0), types.Int64Value(0), types.BoolValue(false)
 	m.Clusters = types.ListValueMust(types.ObjectType{AttrTypes: faClusterAttrs}, []attr.Value{})
-	m.Conditions = types.ListValueMust(types.ObjectType{AttrTypes: statusConditionAttrs}, []attr.Value{})
+	m.Conditions = types.ListValueMust(types.ObjectType{AttrTypes: conditionAttrs}, []attr.Value{})
 }
 
 func resourceMetric(name string, util int64) bpMetric {
@@ -199,8 +199,8 @@ func TestFederatedAutoscalerStatus(t *testing.T) {
 	}
 	wantClusters := `[{"cluster":"private","current_replicas":5,"desired_replicas":6,"last_scale_time":"2025-03-01T11:30:00Z","max_replicas":20,"min_replicas":2},` +
 		`{"cluster":"eks","current_replicas":2,"desired_replicas":3,"last_scale_time":<null>,"max_replicas":10,"min_replicas":0}]`
-	wantConditions := `[{"message":"every member cluster answered","reason":"MembersReachable","status":"False","type":"Degraded"},` +
-		`{"message":"HPAs of all 2 members carry their partition","reason":"Partitioned","status":"True","type":"Ready"}]`
+	wantConditions := `[{"last_transition_time":"2025-03-01T11:30:00Z","message":"every member cluster answered","reason":"MembersReachable","status":"False","type":"Degraded"},` +
+		`{"last_transition_time":"2025-03-01T11:30:00Z","message":"HPAs of all 2 members carry their partition","reason":"Partitioned","status":"True","type":"Ready"}]`
 	stale := *partitioned.DeepCopy()
 	stale.Conditions[0].ObservedGeneration = 2
 	degraded := *partitioned.DeepCopy()
@@ -217,7 +217,7 @@ func TestFederatedAutoscalerStatus(t *testing.T) {
 		{"partitioned", partitioned, 7, 9, true, wantClusters, wantConditions},
 		{"ready for an older generation", stale, 7, 9, false, wantClusters, wantConditions},
 		{"members degraded", degraded, 7, 9, false, wantClusters,
-			`[{"message":"1 of 2 members could not be updated (see Degraded)","reason":"MembersDegraded","status":"False","type":"Ready"}]`},
+			`[{"last_transition_time":"2025-03-01T11:30:00Z","message":"1 of 2 members could not be updated (see Degraded)","reason":"MembersDegraded","status":"False","type":"Ready"}]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,7 +242,7 @@ func TestFederatedAutoscalerStatus(t *testing.T) {
 	t.Run("only what the plan left unknown", func(t *testing.T) {
 		fa := &hcav1.FederatedAutoscaler{ObjectMeta: metav1.ObjectMeta{Generation: 3}, Status: partitioned}
 		m := federatedAutoscalerModel{CurrentReplicas: types.Int64Value(1), DesiredReplicas: types.Int64Value(2), Ready: types.BoolValue(false),
-			Clusters: types.ListUnknown(types.ObjectType{AttrTypes: faClusterAttrs}), Conditions: types.ListUnknown(types.ObjectType{AttrTypes: statusConditionAttrs})}
+			Clusters: types.ListUnknown(types.ObjectType{AttrTypes: faClusterAttrs}), Conditions: types.ListUnknown(types.ObjectType{AttrTypes: conditionAttrs})}
 		m.setStatus(fa, true)
 		if m.CurrentReplicas.ValueInt64() != 1 || m.DesiredReplicas.ValueInt64() != 2 || m.Ready.ValueBool() {
 			t.Errorf("known values changed: current %s desired %s ready %s", m.CurrentReplicas, m.DesiredReplicas, m.Ready)

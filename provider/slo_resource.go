@@ -348,17 +348,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 				Description:   "Whether the SLO's Ready condition is True: the runtime evaluated it and wrote the compliance to the strategy. False before the first evaluation.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
-			"conditions": schema.ListNestedAttribute{
-				Computed:      true,
-				Description:   "The SLO's conditions as the runtime last reported, by type (`Degraded`, `MetricsAvailable`, `Ready`): `type`, `status` (`True`, `False`, `Unknown`), `reason`, `message`.",
-				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"type":    schema.StringAttribute{Computed: true, Description: "Condition type."},
-					"status":  schema.StringAttribute{Computed: true, Description: "`True`, `False` or `Unknown`."},
-					"reason":  schema.StringAttribute{Computed: true, Description: "Machine-readable reason of the last transition."},
-					"message": schema.StringAttribute{Computed: true, Description: "Human-readable details."},
-				}},
-			},
+			"conditions": conditionsResourceAttr("`Degraded`, `MetricsAvailable`, `Ready`", listplanmodifier.UseStateForUnknown()),
 		},
 	}
 }
@@ -833,6 +823,6 @@ func (m *sloModel) setStatus(slo *hcav1.ServiceLevelObjective, onlyUnknown bool)
 		m.Ready = types.BoolValue(ready)
 	}
 	if set(m.Conditions) {
-		m.Conditions = conditionsValue(conds)
+		m.Conditions = conditionsList(conds)
 	}
 }

@@ -298,13 +298,13 @@ func TestSLOSetStatus(t *testing.T) {
 		want        string
 	}{
 		{"evaluated", slo, sloModel{}, false,
-			`"183ms" 92 "2025-03-01T09:04:05Z" "HorizontalElasticityStrategy" "web-latency" true [{"message":"","reason":"Evaluated","status":"False","type":"Degraded"},{"message":"compliance 92%","reason":"Evaluated","status":"True","type":"Ready"}]`},
+			`"183ms" 92 "2025-03-01T09:04:05Z" "HorizontalElasticityStrategy" "web-latency" true [{"last_transition_time":"","message":"","reason":"Evaluated","status":"False","type":"Degraded"},{"last_transition_time":"","message":"compliance 92%","reason":"Evaluated","status":"True","type":"Ready"}]`},
 		{"never evaluated", &hcav1.ServiceLevelObjective{}, sloModel{}, false, `"" <null> "" "" "" false []`},
 		{"degraded", &hcav1.ServiceLevelObjective{Status: hcav1.ServiceLevelObjectiveStatus{Conditions: []metav1.Condition{
 			{Type: hcav1.ConditionReady, Status: metav1.ConditionFalse, Reason: "NoData", Message: "no sample"}}}}, sloModel{}, false,
-			`"" <null> "" "" "" false [{"message":"no sample","reason":"NoData","status":"False","type":"Ready"}]`},
+			`"" <null> "" "" "" false [{"last_transition_time":"","message":"no sample","reason":"NoData","status":"False","type":"Ready"}]`},
 		{"planned values kept", slo, sloModel{CurrentValue: types.StringValue("1s"), CompliancePercent: types.Int64Unknown(), LastEvaluationTime: types.StringUnknown(),
-			StrategyKind: types.StringValue("k"), StrategyName: types.StringUnknown(), Ready: types.BoolValue(false), Conditions: types.ListNull(types.ObjectType{AttrTypes: statusConditionAttrs})}, true,
+			StrategyKind: types.StringValue("k"), StrategyName: types.StringUnknown(), Ready: types.BoolValue(false), Conditions: types.ListNull(types.ObjectType{AttrTypes: conditionAttrs})}, true,
 			`"1s" 92 "2025-03-01T09:04:05Z" "k" "web-latency" false <null>`},
 	}
 	for _, tt := range tests {
@@ -420,8 +420,8 @@ func TestSLOSchemaDescriptions(t *testing.T) {
 		}
 	}
 	walk("", resp.Schema.Attributes)
-	if n != 58 {
-		t.Errorf("hca_slo has %d attributes, want 58 (update this test with the schema)", n)
+	if n != 59 {
+		t.Errorf("hca_slo has %d attributes, want 59 (update this test with the schema)", n)
 	}
 }
 
