@@ -183,9 +183,10 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description:   "Kubeconfig of the cluster (DescribeClusterUserKubeconfig), with the credentials of the provider's AccessKey user. A secret.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": timeoutsAttr(ctx, map[string]string{
+				"create": "the creation task and the cluster to be running (default `30m`)",
+				"delete": "the deletion task and the cluster to be gone (default `20m`)",
+			}),
 		},
 	}
 }

@@ -420,7 +420,7 @@ func TestAccClusterResource_example(t *testing.T) {
 	pki := newTestPKI(t)
 	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, pki, "lab"))
 	t.Setenv(EnvKubeContext, "lab")
-	kc := writeFile(t, "private.yaml", "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\ncurrent-context: \"\"\nusers: []\n")
+	kc := writeKubeconfig(t, pki, "lab")
 	example, err := os.ReadFile("../examples/resources/hca_cluster/resource.tf")
 	if err != nil {
 		t.Fatal(err)

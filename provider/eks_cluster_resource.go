@@ -290,9 +290,11 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description:   "EKS platform version of the cluster, such as `eks.1`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttr(ctx, map[string]string{
+				"create": "the cluster and then its node group to become ACTIVE (default `30m`)",
+				"update": "the node group's update to succeed (default `60m`)",
+				"delete": "the node groups and the cluster to be deleted (default `15m`)",
+			}),
 		},
 	}
 }

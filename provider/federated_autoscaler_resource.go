@@ -92,10 +92,6 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 	window := durationAttr("How long after a member's last scale its partition is left alone by rebalancing, a Go duration (`0s`: rebalance at once). Defaults to `1m`.")
 	window.Computed = true
 	window.Default = stringdefault.StaticString("1m")
-	timeoutsAttr := timeouts.Attributes(ctx, timeouts.Opts{Delete: true,
-		DeleteDescription: "How long destroy waits for the FederatedAutoscaler to be gone, a Go duration (default `5m`): while the " +
-			"runtime is installed its finalizer first deletes the member HPAs, and waits while a member cannot be reached."}).(schema.SingleNestedAttribute)
-	timeoutsAttr.Description = "Operation timeouts; only `delete` waits."
 	resp.Schema = schema.Schema{
 		Description: "Manages a FederatedAutoscaler (hca.dev/v1alpha1) in the control cluster: one replica range over a " +
 			"workload deployed under the same name in several member clusters. The runtime partitions `min_replicas` " +
@@ -188,7 +184,9 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
 			"conditions": conditionsResourceAttr("`Ready`, `Degraded`; `Degraded` says which member could not be updated and why"),
-			"timeouts":   timeoutsAttr,
+			"timeouts": timeoutsAttr(ctx, map[string]string{
+				"delete": "the FederatedAutoscaler to be gone (default `5m`): while the runtime is installed its finalizer first deletes the member HPAs, and waits while a member cannot be reached",
+			}),
 		},
 	}
 }

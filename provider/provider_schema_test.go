@@ -2,11 +2,15 @@ package provider
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
 // TestProviderSchema checks the schema's contract with users: every attribute
@@ -67,5 +71,44 @@ func TestProviderSchema(t *testing.T) {
 		if !a.IsOptional() || a.IsRequired() || a.IsComputed() {
 			t.Errorf("%s: want optional, not required or computed", name)
 		}
+	}
+}
+
+// TestResourceSchemas checks every resource's schema: one convention for
+// nested arguments, `timeouts` included (nested attributes, no blocks), and a
+// description on every attribute.
+func TestResourceSchemas(t *testing.T) {
+	ctx := context.Background()
+	p := New("test")()
+	for _, newResource := range p.Resources(ctx) {
+		r := newResource()
+		var meta resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "hca"}, &meta)
+		var resp resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &resp)
+		t.Run(meta.TypeName, func(t *testing.T) {
+			if len(resp.Schema.Blocks) != 0 {
+				t.Errorf("has blocks %v: use nested attributes (timeouts = { ... })", slices.Collect(maps.Keys(resp.Schema.Blocks)))
+			}
+			var walk func(prefix string, as map[string]rschema.Attribute)
+			walk = func(prefix string, as map[string]rschema.Attribute) {
+				for name, a := range as {
+					if a.GetDescription() == "" {
+						t.Errorf("%s%s has no description", prefix, name)
+					}
+					switch na := a.(type) {
+					case rschema.SingleNestedAttribute:
+						walk(prefix+name+".", na.Attributes)
+					case rschema.ListNestedAttribute:
+						walk(prefix+name+"[].", na.NestedObject.Attributes)
+					case rschema.SetNestedAttribute:
+						walk(prefix+name+"[].", na.NestedObject.Attributes)
+					case rschema.MapNestedAttribute:
+						walk(prefix+name+"{}.", na.NestedObject.Attributes)
+					}
+				}
+			}
+			walk("", resp.Schema.Attributes)
+		})
 	}
 }

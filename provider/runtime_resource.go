@@ -249,7 +249,11 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Description:   "Names of the installed CustomResourceDefinitions.",
 				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttr(ctx, map[string]string{
+				"create": "the CRDs to be Established and the Deployment to roll out (default `5m`)",
+				"update": "the Deployment to roll out (default `5m`)",
+				"delete": "each installed object to be gone (default `5m`)",
+			}),
 		},
 	}
 }

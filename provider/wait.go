@@ -7,8 +7,39 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
+
+// timeoutsAttr is the `timeouts` argument of a resource whose operations
+// wait: a nested attribute (`timeouts = { create = "45m" }`) in every
+// resource, the framework's convention for providers written on it, as the
+// provider's other nested arguments are. what says what each operation waits
+// for, by operation ("create", "update", "delete"), with its default.
+func timeoutsAttr(ctx context.Context, what map[string]string) schema.SingleNestedAttribute {
+	opts := timeouts.Opts{}
+	var ops []string
+	for _, op := range []string{"create", "update", "delete"} {
+		d, ok := what[op]
+		if !ok {
+			continue
+		}
+		ops = append(ops, "`"+op+"`")
+		d = "How long " + op + " waits for " + d + ", a Go duration such as `45m`."
+		switch op {
+		case "create":
+			opts.Create, opts.CreateDescription = true, d
+		case "update":
+			opts.Update, opts.UpdateDescription = true, d
+		case "delete":
+			opts.Delete, opts.DeleteDescription = true, d
+		}
+	}
+	a := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute)
+	a.Description = "How long the operations that wait (" + strings.Join(ops, ", ") + ") may take before they fail; each unset one has its default."
+	return a
+}
 
 // pollUntil calls check at once, then every interval, until it reports done
 // or an error, or timeout passes or ctx ends (wait.PollUntilContextTimeout).
