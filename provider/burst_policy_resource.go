@@ -60,7 +60,7 @@ type burstPolicyModel struct {
 	Algorithm        *bpAlgorithm    `tfsdk:"algorithm"`
 	Propagate        *bpPropagate    `tfsdk:"propagate"`
 	Consul           *bpConsul       `tfsdk:"consul"`
-	PendingThreshold types.String    `tfsdk:"pending_threshold"`
+	PendingThreshold durationString  `tfsdk:"pending_threshold"`
 	Phase            types.String    `tfsdk:"phase"`
 	Replicas         types.List      `tfsdk:"replicas"`
 }
@@ -107,32 +107,32 @@ type bpKubernetes struct {
 }
 
 type bpScalingRules struct {
-	StabilizationWindow types.String      `tfsdk:"stabilization_window"`
+	StabilizationWindow durationString    `tfsdk:"stabilization_window"`
 	Tolerance           types.String      `tfsdk:"tolerance"`
 	SelectPolicy        types.String      `tfsdk:"select_policy"`
 	Policies            []bpScalingPolicy `tfsdk:"policies"`
 }
 
 type bpScalingPolicy struct {
-	Type   types.String `tfsdk:"type"`
-	Value  types.Int64  `tfsdk:"value"`
-	Period types.String `tfsdk:"period"`
+	Type   types.String   `tfsdk:"type"`
+	Value  types.Int64    `tfsdk:"value"`
+	Period durationString `tfsdk:"period"`
 }
 
 type bpFRSS struct {
-	Tolerance   types.String `tfsdk:"tolerance"`
-	ScaleUpRate types.Int64  `tfsdk:"scale_up_rate"`
-	UpWindow    types.String `tfsdk:"up_window"`
-	DownWindow  types.String `tfsdk:"down_window"`
-	ShrinkStep  types.Int64  `tfsdk:"shrink_step"`
+	Tolerance   types.String   `tfsdk:"tolerance"`
+	ScaleUpRate types.Int64    `tfsdk:"scale_up_rate"`
+	UpWindow    durationString `tfsdk:"up_window"`
+	DownWindow  durationString `tfsdk:"down_window"`
+	ShrinkStep  types.Int64    `tfsdk:"shrink_step"`
 }
 
 type bpPanic struct {
-	StableWindow          types.String `tfsdk:"stable_window"`
-	PanicWindow           types.String `tfsdk:"panic_window"`
-	PanicThresholdPercent types.Int64  `tfsdk:"panic_threshold_percent"`
-	MaxScaleUpRate        types.String `tfsdk:"max_scale_up_rate"`
-	MaxScaleDownRate      types.String `tfsdk:"max_scale_down_rate"`
+	StableWindow          durationString `tfsdk:"stable_window"`
+	PanicWindow           durationString `tfsdk:"panic_window"`
+	PanicThresholdPercent types.Int64    `tfsdk:"panic_threshold_percent"`
+	MaxScaleUpRate        types.String   `tfsdk:"max_scale_up_rate"`
+	MaxScaleDownRate      types.String   `tfsdk:"max_scale_down_rate"`
 }
 
 type bpPropagate struct {
@@ -161,11 +161,15 @@ func (r *burstPolicyResource) Metadata(_ context.Context, req resource.MetadataR
 	resp.TypeName = req.ProviderTypeName + "_burst_policy"
 }
 
+// durationAttr is an optional Go duration argument (durationType: equal
+// durations are equal values, whatever their spelling).
 func durationAttr(desc string, extra ...validator.String) schema.StringAttribute {
 	return schema.StringAttribute{
-		Optional:    true,
-		Description: desc,
-		Validators:  append([]validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"30s\", \"5m\" or \"1h30m\"")}, extra...),
+		Optional:      true,
+		CustomType:    durationType{},
+		Description:   desc,
+		Validators:    append([]validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"30s\", \"5m\" or \"1h30m\"")}, extra...),
+		PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
 	}
 }
 
@@ -220,8 +224,9 @@ func scalingRulesAttr(dir string) schema.SingleNestedAttribute {
 						Validators: []validator.String{stringvalidator.OneOf("Pods", "Percent")}},
 					"value": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "Allowed change, in pods or percent; at least 1.",
 						Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
-					"period": schema.StringAttribute{Required: true, Description: "Window the change is measured over, a Go duration in (0s, 30m].",
-						Validators: []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"15s\""), durationMax{max: 30 * time.Minute, positive: true}}},
+					"period": schema.StringAttribute{Required: true, CustomType: durationType{}, PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
+						Description: "Window the change is measured over, a Go duration in (0s, 30m].",
+						Validators:  []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"15s\""), durationMax{max: 30 * time.Minute, positive: true}}},
 				}},
 			},
 		},
@@ -387,9 +392,10 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				},
 			},
 			"pending_threshold": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("5s"),
-				Description: "How long a pod must stay Unschedulable before the deficit bursts, a Go duration (`0s` bursts at once). Defaults to `5s`.",
-				Validators:  []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"5s\" or \"1m\"")},
+				Optional: true, Computed: true, Default: stringdefault.StaticString("5s"), CustomType: durationType{},
+				PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
+				Description:   "How long a pod must stay Unschedulable before the deficit bursts, a Go duration (`0s` bursts at once). Defaults to `5s`.",
+				Validators:    []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"5s\" or \"1m\"")},
 			},
 			"phase": schema.StringAttribute{
 				Computed:      true,
@@ -756,7 +762,7 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 		m.MinReplicas = types.Int64Value(1)
 	}
 	if m.PendingThreshold.IsNull() {
-		m.PendingThreshold = types.StringValue("5s")
+		m.PendingThreshold = durationOf("5s")
 	}
 	m.Target = &bpTarget{DeploymentName: optString(types.StringNull(), string(s.Target.DeploymentName), ""), MatchLabels: mapValue(s.Target.MatchLabels)}
 	for i, t := range s.BurstTargets {
@@ -870,7 +876,7 @@ func scalingRulesFromAPI(r *hcav1.ScalingRules, prior *bpScalingRules) *bpScalin
 		SelectPolicy:        optString(prior.SelectPolicy, string(r.SelectPolicy), "Max"),
 	}
 	for i, p := range r.Policies {
-		var pp types.String
+		var pp durationString
 		if i < len(prior.Policies) {
 			pp = prior.Policies[i].Period
 		}
@@ -947,20 +953,18 @@ func optInt(prior types.Int64, v *int32, def int64) types.Int64 {
 
 // keepDuration returns the duration, in prior's spelling when equal; an unset
 // prior stays unset when d is nil or the API's default def.
-func keepDuration(prior types.String, d *metav1.Duration, def string) types.String {
+func keepDuration(prior durationString, d *metav1.Duration, def string) durationString {
 	if d == nil {
-		return types.StringNull()
+		return durationNull()
 	}
-	if !prior.IsNull() && !prior.IsUnknown() {
-		if p, err := time.ParseDuration(prior.ValueString()); err == nil && p == d.Duration {
-			return prior
-		}
-	} else if def != "" {
-		if dv, err := time.ParseDuration(def); err == nil && dv == d.Duration {
-			return types.StringNull()
-		}
+	v := durationOf(shortDuration(d.Duration))
+	switch {
+	case sameDuration(prior.StringValue, v.StringValue):
+		return prior
+	case (prior.IsNull() || prior.IsUnknown()) && def != "" && sameDuration(durationOf(def).StringValue, v.StringValue):
+		return durationNull()
 	}
-	return types.StringValue(shortDuration(d.Duration))
+	return v
 }
 
 // shortDuration formats d as people write it: "1m" rather than "1m0s", "1h"
@@ -1002,7 +1006,7 @@ func quantityPtr(v types.String, where string) (*kresource.Quantity, error) {
 	return &q, nil
 }
 
-func durationPtr(v types.String, where string) (*metav1.Duration, error) {
+func durationPtr(v durationString, where string) (*metav1.Duration, error) {
 	if v.IsNull() || v.IsUnknown() {
 		return nil, nil
 	}

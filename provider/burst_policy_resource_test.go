@@ -46,7 +46,7 @@ func minimalBurstPolicy() burstPolicyModel {
 		Placement:        types.StringValue("priority"),
 		MinReplicas:      types.Int64Value(1),
 		MaxReplicas:      types.Int64Value(10),
-		PendingThreshold: types.StringValue("5s"),
+		PendingThreshold: durationOf("5s"),
 	}
 }
 
@@ -65,19 +65,19 @@ func TestBurstPolicyConverters(t *testing.T) {
 		{Type: types.StringValue("PromQL"), PromQL: &bpPromQLMetric{Query: types.StringValue("sum(rate(x[1m]))"), TargetValue: types.StringValue("0.25"), TargetType: types.StringNull()}},
 	}
 	full.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{
-		StableWindow: types.StringValue("1m"), PanicWindow: types.StringNull(), PanicThresholdPercent: types.Int64Value(150),
+		StableWindow: durationOf("1m"), PanicWindow: durationNull(), PanicThresholdPercent: types.Int64Value(150),
 		MaxScaleUpRate: types.StringNull(), MaxScaleDownRate: types.StringValue("1.5")}}
 	full.Propagate = &bpPropagate{ConfigMaps: &bpObjectSelector{Names: setValue([]string{"a", "cfg"}), MatchLabels: types.MapNull(types.StringType)}}
 	full.Consul = &bpConsul{ServiceName: types.StringValue("web"), Port: types.Int64Value(8080), Tags: setValue([]string{"v1"})}
-	full.PendingThreshold = types.StringValue("90s")
+	full.PendingThreshold = durationOf("90s")
 
 	k8s := minimalBurstPolicy()
 	k8s.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{Tolerance: types.StringValue("0.05"),
-		ScaleUp: &bpScalingRules{StabilizationWindow: types.StringValue("0s"), Tolerance: types.StringNull(), SelectPolicy: types.StringNull(),
-			Policies: []bpScalingPolicy{{Type: types.StringValue("Pods"), Value: types.Int64Value(4), Period: types.StringValue("15s")}}}}}
+		ScaleUp: &bpScalingRules{StabilizationWindow: durationOf("0s"), Tolerance: types.StringNull(), SelectPolicy: types.StringNull(),
+			Policies: []bpScalingPolicy{{Type: types.StringValue("Pods"), Value: types.Int64Value(4), Period: durationOf("15s")}}}}}
 	frss := minimalBurstPolicy()
 	frss.Algorithm = &bpAlgorithm{Name: types.StringValue("frss"), FRSS: &bpFRSS{Tolerance: types.StringNull(), ScaleUpRate: types.Int64Null(),
-		UpWindow: types.StringNull(), DownWindow: types.StringValue("10s"), ShrinkStep: types.Int64Value(4)}}
+		UpWindow: durationNull(), DownWindow: durationOf("10s"), ShrinkStep: types.Int64Value(4)}}
 
 	tests := []struct {
 		name string
@@ -238,10 +238,10 @@ func TestValidateBurstPolicy(t *testing.T) {
 			m.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{}}
 		}, ""},
 		{"panic window not shorter", func(m *burstPolicyModel) {
-			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: types.StringValue("10s"), PanicWindow: types.StringValue("10s")}}
+			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: durationOf("10s"), PanicWindow: durationOf("10s")}}
 		}, "algorithm.panic.panic_window (10s) must be shorter than stable_window (10s)."},
 		{"panic window unknown", func(m *burstPolicyModel) {
-			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: types.StringValue("10s"), PanicWindow: types.StringUnknown()}}
+			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: durationOf("10s"), PanicWindow: durationUnknown()}}
 		}, ""},
 	}
 	for _, tt := range tests {
@@ -498,5 +498,51 @@ resource "hca_burst_policy" "web" {
 			ExpectError: errorRe("Error creating burst policy", fmt.Sprintf(`Could not create the BurstPolicy %s/web:`, ns),
 				fmt.Sprintf(`The namespace %q does not exist: create it first, or set namespace to an existing namespace.`, ns)),
 		}},
+	})
+}
+
+// TestAccBurstPolicyResource_importThenPlan imports a policy whose durations
+// the configuration spells otherwise than the API ("90s" where the API says
+// "1m30s"): the plan after the import is empty.
+func TestAccBurstPolicyResource_importThenPlan(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-bp-imp")
+	bp := &hcav1.BurstPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+			BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("90s"),
+			Algorithm: hcav1.Algorithm{Name: "kubernetes", Kubernetes: &hcav1.KubernetesAlgorithm{ScaleDown: &hcav1.ScalingRules{
+				StabilizationWindow: dur("300s"), Policies: []hcav1.ScalingPolicy{{Type: "Pods", Value: 2, Period: *dur("60s")}}}}}},
+	}
+	if err := c.Create(context.Background(), bp); err != nil {
+		t.Fatalf("create the BurstPolicy to import: %v", err)
+	}
+	cfg := accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name              = "web"
+  namespace         = %q
+  target            = { deployment_name = "web" }
+  primary_cluster   = "private"
+  burst_targets     = [{ cluster = "eks" }]
+  max_replicas      = 10
+  pending_threshold = "90s"
+  algorithm = {
+    name = "kubernetes"
+    kubernetes = {
+      scale_down = {
+        stabilization_window = "300s"
+        policies             = [{ type = "Pods", value = 2, period = "60s" }]
+      }
+    }
+  }
+}
+`, ns)
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: cfg, ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/web", ImportStatePersist: true},
+			{Config: cfg, PlanOnly: true},
+		},
 	})
 }

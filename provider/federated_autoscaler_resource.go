@@ -54,7 +54,7 @@ type federatedAutoscalerModel struct {
 	MinReplicas          types.Int64    `tfsdk:"min_replicas"`
 	MaxReplicas          types.Int64    `tfsdk:"max_replicas"`
 	Metrics              []bpMetric     `tfsdk:"metrics"`
-	ScaleForbiddenWindow types.String   `tfsdk:"scale_forbidden_window"`
+	ScaleForbiddenWindow durationString `tfsdk:"scale_forbidden_window"`
 	CurrentReplicas      types.Int64    `tfsdk:"current_replicas"`
 	DesiredReplicas      types.Int64    `tfsdk:"desired_replicas"`
 	Clusters             types.List     `tfsdk:"clusters"`
@@ -375,7 +375,7 @@ func federatedAutoscalerFromAPI(fa *hcav1.FederatedAutoscaler, prior *federatedA
 		m.MinReplicas = types.Int64Value(1)
 	}
 	if m.ScaleForbiddenWindow.IsNull() {
-		m.ScaleForbiddenWindow = types.StringValue("1m")
+		m.ScaleForbiddenWindow = durationOf("1m")
 	}
 	for _, mb := range s.Members {
 		m.Members = append(m.Members, faMember{Cluster: types.StringValue(string(mb.Cluster))})

@@ -32,7 +32,7 @@ func minimalFederatedAutoscaler() federatedAutoscalerModel {
 		Members:              []faMember{{Cluster: types.StringValue("private")}, {Cluster: types.StringValue("eks")}},
 		MinReplicas:          types.Int64Value(1),
 		MaxReplicas:          types.Int64Value(10),
-		ScaleForbiddenWindow: types.StringValue("1m"),
+		ScaleForbiddenWindow: durationOf("1m"),
 	}
 }
 
@@ -58,12 +58,12 @@ func TestFederatedAutoscalerConverters(t *testing.T) {
 	full.MinReplicas = types.Int64Value(3)
 	full.MaxReplicas = types.Int64Value(60)
 	full.Metrics = []bpMetric{resourceMetric("cpu", 70), resourceMetric("memory", 85)}
-	full.ScaleForbiddenWindow = types.StringValue("60s")
+	full.ScaleForbiddenWindow = durationOf("60s")
 
 	defaultMetric := resourceMetric("cpu", 80)
 	explicitDefault := minimalFederatedAutoscaler()
 	explicitDefault.Metrics = []bpMetric{defaultMetric}
-	explicitDefault.ScaleForbiddenWindow = types.StringValue("0s")
+	explicitDefault.ScaleForbiddenWindow = durationOf("0s")
 
 	apiDefaults := func(s *hcav1.FederatedAutoscalerSpec) {
 		if s.Metrics == nil {
@@ -160,7 +160,7 @@ func TestFederatedAutoscalerFromAPIImport(t *testing.T) {
 				m.Members = []faMember{{Cluster: types.StringValue("eks")}}
 				m.MinReplicas, m.MaxReplicas = types.Int64Value(2), types.Int64Value(4)
 				m.Metrics = []bpMetric{resourceMetric("cpu", 70)}
-				m.ScaleForbiddenWindow = types.StringValue("1m30s")
+				m.ScaleForbiddenWindow = durationOf("1m30s")
 			},
 		},
 	}

@@ -71,8 +71,8 @@ type runtimeModel struct {
 	LogLevel         types.String      `tfsdk:"log_level"`
 	Resources        *runtimeResources `tfsdk:"resources"`
 	AWS              *runtimeAWS       `tfsdk:"aws"`
-	ProbeInterval    types.String      `tfsdk:"cluster_probe_interval"`
-	ControlInterval  types.String      `tfsdk:"control_interval"`
+	ProbeInterval    durationString    `tfsdk:"cluster_probe_interval"`
+	ControlInterval  durationString    `tfsdk:"control_interval"`
 	SAAnnotations    types.Map         `tfsdk:"service_account_annotations"`
 	ForceDestroy     types.Bool        `tfsdk:"force_destroy"`
 	RemoveCRDs       types.Bool        `tfsdk:"remove_crds"`
@@ -621,7 +621,7 @@ func (m runtimeModel) options() (config.Options, error) {
 		o.AWSRegion, o.EKSEndpoint, o.STSEndpoint = a.Region.ValueString(), a.EKSEndpoint.ValueString(), a.STSEndpoint.ValueString()
 	}
 	for _, d := range []struct {
-		v    types.String
+		v    durationString
 		dst  *time.Duration
 		attr string
 	}{{m.ProbeInterval, &o.ProbeInterval, "cluster_probe_interval"}, {m.ControlInterval, &o.ControlInterval, "control_interval"}} {

@@ -52,7 +52,7 @@ type sloModel struct {
 	Target             *sloTarget        `tfsdk:"target"`
 	SLO                *sloObjective     `tfsdk:"slo"`
 	Tolerance          types.String      `tfsdk:"tolerance"`
-	EvaluationInterval types.String      `tfsdk:"evaluation_interval"`
+	EvaluationInterval durationString    `tfsdk:"evaluation_interval"`
 	Stabilization      *sloStabilization `tfsdk:"stabilization"`
 	ElasticityStrategy *sloStrategy      `tfsdk:"elasticity_strategy"`
 	CurrentValue       types.String      `tfsdk:"current_value"`
@@ -83,16 +83,16 @@ type sloCPUUtilization struct {
 }
 
 type sloLatency struct {
-	Percentile      types.String `tfsdk:"percentile"`
-	Threshold       types.String `tfsdk:"threshold"`
-	HistogramMetric types.String `tfsdk:"histogram_metric"`
+	Percentile      types.String   `tfsdk:"percentile"`
+	Threshold       durationString `tfsdk:"threshold"`
+	HistogramMetric types.String   `tfsdk:"histogram_metric"`
 }
 
 type sloCostEfficiency struct {
-	ResponseTimeThreshold types.String `tfsdk:"response_time_threshold"`
-	TargetCostEfficiency  types.String `tfsdk:"target_cost_efficiency"`
-	MinRequestsPercentile types.Int64  `tfsdk:"min_requests_percentile"`
-	HistogramMetric       types.String `tfsdk:"histogram_metric"`
+	ResponseTimeThreshold durationString `tfsdk:"response_time_threshold"`
+	TargetCostEfficiency  types.String   `tfsdk:"target_cost_efficiency"`
+	MinRequestsPercentile types.Int64    `tfsdk:"min_requests_percentile"`
+	HistogramMetric       types.String   `tfsdk:"histogram_metric"`
 }
 
 type sloAvailability struct {
@@ -108,8 +108,8 @@ type sloCustom struct {
 }
 
 type sloStabilization struct {
-	ScaleUp   types.String `tfsdk:"scale_up"`
-	ScaleDown types.String `tfsdk:"scale_down"`
+	ScaleUp   durationString `tfsdk:"scale_up"`
+	ScaleDown durationString `tfsdk:"scale_down"`
 }
 
 type sloStrategy struct {
@@ -166,8 +166,10 @@ func metricNameAttr(desc, def string) schema.StringAttribute {
 
 func positiveDurationAttr(desc string) schema.StringAttribute {
 	return schema.StringAttribute{
-		Required:    true,
-		Description: desc + " A Go duration greater than 0, such as `200ms` or `1.5s`.",
+		Required:      true,
+		CustomType:    durationType{},
+		PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
+		Description:   desc + " A Go duration greater than 0, such as `200ms` or `1.5s`.",
 		Validators: []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"200ms\" or \"1.5s\""),
 			durationMax{positive: true}},
 	}
@@ -624,7 +626,7 @@ func quantityValue(v types.String, where string) (kresource.Quantity, error) {
 }
 
 // durationValue is durationPtr for a required duration.
-func durationValue(v types.String, where string) (metav1.Duration, error) {
+func durationValue(v durationString, where string) (metav1.Duration, error) {
 	d, err := durationPtr(v, where)
 	if err != nil || d == nil {
 		return metav1.Duration{}, err
@@ -652,7 +654,7 @@ func sloFromAPI(slo *hcav1.ServiceLevelObjective, prior *sloModel) sloModel {
 		m.Tolerance = types.StringValue(sloDefaultTolerance)
 	}
 	if m.EvaluationInterval.IsNull() {
-		m.EvaluationInterval = types.StringValue(sloDefaultEvaluationInterval)
+		m.EvaluationInterval = durationOf(sloDefaultEvaluationInterval)
 	}
 	pt := prior.Target
 	if pt == nil {

@@ -31,9 +31,9 @@ func minimalSLO() sloModel {
 		Name: types.StringValue("web-latency"), Namespace: types.StringValue("shop"),
 		Target: &sloTarget{Kind: types.StringNull(), Name: types.StringValue("web")},
 		SLO: &sloObjective{Type: types.StringValue("latency"), Latency: &sloLatency{
-			Percentile: types.StringValue("99.9"), Threshold: types.StringValue("200ms"), HistogramMetric: types.StringNull()}},
+			Percentile: types.StringValue("99.9"), Threshold: durationOf("200ms"), HistogramMetric: types.StringNull()}},
 		Tolerance:          types.StringValue("0.1"),
-		EvaluationInterval: types.StringValue("20s"),
+		EvaluationInterval: durationOf("20s"),
 		ElasticityStrategy: &sloStrategy{Kind: types.StringValue("Horizontal"),
 			Horizontal: &sloHorizontal{MinReplicas: types.Int64Null(), MaxReplicas: types.Int64Value(10)}},
 	}
@@ -96,13 +96,13 @@ func TestSLOConverters(t *testing.T) {
 	cpu.Target.Kind = types.StringValue("StatefulSet")
 	cpu.SLO = &sloObjective{Type: types.StringValue("cpu-utilization"), CPUUtilization: &sloCPUUtilization{TargetAverageUtilization: types.Int64Value(70)}}
 	cpu.Tolerance = types.StringValue("0")
-	cpu.EvaluationInterval = types.StringValue("60s")
-	cpu.Stabilization = &sloStabilization{ScaleUp: types.StringValue("30s"), ScaleDown: types.StringNull()}
+	cpu.EvaluationInterval = durationOf("60s")
+	cpu.Stabilization = &sloStabilization{ScaleUp: durationOf("30s"), ScaleDown: durationNull()}
 	cpu.ElasticityStrategy.Horizontal.MinReplicas = types.Int64Value(1)
 
 	cost := minimalSLO()
 	cost.SLO = &sloObjective{Type: types.StringValue("cost-efficiency"), CostEfficiency: &sloCostEfficiency{
-		ResponseTimeThreshold: types.StringValue("0.1s"), TargetCostEfficiency: types.StringValue("50"),
+		ResponseTimeThreshold: durationOf("0.1s"), TargetCostEfficiency: types.StringValue("50"),
 		MinRequestsPercentile: types.Int64Value(0), HistogramMetric: types.StringValue("rt_seconds")}}
 	cost.Tolerance = types.StringValue("100m")
 	cost.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("Vertical"),
@@ -119,7 +119,7 @@ func TestSLOConverters(t *testing.T) {
 	custom := minimalSLO()
 	custom.SLO = &sloObjective{Type: types.StringValue("custom"), Custom: &sloCustom{
 		Query: types.StringValue(`sum(rate(errors_total{app="web"}[1m]))`), TargetValue: types.StringValue("0.5"), Direction: types.StringValue("above")}}
-	custom.Stabilization = &sloStabilization{ScaleUp: types.StringNull(), ScaleDown: types.StringNull()}
+	custom.Stabilization = &sloStabilization{ScaleUp: durationNull(), ScaleDown: durationNull()}
 
 	tests := []struct {
 		name string
