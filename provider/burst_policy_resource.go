@@ -34,6 +34,7 @@ var (
 	_ resource.Resource                   = (*burstPolicyResource)(nil)
 	_ resource.ResourceWithConfigure      = (*burstPolicyResource)(nil)
 	_ resource.ResourceWithImportState    = (*burstPolicyResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*burstPolicyResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*burstPolicyResource)(nil)
 )
 
@@ -482,6 +483,12 @@ func (r *burstPolicyResource) Delete(ctx context.Context, req resource.DeleteReq
 
 func (r *burstPolicyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	burstPolicies.importState(ctx, req, resp)
+}
+
+// ModifyPlan plans no change when only values left unknown differ from the
+// state (planUnchangedAsState).
+func (r *burstPolicyResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planUnchangedAsState(req, resp)
 }
 
 // ValidateConfig checks the BurstPolicy's cross-field (CEL) rules at plan time.

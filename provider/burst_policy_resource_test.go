@@ -529,7 +529,6 @@ resource "hca_burst_policy" "web" {
   max_replicas      = 10
   pending_threshold = "90s"
   algorithm = {
-    name = "kubernetes"
     kubernetes = {
       scale_down = {
         stabilization_window = "300s"

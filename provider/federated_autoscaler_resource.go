@@ -33,6 +33,7 @@ var (
 	_ resource.Resource                   = (*federatedAutoscalerResource)(nil)
 	_ resource.ResourceWithConfigure      = (*federatedAutoscalerResource)(nil)
 	_ resource.ResourceWithImportState    = (*federatedAutoscalerResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*federatedAutoscalerResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*federatedAutoscalerResource)(nil)
 )
 
@@ -269,6 +270,12 @@ func (r *federatedAutoscalerResource) Delete(ctx context.Context, req resource.D
 
 func (r *federatedAutoscalerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	federatedAutoscalers.importState(ctx, req, resp)
+}
+
+// ModifyPlan plans no change when only values left unknown differ from the
+// state (planUnchangedAsState).
+func (r *federatedAutoscalerResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planUnchangedAsState(req, resp)
 }
 
 // ValidateConfig checks the FederatedAutoscaler's cross-field (CEL) rules at

@@ -49,6 +49,7 @@ var (
 	_ resource.Resource                   = (*runtimeResource)(nil)
 	_ resource.ResourceWithConfigure      = (*runtimeResource)(nil)
 	_ resource.ResourceWithImportState    = (*runtimeResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*runtimeResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*runtimeResource)(nil)
 )
 
@@ -474,6 +475,12 @@ func (r *runtimeResource) ImportState(ctx context.Context, req resource.ImportSt
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), req.ID)...)
+}
+
+// ModifyPlan plans no change when only values left unknown differ from the
+// state (planUnchangedAsState).
+func (r *runtimeResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planUnchangedAsState(req, resp)
 }
 
 // absentObjects returns the install's objects in ns that do not exist yet:

@@ -33,6 +33,7 @@ var (
 	_ resource.Resource                   = (*sloResource)(nil)
 	_ resource.ResourceWithConfigure      = (*sloResource)(nil)
 	_ resource.ResourceWithImportState    = (*sloResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*sloResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*sloResource)(nil)
 )
 
@@ -421,6 +422,12 @@ func (r *sloResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 
 func (r *sloResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	slos.importState(ctx, req, resp)
+}
+
+// ModifyPlan plans no change when only values left unknown differ from the
+// state (planUnchangedAsState).
+func (r *sloResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planUnchangedAsState(req, resp)
 }
 
 // ValidateConfig checks the ServiceLevelObjective's cross-field (CEL) rules
