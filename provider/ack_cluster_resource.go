@@ -128,7 +128,7 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"workers: 1 to 5 distinct IDs. Changing them replaces the cluster.",
 				Validators: []validator.List{
 					listvalidator.SizeBetween(1, 5),
-					listvalidator.UniqueValues(),
+					uniqueStrings{},
 					listvalidator.ValueStringsAre(stringvalidator.RegexMatches(ackVSwitchRE, "must be a vSwitch ID such as \"vsw-bp1a2b3c\"")),
 				},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
@@ -148,7 +148,7 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"1 to 10 distinct types; ACK rejects types it does not offer. Changing them replaces the cluster.",
 				Validators: []validator.List{
 					listvalidator.SizeBetween(1, 10),
-					listvalidator.UniqueValues(),
+					uniqueStrings{},
 					listvalidator.ValueStringsAre(stringvalidator.RegexMatches(ackInstanceTypeRE, "must be an ECS instance type such as \"ecs.g6.large\"")),
 				},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {

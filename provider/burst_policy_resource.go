@@ -197,8 +197,8 @@ func selectorAttr(what string) schema.SingleNestedAttribute {
 			"match_labels": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "Labels the objects must all carry, 1 to 32.",
-				Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32)},
+				Description: "Labels the objects must all carry, 1 to 32 valid Kubernetes labels.",
+				Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32), labelsValidator{}},
 			},
 		},
 	}
@@ -297,8 +297,8 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"deployment_name": schema.StringAttribute{Optional: true, Description: "Name of the Deployment, a DNS subdomain.",
 						Validators: []validator.String{stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE, "must be a DNS subdomain")}},
 					"match_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
-						Description: "Labels (1 to 32) the Deployments must all carry; each is scaled and burst on its own.",
-						Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32)}},
+						Description: "Labels (1 to 32 valid Kubernetes labels) the Deployments must all carry; each is scaled and burst on its own.",
+						Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32), labelsValidator{}}},
 				},
 			},
 			"primary_cluster": schema.StringAttribute{

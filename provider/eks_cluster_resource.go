@@ -197,8 +197,9 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"tags": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "Tags of the cluster (keys up to 128 characters, values up to 256). Changing them " +
-					"replaces the cluster (tags are set at creation only).",
+				Description: "Tags of the cluster: keys of 1 to 128 characters, not starting with `aws:`, values of " +
+					"at most 256. Changing them replaces the cluster (tags are set at creation only).",
+				Validators:    []validator.Map{awsTagsValidator{}},
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
 			"node_group": schema.SingleNestedAttribute{
@@ -230,7 +231,7 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 							"EKS rejects types it does not offer in the region. Changing them replaces the cluster.",
 						Validators: []validator.List{
 							listvalidator.SizeBetween(1, 20),
-							listvalidator.UniqueValues(),
+							uniqueStrings{},
 							listvalidator.ValueStringsAre(stringvalidator.RegexMatches(eksInstanceTypeRE, "must be an EC2 instance type such as \"m5.large\"")),
 						},
 						PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {

@@ -758,6 +758,8 @@ func TestAccSLOResource_invalid(t *testing.T) {
 			[]string{"Invalid slo.latency.percentile", `slo.latency.percentile must be a decimal greater than 0 and less than 100, got "100".`}},
 		{"threshold", `slo = { type = "latency", latency = { percentile = "99", threshold = "0s" } }` + "\n" + horizontal,
 			[]string{"Invalid slo.latency.threshold", `slo.latency.threshold must be greater than 0s, got "0s".`}},
+		{"error_codes 5xx", `slo = { type = "availability", availability = { target_percent = "99.9", error_codes = "5xx" } }` + "\n" + horizontal,
+			[]string{"Invalid slo.availability.error_codes", `slo.availability.error_codes "5xx" matches no HTTP status code (100 to 599)`}},
 		{"target_percent", `slo = { type = "availability", availability = { target_percent = "100.1" } }` + "\n" + horizontal,
 			[]string{"Invalid slo.availability.target_percent", `slo.availability.target_percent must be a decimal greater than 0 and at most 100, got "100.1".`}},
 		{"custom target_value", `slo = { type = "custom", custom = { query = "up", target_value = "0" } }` + "\n" + horizontal,
