@@ -198,7 +198,7 @@ func selectorAttr(what string) schema.SingleNestedAttribute {
 				Optional:    true,
 				ElementType: types.StringType,
 				Description: "Labels the objects must all carry, 1 to 32 valid Kubernetes labels.",
-				Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32), labelsValidator{}},
+				Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32), labelsValidator},
 			},
 		},
 	}
@@ -298,7 +298,7 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 						Validators: []validator.String{stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE, "must be a DNS subdomain")}},
 					"match_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 						Description: "Labels (1 to 32 valid Kubernetes labels) the Deployments must all carry; each is scaled and burst on its own.",
-						Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32), labelsValidator{}}},
+						Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32), labelsValidator}},
 				},
 			},
 			"primary_cluster": schema.StringAttribute{

@@ -199,7 +199,7 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				ElementType: types.StringType,
 				Description: "Tags of the cluster: keys of 1 to 128 characters, not starting with `aws:`, values of " +
 					"at most 256. Changing them replaces the cluster (tags are set at creation only).",
-				Validators:    []validator.Map{awsTagsValidator{}},
+				Validators:    []validator.Map{awsTagsValidator},
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
 			"node_group": schema.SingleNestedAttribute{

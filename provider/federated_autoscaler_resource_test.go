@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"testing"
 	"time"
 
@@ -500,6 +501,7 @@ func TestAccFederatedAutoscalerResource(t *testing.T) {
 					resource.TestCheckResourceAttr(addr, "conditions.#", "2"),
 					resource.TestCheckResourceAttr(addr, "conditions.0.type", "Degraded"),
 					resource.TestCheckResourceAttr(addr, "conditions.1.reason", "Partitioned"),
+					resource.TestMatchResourceAttr(addr, "conditions.1.last_transition_time", regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$`)),
 				),
 			},
 			{

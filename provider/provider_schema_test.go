@@ -90,25 +90,29 @@ func TestResourceSchemas(t *testing.T) {
 			if len(resp.Schema.Blocks) != 0 {
 				t.Errorf("has blocks %v: use nested attributes (timeouts = { ... })", slices.Collect(maps.Keys(resp.Schema.Blocks)))
 			}
-			var walk func(prefix string, as map[string]rschema.Attribute)
-			walk = func(prefix string, as map[string]rschema.Attribute) {
-				for name, a := range as {
-					if a.GetDescription() == "" {
-						t.Errorf("%s%s has no description", prefix, name)
-					}
-					switch na := a.(type) {
-					case rschema.SingleNestedAttribute:
-						walk(prefix+name+".", na.Attributes)
-					case rschema.ListNestedAttribute:
-						walk(prefix+name+"[].", na.NestedObject.Attributes)
-					case rschema.SetNestedAttribute:
-						walk(prefix+name+"[].", na.NestedObject.Attributes)
-					case rschema.MapNestedAttribute:
-						walk(prefix+name+"{}.", na.NestedObject.Attributes)
-					}
+			walkResourceAttributes("", resp.Schema.Attributes, func(name string, a rschema.Attribute) {
+				if strings.TrimSpace(a.GetDescription()) == "" {
+					t.Errorf("%s has no description", name)
 				}
-			}
-			walk("", resp.Schema.Attributes)
+			})
 		})
+	}
+}
+
+// walkResourceAttributes calls fn with every attribute of a resource schema,
+// nested ones included, named by their path ("a.b", "list[].c").
+func walkResourceAttributes(prefix string, as map[string]rschema.Attribute, fn func(name string, a rschema.Attribute)) {
+	for name, a := range as {
+		fn(prefix+name, a)
+		switch na := a.(type) {
+		case rschema.SingleNestedAttribute:
+			walkResourceAttributes(prefix+name+".", na.Attributes, fn)
+		case rschema.ListNestedAttribute:
+			walkResourceAttributes(prefix+name+"[].", na.NestedObject.Attributes, fn)
+		case rschema.SetNestedAttribute:
+			walkResourceAttributes(prefix+name+"[].", na.NestedObject.Attributes, fn)
+		case rschema.MapNestedAttribute:
+			walkResourceAttributes(prefix+name+"{}.", na.NestedObject.Attributes, fn)
+		}
 	}
 }

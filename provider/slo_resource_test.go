@@ -404,22 +404,12 @@ func TestSLOSchemaDescriptions(t *testing.T) {
 		t.Fatalf("schema implementation: %v", diags)
 	}
 	n := 0
-	var walk func(prefix string, as map[string]schema.Attribute)
-	walk = func(prefix string, as map[string]schema.Attribute) {
-		for name, a := range as {
-			n++
-			if strings.TrimSpace(a.GetDescription()) == "" {
-				t.Errorf("%s%s has no description", prefix, name)
-			}
-			switch na := a.(type) {
-			case schema.SingleNestedAttribute:
-				walk(prefix+name+".", na.Attributes)
-			case schema.ListNestedAttribute:
-				walk(prefix+name+"[].", na.NestedObject.Attributes)
-			}
+	walkResourceAttributes("", resp.Schema.Attributes, func(name string, a schema.Attribute) {
+		n++
+		if strings.TrimSpace(a.GetDescription()) == "" {
+			t.Errorf("%s has no description", name)
 		}
-	}
-	walk("", resp.Schema.Attributes)
+	})
 	if n != 59 {
 		t.Errorf("hca_slo has %d attributes, want 59 (update this test with the schema)", n)
 	}

@@ -14,67 +14,75 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// labelsValidator checks a map of Kubernetes labels: each key a qualified
-// name (an optional DNS subdomain prefix and '/', then up to 63 letters,
-// digits, '-', '_' or '.'), each value at most 63 of those, starting and
-// ending with a letter or digit, or empty.
-type labelsValidator struct{}
-
-func (labelsValidator) Description(context.Context) string {
-	return "keys and values must be valid Kubernetes labels"
+// mapEntries checks each entry of a map of strings: key and value say what is
+// wrong with a key or a value, or "". The diagnostics name the attribute and
+// the entry.
+type mapEntries struct {
+	desc  string
+	key   func(k string) string
+	value func(v string) string
 }
-func (v labelsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (labelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+
+func (v mapEntries) Description(context.Context) string             { return v.desc }
+func (v mapEntries) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v mapEntries) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(req.ConfigValue.Elements())) {
-		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
-				fmt.Sprintf("%s has the key %q, which is not a Kubernetes label key: %s.", req.Path, k, strings.Join(errs, "; ")))
+		if msg := v.key(k); msg != "" {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), fmt.Sprintf("%s has the key %q: %s", req.Path, k, msg))
 		}
 		s, ok := req.ConfigValue.Elements()[k].(types.String)
 		if !ok || s.IsNull() || s.IsUnknown() {
 			continue
 		}
-		if errs := validation.IsValidLabelValue(s.ValueString()); len(errs) > 0 {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
-				fmt.Sprintf("%s[%q] = %q is not a Kubernetes label value: %s.", req.Path, k, s.ValueString(), strings.Join(errs, "; ")))
+		if msg := v.value(s.ValueString()); msg != "" {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), fmt.Sprintf("%s[%q] = %q: %s", req.Path, k, s.ValueString(), msg))
 		}
 	}
+}
+
+// labelsValidator checks a map of Kubernetes labels: each key a qualified
+// name (an optional DNS subdomain prefix and '/', then up to 63 letters,
+// digits, '-', '_' or '.'), each value at most 63 of those, starting and
+// ending with a letter or digit, or empty.
+var labelsValidator = mapEntries{
+	desc: "keys and values must be valid Kubernetes labels",
+	key: func(k string) string {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return "not a Kubernetes label key: " + strings.Join(errs, "; ") + "."
+		}
+		return ""
+	},
+	value: func(v string) string {
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			return "not a Kubernetes label value: " + strings.Join(errs, "; ") + "."
+		}
+		return ""
+	},
 }
 
 // awsTagsValidator checks AWS resource tags against the limits AWS applies:
 // keys of 1 to 128 characters not starting with the reserved `aws:`, values
 // of at most 256 characters.
-type awsTagsValidator struct{}
-
-func (awsTagsValidator) Description(context.Context) string {
-	return "keys must have 1 to 128 characters and not start with \"aws:\"; values at most 256 characters"
-}
-func (v awsTagsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (awsTagsValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	for _, k := range slices.Sorted(maps.Keys(req.ConfigValue.Elements())) {
+var awsTagsValidator = mapEntries{
+	desc: "keys must have 1 to 128 characters and not start with \"aws:\"; values at most 256 characters",
+	key: func(k string) string {
 		switch n := len([]rune(k)); {
 		case n == 0 || n > 128:
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
-				fmt.Sprintf("%s has a key of %d characters (%q): AWS tag keys have 1 to 128.", req.Path, n, k))
+			return fmt.Sprintf("AWS tag keys have 1 to 128 characters, not %d.", n)
 		case strings.HasPrefix(strings.ToLower(k), "aws:"):
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
-				fmt.Sprintf("%s has the key %q: the prefix \"aws:\" is reserved for AWS; choose another key.", req.Path, k))
+			return "the prefix \"aws:\" is reserved for AWS; choose another key."
 		}
-		s, ok := req.ConfigValue.Elements()[k].(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
+		return ""
+	},
+	value: func(v string) string {
+		if n := len([]rune(v)); n > 256 {
+			return fmt.Sprintf("AWS tag values have at most 256 characters, not %d.", n)
 		}
-		if n := len([]rune(s.ValueString())); n > 256 {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
-				fmt.Sprintf("%s[%q] has %d characters: AWS tag values have at most 256.", req.Path, k, n))
-		}
-	}
+		return ""
+	},
 }
 
 // statusCodePattern checks a regular expression of HTTP status codes, as

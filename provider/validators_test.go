@@ -28,15 +28,15 @@ func TestLabelsAndTagsValidators(t *testing.T) {
 		m    map[string]string
 		want string
 	}{
-		{"labels ok", labelsValidator{}, map[string]string{"app": "web", "hca.dev/tier": "front-1", "empty": ""}, ""},
-		{"label key with space", labelsValidator{}, map[string]string{"my app": "web"}, `target.match_labels has the key "my app", which is not a Kubernetes label key:`},
-		{"label value too long", labelsValidator{}, map[string]string{"app": long}, `target.match_labels["app"] = "` + long + `" is not a Kubernetes label value: must be no more than 63 bytes`},
-		{"label value with slash", labelsValidator{}, map[string]string{"app": "a/b"}, `target.match_labels["app"] = "a/b" is not a Kubernetes label value:`},
-		{"tags ok", awsTagsValidator{}, map[string]string{"team": "hca", "cost-center": strings.Repeat("v", 256)}, ""},
-		{"tag key empty", awsTagsValidator{}, map[string]string{"": "x"}, `target.match_labels has a key of 0 characters (""): AWS tag keys have 1 to 128.`},
-		{"tag key too long", awsTagsValidator{}, map[string]string{strings.Repeat("k", 129): "x"}, "target.match_labels has a key of 129 characters"},
-		{"tag key reserved", awsTagsValidator{}, map[string]string{"aws:owner": "x"}, `target.match_labels has the key "aws:owner": the prefix "aws:" is reserved for AWS; choose another key.`},
-		{"tag value too long", awsTagsValidator{}, map[string]string{"team": strings.Repeat("v", 257)}, `target.match_labels["team"] has 257 characters: AWS tag values have at most 256.`},
+		{"labels ok", labelsValidator, map[string]string{"app": "web", "hca.dev/tier": "front-1", "empty": ""}, ""},
+		{"label key with space", labelsValidator, map[string]string{"my app": "web"}, `target.match_labels has the key "my app": not a Kubernetes label key:`},
+		{"label value too long", labelsValidator, map[string]string{"app": long}, `target.match_labels["app"] = "` + long + `": not a Kubernetes label value: must be no more than 63 bytes`},
+		{"label value with slash", labelsValidator, map[string]string{"app": "a/b"}, `target.match_labels["app"] = "a/b": not a Kubernetes label value:`},
+		{"tags ok", awsTagsValidator, map[string]string{"team": "hca", "cost-center": strings.Repeat("v", 256)}, ""},
+		{"tag key empty", awsTagsValidator, map[string]string{"": "x"}, `target.match_labels has the key "": AWS tag keys have 1 to 128 characters, not 0.`},
+		{"tag key too long", awsTagsValidator, map[string]string{strings.Repeat("k", 129): "x"}, "target.match_labels has the key \"kkk"},
+		{"tag key reserved", awsTagsValidator, map[string]string{"aws:owner": "x"}, `target.match_labels has the key "aws:owner": the prefix "aws:" is reserved for AWS; choose another key.`},
+		{"tag value too long", awsTagsValidator, map[string]string{"team": strings.Repeat("v", 257)}, `target.match_labels["team"] = "` + strings.Repeat("v", 257) + `": AWS tag values have at most 256 characters, not 257.`},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
