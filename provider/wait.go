@@ -27,6 +27,9 @@ func timeoutsAttr(ctx context.Context, what map[string]string) schema.SingleNest
 		}
 		ops = append(ops, "`"+op+"`")
 		d = "How long " + op + " waits for " + d + ", a Go duration such as `45m`."
+		if op == "delete" {
+			d += " Destroy reads it from the state: apply a new value before destroying."
+		}
 		switch op {
 		case "create":
 			opts.Create, opts.CreateDescription = true, d
