@@ -64,10 +64,12 @@ func pollUntil(ctx context.Context, interval, timeout time.Duration, what string
 }
 
 // untilDeadline is how long a wait bound to ctx may last: until ctx's
-// deadline (the resource's timeouts), or def when ctx has none.
+// deadline (the resource's timeouts), or def when ctx has none. It is never
+// 0 or less, which the AWS SDK waiters refuse: a wait past the deadline
+// fails as timed out.
 func untilDeadline(ctx context.Context, def time.Duration) time.Duration {
 	if d, ok := ctx.Deadline(); ok {
-		return time.Until(d)
+		return max(time.Until(d), time.Millisecond)
 	}
 	return def
 }
