@@ -47,12 +47,14 @@ func timeoutsAttr(ctx context.Context, what map[string]string) schema.SingleNest
 // pollUntil calls check at once, then every interval, until it reports done
 // or an error, or timeout passes or ctx ends (wait.PollUntilContextTimeout).
 // check also reports the state it saw; a failed wait says what it waited
-// for and the last state seen.
+// for and the last state seen before the wait ended.
 func pollUntil(ctx context.Context, interval, timeout time.Duration, what string, check func(context.Context) (done bool, state string, err error)) error {
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
 		done, state, err := check(ctx)
-		if state != "" {
+		if state != "" && ctx.Err() == nil {
+			// A state seen as the wait ends (a request cut short by
+			// the deadline) is not the object's.
 			last = state
 		}
 		return done, err

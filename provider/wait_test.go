@@ -50,3 +50,19 @@ func TestPollUntil(t *testing.T) {
 		t.Errorf("done at once: %v", err)
 	}
 }
+
+// TestPollUntilLastStateBeforeDeadline checks that a check cut short by the
+// deadline (its request failing with it) does not hide the last real state.
+func TestPollUntilLastStateBeforeDeadline(t *testing.T) {
+	err := pollUntil(context.Background(), time.Millisecond, 30*time.Millisecond, "deletion to finish", func(ctx context.Context) (bool, string, error) {
+		select {
+		case <-ctx.Done():
+			return false, "client rate limiter Wait returned an error: " + ctx.Err().Error(), nil
+		case <-time.After(2 * time.Millisecond):
+			return false, "finalizers [hca.dev/cleanup]", nil
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "(last seen: finalizers [hca.dev/cleanup])") {
+		t.Errorf("got %v, want the last state seen before the deadline", err)
+	}
+}
