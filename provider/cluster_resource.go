@@ -885,7 +885,7 @@ func deleteAndWait(ctx context.Context, c client.Client, obj client.Object, time
 		case apierrors.IsNotFound(err):
 			return true, "", nil
 		case err != nil:
-			return false, err.Error(), nil
+			return false, apiErrorState(err), nil
 		}
 		return false, fmt.Sprintf("finalizers %v", obj.GetFinalizers()), nil
 	})

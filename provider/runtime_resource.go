@@ -828,7 +828,7 @@ func waitRollout(ctx context.Context, c client.Client, ns string) error {
 	return pollUntil(ctx, 250*time.Millisecond, untilDeadline(ctx, defaultRuntimeCreateTimeout), "the rollout", func(ctx context.Context) (bool, string, error) {
 		var d appsv1.Deployment
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: config.Name}, &d); err != nil {
-			return false, err.Error(), nil
+			return false, apiErrorState(err), nil
 		}
 		want := int32(1)
 		if d.Spec.Replicas != nil {

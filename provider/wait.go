@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
@@ -63,6 +64,18 @@ func pollUntil(ctx context.Context, interval, timeout time.Duration, what string
 		return nil
 	}
 	return waitError(ctx, what, last, err, wait.Interrupted(err))
+}
+
+// apiErrorState is a failed read's error as the state a wait saw: the API
+// server's answer (Forbidden, a timeout of its own...), or "" for an error of
+// the client (its rate limiter refusing to wait past the deadline), which says
+// nothing of the object.
+func apiErrorState(err error) string {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return err.Error()
+	}
+	return ""
 }
 
 // untilDeadline is how long a wait bound to ctx may last: until ctx's

@@ -3,9 +3,13 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func TestUntilDeadline(t *testing.T) {
@@ -64,5 +68,16 @@ func TestPollUntilLastStateBeforeDeadline(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "(last seen: finalizers [hca.dev/cleanup])") {
 		t.Errorf("got %v, want the last state seen before the deadline", err)
+	}
+}
+
+func TestAPIErrorState(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "hca-runtime", errors.New("no"))
+	if got := apiErrorState(forbidden); got != forbidden.Error() {
+		t.Errorf("the API server's answer: %q", got)
+	}
+	limiter := fmt.Errorf("client rate limiter Wait returned an error: %w", errors.New("rate: Wait(n=1) would exceed context deadline"))
+	if got := apiErrorState(limiter); got != "" {
+		t.Errorf("a client-side error: %q, want none", got)
 	}
 }
