@@ -388,8 +388,8 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 						Validators: []validator.String{stringvalidator.LengthBetween(1, 63), stringvalidator.RegexMatches(dnsLabelRE, "must be a DNS label")}},
 					"port": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "Port the load balancer sends traffic to, 1 to 65535.",
 						Validators: []validator.Int64{int64validator.Between(1, 65535)}},
-					"tags": schema.SetAttribute{Optional: true, ElementType: types.StringType, Description: "At most 32 tags of at most 255 characters, added to every instance.",
-						Validators: []validator.Set{setvalidator.SizeAtMost(32), setvalidator.ValueStringsAre(stringvalidator.LengthAtMost(255))}},
+					"tags": schema.SetAttribute{Optional: true, ElementType: types.StringType, Description: "At most 32 tags of 1 to 255 characters, added to every instance.",
+						Validators: []validator.Set{setvalidator.SizeAtMost(32), setvalidator.ValueStringsAre(stringvalidator.LengthBetween(1, 255))}},
 				},
 			},
 			"pending_threshold": schema.StringAttribute{

@@ -424,6 +424,8 @@ func TestAccBurstPolicyResource_invalid(t *testing.T) {
 			[]string{"Invalid target.match_labels", `target.match_labels has the key "my app": not a Kubernetes label key`}},
 		{"label value", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  propagate = { secrets = { match_labels = { app = \"a b\" } } }",
 			[]string{"Invalid propagate.secrets.match_labels", `propagate.secrets.match_labels["app"] = "a b": not a Kubernetes label value`}},
+		{"empty consul tag", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  consul = { service_name = \"web\", port = 80, tags = [\"\"] }",
+			[]string{"Invalid Attribute Value Length", "string length must be between 1 and 255, got: 0"}},
 		{"min_replicas not whole", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  min_replicas = 2.5",
 			[]string{"Invalid min_replicas", "min_replicas must be a whole number, got 2.5"}},
 		{"nested max_replicas not whole", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\", max_replicas = 2.5 }]",
