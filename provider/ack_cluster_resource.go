@@ -156,7 +156,8 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				}, "Changing the worker instance types replaces the cluster (not after import, where they are unknown).",
 					"Changing the worker instance types replaces the cluster (not after import, where they are unknown).")},
 			},
-			"worker_count": schema.Int64Attribute{CustomType: intType{},
+			"worker_count": schema.Int64Attribute{
+				CustomType:    intType{},
 				Required:      true,
 				Description:   "Number of worker nodes, from 0 to 100. Changing it replaces the cluster.",
 				Validators:    []validator.Int64{int64validator.Between(0, 100)},

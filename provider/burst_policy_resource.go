@@ -324,12 +324,14 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Description: "How a replica deficit is spread over the burst targets: `priority`, `cheapest`, `weighted` (needs a target with weight > 0) or `capacity`. Defaults to `priority`.",
 				Validators:  []validator.String{stringvalidator.OneOf("priority", "cheapest", "weighted", "capacity")},
 			},
-			"min_replicas": schema.Int64Attribute{CustomType: intType{},
-				Optional: true, Computed: true, Default: int64default.StaticInt64(1),
+			"min_replicas": schema.Int64Attribute{
+				CustomType: intType{},
+				Optional:   true, Computed: true, Default: int64default.StaticInt64(1),
 				Description: "Fewest replicas of the workload (all clusters), 1 or more and at most `max_replicas`. Defaults to 1.",
 				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},
 			},
-			"max_replicas": schema.Int64Attribute{CustomType: intType{},
+			"max_replicas": schema.Int64Attribute{
+				CustomType:  intType{},
 				Required:    true,
 				Description: "Most replicas of the workload (all clusters), 1 or more.",
 				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},

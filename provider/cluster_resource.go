@@ -147,7 +147,8 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				PlanModifiers: replace,
 				Validators:    []validator.String{stringvalidator.OneOf(string(hcav1.ProviderPrivate), string(hcav1.ProviderEKS), string(hcav1.ProviderACK))},
 			},
-			"priority": schema.Int64Attribute{CustomType: intType{},
+			"priority": schema.Int64Attribute{
+				CustomType:  intType{},
 				Optional:    true,
 				Computed:    true,
 				Default:     int64default.StaticInt64(0),
@@ -261,7 +262,8 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"than 0 such as `64` or `500m`. Unset: no limit.",
 				Validators: []validator.String{positiveQuantity{}},
 			},
-			"max_pods": schema.Int64Attribute{CustomType: intType{},
+			"max_pods": schema.Int64Attribute{
+				CustomType:  intType{},
 				Optional:    true,
 				Description: "Most pods HCA may place in the cluster, 1 to 2147483647. Unset: no limit.",
 				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},

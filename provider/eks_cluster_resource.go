@@ -238,17 +238,20 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 							resp.RequiresReplace = !req.StateValue.IsNull()
 						}, "Changing the instance types replaces the cluster.", "Changing the instance types replaces the cluster.")},
 					},
-					"min_size": schema.Int64Attribute{CustomType: intType{},
+					"min_size": schema.Int64Attribute{
+						CustomType:  intType{},
 						Required:    true,
 						Description: "Minimum number of nodes, 0 or more and at most max_size. Updated in place.",
 						Validators:  []validator.Int64{int64validator.AtLeast(0)},
 					},
-					"max_size": schema.Int64Attribute{CustomType: intType{},
+					"max_size": schema.Int64Attribute{
+						CustomType:  intType{},
 						Required:    true,
 						Description: "Maximum number of nodes, 1 or more and at least min_size. Updated in place.",
 						Validators:  []validator.Int64{int64validator.AtLeast(1)},
 					},
-					"desired_size": schema.Int64Attribute{CustomType: intType{},
+					"desired_size": schema.Int64Attribute{
+						CustomType:  intType{},
 						Required:    true,
 						Description: "Number of nodes to run, from min_size to max_size. Updated in place.",
 						Validators:  []validator.Int64{int64validator.AtLeast(0)},

@@ -326,7 +326,8 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 				Description:   "The SLO metric's latest value with its unit (`183ms`, `62%`), as the runtime last reported; empty before the first evaluation.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"compliance_percent": schema.Int64Attribute{CustomType: intType{},
+			"compliance_percent": schema.Int64Attribute{
+				CustomType:    intType{},
 				Computed:      true,
 				Description:   "Latest compliance: 100 = met exactly, above 100 violated, below 100 outperformed; null before the first evaluation.",
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
