@@ -24,8 +24,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,6 +146,9 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
+	if err := removeLayout(o.Out); err != nil {
+		return nil, err
+	}
 	ca, err := os.ReadFile(o.CACerts)
 	if err != nil {
 		return nil, fmt.Errorf("read CA certificates (Debian: apt-get install ca-certificates): %w", err)
@@ -195,9 +200,6 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.RemoveAll(o.Out); err != nil {
-		return nil, fmt.Errorf("remove old layout: %w", err)
-	}
 	lp, err := layout.Write(o.Out, empty.Index)
 	if err != nil {
 		return nil, fmt.Errorf("write OCI layout %s: %w", o.Out, err)
@@ -208,6 +210,25 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("write index to %s: %w", o.Out, err)
 	}
 	return &Result{Index: idx, Digest: digest, Platforms: o.Platforms, SBOM: sbom}, nil
+}
+
+// removeLayout removes a previous layout at dir, and refuses to remove a
+// directory that holds anything but an OCI layout (a mistyped --out).
+func removeLayout(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read output directory: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "oci-layout")); len(entries) > 0 && err != nil {
+		return fmt.Errorf("output directory %s is not empty and holds no OCI layout: not replacing it", dir)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove old layout: %w", err)
+	}
+	return nil
 }
 
 type binary struct {

@@ -492,3 +492,38 @@ func runBinary(t *testing.T, bin string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestBuildRefuses checks the inputs Build refuses before compiling anything.
+func TestBuildRefuses(t *testing.T) {
+	notLayout := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notLayout, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Unix(1700000000, 0)
+	tests := []struct {
+		name string
+		opts image.Options
+		want string
+	}{
+		{"no output", image.Options{Dir: root, Created: created}, "dir and out are required"},
+		{"no commit time", image.Options{Dir: root, Out: filepath.Join(t.TempDir(), "l")}, "created time is required"},
+		{"a directory that is not a layout", image.Options{Dir: root, Out: notLayout, Created: created}, "holds no OCI layout"},
+		{"no CA certificates", image.Options{Dir: root, Out: filepath.Join(t.TempDir(), "l"), Created: created, CACerts: "/nonexistent/ca.crt"}, "read CA certificates"},
+		{"not linux", image.Options{Dir: root, Out: filepath.Join(t.TempDir(), "l"), Created: created, Platforms: []string{"windows/amd64"}}, "only linux images"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := image.Build(context.Background(), tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Build error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(notLayout, "notes.txt")); err != nil {
+		t.Fatalf("Build removed a directory that was not its layout: %v", err)
+	}
+}
