@@ -365,6 +365,24 @@ func layer(created time.Time, files []file) (v1.Layer, error) {
 	return l, nil
 }
 
+// CompressedSize is the sum of an image's compressed layers: what a registry
+// stores and a node pulls.
+func CompressedSize(img v1.Image) (int64, error) {
+	layers, err := img.Layers()
+	if err != nil {
+		return 0, fmt.Errorf("read layers: %w", err)
+	}
+	var size int64
+	for _, l := range layers {
+		s, err := l.Size()
+		if err != nil {
+			return 0, fmt.Errorf("layer size: %w", err)
+		}
+		size += s
+	}
+	return size, nil
+}
+
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])

@@ -70,17 +70,9 @@ func run(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("read image %s: %w", m.Digest, err)
 		}
-		layers, err := img.Layers()
+		size, err := image.CompressedSize(img)
 		if err != nil {
-			return fmt.Errorf("read layers of %s: %w", m.Digest, err)
-		}
-		var size int64
-		for _, l := range layers {
-			s, err := l.Size()
-			if err != nil {
-				return fmt.Errorf("layer size: %w", err)
-			}
-			size += s
+			return fmt.Errorf("image %s: %w", m.Digest, err)
 		}
 		fmt.Printf("  %s %s, %.1f MB compressed\n", m.Platform, m.Digest, float64(size)/1e6)
 	}
