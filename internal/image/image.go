@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -165,7 +166,8 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	var binaries []binary
-	for _, p := range o.Platforms {
+	plats := make([]*v1.Platform, len(o.Platforms))
+	for i, p := range o.Platforms {
 		plat, err := v1.ParsePlatform(p)
 		if err != nil {
 			return nil, fmt.Errorf("platform %q: %w", p, err)
@@ -173,18 +175,30 @@ func Build(ctx context.Context, o Options) (*Result, error) {
 		if plat.OS != "linux" {
 			return nil, fmt.Errorf("platform %q: only linux images are built", p)
 		}
-		path := filepath.Join(bins, "hca-runtime-"+plat.OS+"-"+plat.Architecture)
-		if err := compile(ctx, o, plat, path); err != nil {
-			return nil, err
-		}
-		bin, err := os.ReadFile(path)
+		plats[i] = plat
+	}
+	// The platforms compile side by side: the linker, most of a warm build,
+	// uses one core.
+	paths := make([]string, len(plats))
+	errs := make([]error, len(plats))
+	var wg sync.WaitGroup
+	for i, plat := range plats {
+		paths[i] = filepath.Join(bins, "hca-runtime-"+plat.OS+"-"+plat.Architecture)
+		wg.Go(func() { errs[i] = compile(ctx, o, plat, paths[i]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for i, plat := range plats {
+		bin, err := os.ReadFile(paths[i])
 		if err != nil {
 			return nil, fmt.Errorf("read built binary: %w", err)
 		}
-		binaries = append(binaries, binary{platform: plat.String(), path: path, data: bin})
+		binaries = append(binaries, binary{platform: plat.String(), path: paths[i], data: bin})
 		img, err := platformImage(o, plat, base, bin)
 		if err != nil {
-			return nil, fmt.Errorf("image for %s: %w", p, err)
+			return nil, fmt.Errorf("image for %s: %w", plat, err)
 		}
 		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{
 			Add:        img,
