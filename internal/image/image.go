@@ -2,9 +2,13 @@
 // engine: a static hca-runtime binary per platform on an empty base, written as
 // an OCI image layout that crane or skopeo push to any registry.
 //
-// Why not ko: `ko build` takes its base image only from a registry (or from a
-// Docker daemon for ko.local), and neither exists on the machines this project
-// builds on; ko as a library (pkg/build with WithBaseImages) would accept a
+// Why not ko (v0.19.1, tried here): `ko build` takes its base image only from
+// a registry (or from a Docker daemon for ko.local), and neither exists on the
+// machines this project builds on; KO_DEFAULTBASEIMAGE set to an OCI layout is
+// parsed as a registry name and fetched over the network. ko builds offline
+// only if its private image cache (KOCACHE/img) is seeded with the base under a
+// made-up name@digest, an undocumented internal format; its layout output then
+// has no SBOM. ko as a library (pkg/build with WithBaseImages) would accept a
 // local base but links cosign and sigstore, minutes of extra compile for what
 // go-containerregistry does here in a few hundred lines. The release uses
 // goreleaser's ko integration instead (.goreleaser.yml), where a registry and a
