@@ -53,13 +53,15 @@ var (
 	_ resource.ResourceWithValidateConfig = (*runtimeResource)(nil)
 )
 
-// NewRuntimeResource returns the hca_runtime resource.
-func NewRuntimeResource() resource.Resource {
-	return &runtimeResource{}
+// NewRuntimeResource returns the hca_runtime resource of a provider of the
+// given version, whose image defaults to that version's runtime image.
+func NewRuntimeResource(version string) func() resource.Resource {
+	return func() resource.Resource { return &runtimeResource{version: version} }
 }
 
 type runtimeResource struct {
 	clients *Clients
+	version string
 }
 
 type runtimeModel struct {
@@ -141,8 +143,15 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				},
 			},
 			"image": schema.StringAttribute{
-				Required:    true,
-				Description: "Container image of hca-runtime, such as `ghcr.io/hca-project/hca-runtime:v0.1.0`; must not be empty or contain white space.",
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(config.DefaultImage(r.version)),
+				Description: "Container image of hca-runtime: a reference such as `registry.example.com/mirror/hca-runtime:v0.1.0` " +
+					"(a mirror or an air-gapped registry), not empty and without white space. Its entrypoint must be the " +
+					"hca-runtime binary: the Deployment passes only arguments (`run --metrics-bind-address=:8080 ...`) and " +
+					"runs it as UID 65532. Defaults to the image released with this provider, `" + config.ImageRepository +
+					":v<provider version>` (`:latest` for a development build of the provider), so that upgrading the " +
+					"provider rolls the runtime to the same release.",
 				Validators: []validator.String{
 					stringvalidator.LengthAtLeast(1),
 					stringvalidator.RegexMatches(regexp.MustCompile(`^\S+$`), "must not contain white space"),
