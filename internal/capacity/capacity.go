@@ -221,7 +221,9 @@ func Plan(sets []PodSet, groups []Group) (Decision, error) {
 		g := groups[k[1]]
 		d.Assignments = append(d.Assignments, Assignment{Set: sets[k[0]].Name, Cluster: g.Cluster, Group: g.Name, Replicas: n})
 	}
-	sort.Slice(d.Grow, func(a, b int) bool { return d.Grow[a].Cluster+"/"+d.Grow[a].Group < d.Grow[b].Cluster+"/"+d.Grow[b].Group })
+	sort.Slice(d.Grow, func(a, b int) bool {
+		return d.Grow[a].Cluster+"/"+d.Grow[a].Group < d.Grow[b].Cluster+"/"+d.Grow[b].Group
+	})
 	sort.Slice(d.Assignments, func(a, b int) bool {
 		x, y := d.Assignments[a], d.Assignments[b]
 		return x.Set+"/"+x.Cluster+"/"+x.Group < y.Set+"/"+y.Cluster+"/"+y.Group

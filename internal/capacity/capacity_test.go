@@ -140,11 +140,11 @@ func TestPlan(t *testing.T) {
 				{Name: "a", Replicas: 2, Requests: Resources{CPUMilli: 3000}},
 			},
 			groups: []Group{{Cluster: "c", Name: "g", Allocatable: Resources{4000, 16 * gi, 110}, PricePerHour: 1, Max: 10}},
-			want: Decision{Grow: []Growth{{"c", "g", 3}}, Assignments: []Assignment{{"a", "c", "g", 2}, {"b", "c", "g", 4}}, HourlyCost: 3},
+			want:   Decision{Grow: []Growth{{"c", "g", 3}}, Assignments: []Assignment{{"a", "c", "g", 2}, {"b", "c", "g", 4}}, HourlyCost: 3},
 		},
 		{
-			name: "a set limited to its policy's clusters",
-			sets: []PodSet{{Name: "shop/web", Replicas: 1, Requests: Resources{CPUMilli: 500}, Clusters: []string{"ack"}}},
+			name:   "a set limited to its policy's clusters",
+			sets:   []PodSet{{Name: "shop/web", Replicas: 1, Requests: Resources{CPUMilli: 500}, Clusters: []string{"ack"}}},
 			groups: []Group{eksOD(), ackOD()},
 			want: Decision{Grow: []Growth{{"ack", "pool", 1}}, Assignments: []Assignment{{"shop/web", "ack", "pool", 1}}, HourlyCost: 0.25,
 				Skipped: []Skip{{"shop/web", "eks", "od", "not a burst target of the policy"}}},
@@ -196,7 +196,9 @@ func TestPlanErrors(t *testing.T) {
 func TestRelease(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	ago := func(m int) time.Time { return now.Add(-time.Duration(m) * time.Minute) }
-	g := func(min, ready int32) Group { return Group{Cluster: "eks", Name: "od", Min: min, Max: 10, Ready: ready} }
+	g := func(min, ready int32) Group {
+		return Group{Cluster: "eks", Name: "od", Min: min, Max: 10, Ready: ready}
+	}
 	n := func(name string, empty bool, since time.Time) Node {
 		return Node{Cluster: "eks", Group: "od", Name: name, Ready: true, Empty: empty, EmptySince: since}
 	}

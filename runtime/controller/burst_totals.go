@@ -88,7 +88,7 @@ func (t *burstTotals) fromSLO(key string, s *hcav1.BurstElasticityStrategy, d *a
 // after a restart the algorithms start fresh, as the HPA's do.
 type burstAlgoState struct {
 	// missingAt is the last evaluation with a metric missing.
-	missingAt time.Time
+	missingAt   time.Time
 	fingerprint string
 	algs        []scaling.Algorithm
 	last        time.Time

@@ -21,7 +21,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -39,7 +38,6 @@ import (
 // go home, the node is empty, and after the policy's scale-down delay the
 // group is back to 0 nodes.
 func TestCapacityLab(t *testing.T) {
-	ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
 	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
@@ -93,6 +91,9 @@ func TestCapacityLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = bl.control.Delete(context.Background(), hc) })
+	if len(hc.Spec.NodeGroups) != 1 {
+		t.Fatalf("the API server dropped spec.nodeGroups (%+v): is the installed HybridCluster CRD older than this checkout's?", hc.Spec)
+	}
 
 	// The private pool holds 4 of the 6 one-CPU replicas; the replicas
 	// select the pool by a label the node group's nodes carry too.
@@ -101,7 +102,9 @@ func TestCapacityLab(t *testing.T) {
 		Labels: map[string]string{"hca.dev/test-pool": pool}, Taints: []lab.Taint{taint}}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = bl.clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0}) })
+	t.Cleanup(func() {
+		_ = bl.clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0})
+	})
 	ns := bl.namespace(t, ctx, "capacity")
 	bl.deploy(t, ctx, ns, pool, 6)
 	d := &appsv1.Deployment{}
@@ -164,7 +167,7 @@ func TestCapacityLab(t *testing.T) {
 		return running, pending, len(nl.Items)
 	}
 
-	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer wcancel()
 	burstEventually(t, wctx, "2 replicas burst and run on a node the runtime bought", func() (bool, string) {
 		r, pe, n := burstPods()
@@ -188,8 +191,9 @@ func TestCapacityLab(t *testing.T) {
 		return ok, fmt.Sprintf("node groups %+v, policy replicas %+v", got.Status.NodeGroups, pol.Status.Replicas)
 	})
 
-	// The load falls: 4 replicas, which the private pool holds.
-	bl.scale(t, ctx, ns, 4)
+	// The load falls: 3 replicas in all (a total other than the 4 the
+	// runtime wrote to the primary), which the private pool holds.
+	bl.scale(t, ctx, ns, 3)
 	burstEventually(t, ctx, "the burst replicas go home and the node is released after the 2 s delay", func() (bool, string) {
 		r, pe, n := burstPods()
 		return r == 0 && pe == 0 && n == 0 && desired() == 0, fmt.Sprintf("running %d, pending %d, nodes %d, desired %d", r, pe, n, desired())
