@@ -13,8 +13,9 @@
 //   - [Holt]: Holt's linear method with a damped trend (Gardner and
 //     McKenzie), for ramps;
 //   - [SeasonalNaive]: the value one period before the target time, shifted
-//     by the change of level between the last period and the one before it
-//     (a seasonal-naive forecast with a trend), for daily and weekly patterns;
+//     by the change of level between the last few points and the same points
+//     one period earlier (a seasonal-naive forecast with a trend), for daily
+//     and weekly patterns;
 //   - [HoltWinters]: additive Holt-Winters (level, trend, one seasonal term
 //     per step of the period), initialised from the first period.
 //

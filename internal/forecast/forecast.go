@@ -212,16 +212,18 @@ func unit(x float64) float64 {
 }
 
 // SeasonalNaive forecasts the value Period steps before the target time,
-// plus the change of level between the last Period points and the Period
-// before them (times the number of periods ahead, at least one). With fewer
-// than Period+1 points it is Naive; with fewer than 2·Period the level
-// change is 0.
-type SeasonalNaive struct{ Period int }
+// shifted by the change of level: the mean of the last Window points minus
+// the mean of the same points one period earlier (times the number of
+// periods back, at least one). Window 0 is the plain seasonal-naive
+// forecast; Window 1 adds today's change against yesterday at this time.
+// With fewer than Period+1 points it is Naive; the level change needs
+// Period+Window points. Its cost is O(Window).
+type SeasonalNaive struct{ Period, Window int }
 
 // Name returns "seasonal".
 func (SeasonalNaive) Name() string { return "seasonal" }
 
-// Forecast returns the seasonal-naive forecast with a trend.
+// Forecast returns the seasonal-naive forecast with a level change.
 func (m SeasonalNaive) Forecast(values []float64, h int) (float64, error) {
 	v := clean(values)
 	if len(v) == 0 {
@@ -239,8 +241,9 @@ func (m SeasonalNaive) Forecast(values []float64, h int) (float64, error) {
 		return last, nil
 	}
 	f := v[i]
-	if len(v) >= 2*p {
-		f += float64(k) * (mean(v[len(v)-p:]) - mean(v[len(v)-2*p:len(v)-p]))
+	if w := m.Window; w > 0 && len(v) >= p+w {
+		n := len(v)
+		f += float64(k) * (mean(v[n-w:]) - mean(v[n-w-p:n-p]))
 	}
 	return bounded(f, last), nil
 }

@@ -58,7 +58,11 @@ func TestModels(t *testing.T) {
 		// period of 4 points rises by 1). Last period (8..11) is pattern +
 		// 2, the one before + 1: change 1. Index 12 (h = 1) is pattern(12)
 		// + 3 = 13: the value a period earlier (index 8: 12) + 1.
-		{"seasonal with trend", SeasonalNaive{Period: 4}, seq(12, func(i int) float64 { return pattern(i) + float64(i/4) }), 1, 13},
+		// With Window 1 the change is index 11 (22) − index 7 (21): the same.
+		{"seasonal with trend, window 1", SeasonalNaive{Period: 4, Window: 1}, seq(12, func(i int) float64 { return pattern(i) + float64(i/4) }), 1, 13},
+		// Two periods ahead (h = 5, k = 2): index 11 + 5 − 8 = 8 (12) + 2·1.
+		{"seasonal with trend, two periods", SeasonalNaive{Period: 4, Window: 4}, seq(12, func(i int) float64 { return pattern(i) + float64(i/4) }), 5, 14},
+		{"seasonal with trend", SeasonalNaive{Period: 4, Window: 4}, seq(12, func(i int) float64 { return pattern(i) + float64(i/4) }), 1, 13},
 		// Too short for a period: the last value.
 		{"seasonal short", SeasonalNaive{Period: 24}, ramp, 2, 38},
 		{"holt-winters short", HoltWinters{Period: 24}, ramp, 2, 38},
@@ -202,7 +206,7 @@ func FuzzForecast(f *testing.F) {
 			v = append(v, x)
 		}
 		p := int(period % 32)
-		models := []Model{Naive{}, Trend{Window: p}, Holt{Alpha: 0.5, Beta: 0.3, Phi: 0.9}, SeasonalNaive{Period: p}, HoltWinters{Alpha: 0.3, Beta: 0.1, Gamma: 0.2, Period: p}}
+		models := []Model{Naive{}, Trend{Window: p}, Holt{Alpha: 0.5, Beta: 0.3, Phi: 0.9}, SeasonalNaive{Period: p, Window: int(h % 8)}, HoltWinters{Alpha: 0.3, Beta: 0.1, Gamma: 0.2, Period: p}}
 		for _, m := range models {
 			got, err := m.Forecast(v, int(h))
 			if err != nil {
