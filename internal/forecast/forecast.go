@@ -95,11 +95,17 @@ func (Naive) Name() string { return "naive" }
 
 // Forecast returns the last finite value.
 func (Naive) Forecast(values []float64, _ int) (float64, error) {
-	v := clean(values)
-	if len(v) == 0 {
-		return 0, ErrNoData
+	return lastFinite(values)
+}
+
+// lastFinite returns the last finite value of v, reading only its tail.
+func lastFinite(v []float64) (float64, error) {
+	for i := len(v) - 1; i >= 0; i-- {
+		if finite(v[i]) {
+			return v[i], nil
+		}
 	}
-	return v[len(v)-1], nil
+	return 0, ErrNoData
 }
 
 // Line is a least-squares line over the last points of a series: the value
@@ -110,15 +116,16 @@ type Line struct {
 	N                int
 }
 
-// Fit fits a line to the last window values (all when window <= 0 or
-// larger than the series).
+// Fit fits a line to the finite values among the last window values (all
+// when window <= 0 or larger than the series).
 func Fit(values []float64, window int) (Line, error) {
-	v := clean(values)
-	if len(v) == 0 {
-		return Line{}, ErrNoData
-	}
+	v := values
 	if window > 0 && window < len(v) {
 		v = v[len(v)-window:]
+	}
+	v = clean(v)
+	if len(v) == 0 {
+		return Line{}, ErrNoData
 	}
 	n := float64(len(v))
 	if len(v) == 1 {
@@ -165,7 +172,8 @@ func (t Trend) Forecast(values []float64, h int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return bounded(l.At(h), values[len(values)-1]), nil
+	last, _ := lastFinite(values)
+	return bounded(l.At(h), last), nil
 }
 
 // Holt is Holt's linear method with a damped trend: level
@@ -217,19 +225,21 @@ func unit(x float64) float64 {
 // periods back, at least one). Window 0 is the plain seasonal-naive
 // forecast; Window 1 adds today's change against yesterday at this time.
 // With fewer than Period+1 points it is Naive; the level change needs
-// Period+Window points. Its cost is O(Window).
+// Period+Window points. Its cost is O(Window), whatever the history.
 type SeasonalNaive struct{ Period, Window int }
 
 // Name returns "seasonal".
 func (SeasonalNaive) Name() string { return "seasonal" }
 
-// Forecast returns the seasonal-naive forecast with a level change.
+// Forecast returns the seasonal-naive forecast with a level change. A
+// non-finite value where it reads gives the last finite value (dropping it
+// would shift the seasons).
 func (m SeasonalNaive) Forecast(values []float64, h int) (float64, error) {
-	v := clean(values)
-	if len(v) == 0 {
-		return 0, ErrNoData
+	v := values
+	last, err := lastFinite(v)
+	if err != nil {
+		return 0, err
 	}
-	last := v[len(v)-1]
 	p := m.Period
 	h = max(h, 1)
 	if p < 1 || len(v) < p+1 {
@@ -308,13 +318,17 @@ type Score struct {
 
 // Backtest forecasts each of the last n points of values from the points
 // before it (h steps earlier, no peeking) and returns the mean absolute
-// error. Points with no history before them are skipped.
+// error. Points with no history before them, or not finite, are skipped.
+// Its cost is n forecasts of the model.
 func Backtest(m Model, values []float64, h, n int) Score {
-	v := clean(values)
+	v := values
 	h = max(h, 1)
 	s := Score{Model: m}
 	var sum float64
 	for t := max(len(v)-n, h); t < len(v); t++ {
+		if !finite(v[t]) {
+			continue
+		}
 		f, err := m.Forecast(v[:t-h+1], h)
 		if err != nil {
 			continue

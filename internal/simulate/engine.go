@@ -17,8 +17,9 @@ var Epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Default control intervals per algorithm: the HPA's sync period for
 // kubernetes (and frss, which runs in the same loop), the KPA's tick for
-// panic.
+// panic and adaptive (which follows steps at panic mode's speed).
 var defaultControlInterval = map[string]time.Duration{
+	"adaptive":   2 * time.Second,
 	"kubernetes": 15 * time.Second,
 	"frss":       15 * time.Second,
 	"panic":      2 * time.Second,

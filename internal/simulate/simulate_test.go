@@ -294,7 +294,7 @@ func TestParseErrors(t *testing.T) {
 		{"missing max", "policy", head + spec, "spec.maxReplicas is missing"},
 		{"missing primary", "policy", head + "spec:\n  burstTargets: [{cluster: eks}]\n  maxReplicas: 5\n", "spec.primaryCluster is missing"},
 		{"missing burst targets", "policy", head + "spec:\n  primaryCluster: private\n  maxReplicas: 5\n", "spec.burstTargets is missing"},
-		{"unknown algorithm", "policy", head + spec + "  maxReplicas: 5\n  algorithm: {name: magic}\n", `spec.algorithm.name "magic" is unknown: use kubernetes, frss, panic`},
+		{"unknown algorithm", "policy", head + spec + "  maxReplicas: 5\n  algorithm: {name: magic}\n", `spec.algorithm.name "magic" is unknown: use adaptive, kubernetes, frss, panic`},
 		{"params of another algorithm", "policy", head + spec + "  maxReplicas: 5\n  algorithm: {name: frss, panic: {stableWindow: 60s}}\n", "spec.algorithm.panic is set but spec.algorithm.name is frss"},
 		{"min above max", "policy", head + spec + "  minReplicas: 6\n  maxReplicas: 5\n", "less than spec.minReplicas"},
 		{"bad tolerance", "policy", head + spec + "  maxReplicas: 5\n  algorithm: {name: frss, frss: {tolerance: \"1.5\"}}\n", "spec.algorithm.frss.tolerance is 1500m"},
