@@ -133,7 +133,8 @@ type Forecast struct {
 //   - needed = ceil(L / target), at once and without a rate limit (a step
 //     is followed in one decision, like the KPA in panic mode); Current
 //     while L / (Current x target) is within Tolerance of 1 (the HPA's
-//     tolerance, which keeps noise out);
+//     tolerance, which keeps noise out; with headroom, the last needed
+//     count stands for Current, which includes the headroom);
 //   - with a Horizon, the models [forecast.Naive], a trend (a least-squares
 //     line over TrendWindow, used only when its R² reaches MinR2 and it
 //     rises; otherwise the last value) and, once a SeasonalPeriod of
@@ -164,6 +165,8 @@ type Adaptive struct {
 	lastAt time.Time
 	recs   []stamped
 	fc     Forecast
+	// lastNeed is the last decision's count before headroom.
+	lastNeed int32
 	// keep is the history length the models need.
 	keep        int
 	trendN, hN  int
@@ -198,6 +201,8 @@ func (g guardedTrend) Forecast(values []float64, h int) (float64, error) {
 	}
 	return f, nil
 }
+
+var _ forecast.Model = guardedTrend{}
 
 // NewAdaptive returns the adaptive algorithm for one target.
 func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
@@ -309,10 +314,16 @@ func (a *Adaptive) Decide(in Input) Decision {
 	b.WriteString(" for target ")
 	writeNum(&b, in.Target)
 	b.WriteString(" per pod: need ")
-	// count is the pods a load needs: Current within the tolerance.
+	// count is the pods a load needs: ref within the tolerance. ref is
+	// Current, or with headroom the count needed last time (Current holds
+	// the headroom, which must not be counted as need and compounded).
+	ref := in.Current
+	if a.lastNeed > 0 && (a.cfg.HeadroomReplicas > 0 || a.cfg.HeadroomPercent > 0) {
+		ref = a.lastNeed
+	}
 	count := func(load float64) (int32, bool) {
-		if in.Current > 0 && math.Abs(load/(float64(in.Current)*in.Target)-1) <= a.cfg.Tolerance {
-			return in.Current, true
+		if ref > 0 && math.Abs(load/(float64(ref)*in.Target)-1) <= a.cfg.Tolerance {
+			return ref, true
 		}
 		return ceilReplicas(load / in.Target), false
 	}
@@ -336,6 +347,7 @@ func (a *Adaptive) Decide(in Input) Decision {
 			needed = fn
 		}
 	}
+	a.lastNeed = needed
 	want := needed
 	if a.cfg.HeadroomReplicas > 0 || a.cfg.HeadroomPercent > 0 {
 		extra := max(a.cfg.HeadroomReplicas, ceilReplicas(float64(needed)*a.cfg.HeadroomPercent/100))
