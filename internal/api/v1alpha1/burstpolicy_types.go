@@ -426,12 +426,15 @@ type PanicAlgorithm struct {
 // recommended within scaleDownStabilizationWindow.
 type AdaptiveAlgorithm struct {
 	// ScaleDownStabilizationWindow keeps the highest recommendation of this
-	// trailing window (Go duration, in [0s, 1h]).
+	// trailing window, as the HPA's scale-down stabilisation, unless the
+	// load fell by a step: once every recommendation of the last minute is
+	// at most half the window's highest, the last minute's highest is kept
+	// instead (Go duration, in [0s, 1h]).
 	//
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('1h')",message="scaleDownStabilizationWindow must be in [0s, 1h]"
-	// +kubebuilder:default="2m"
+	// +kubebuilder:default="5m"
 	// +optional
 	ScaleDownStabilizationWindow *metav1.Duration `json:"scaleDownStabilizationWindow,omitempty"`
 
