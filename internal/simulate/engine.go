@@ -49,6 +49,11 @@ type Tick struct {
 	Compliance int32
 	// CPUMilli is the pods' CPU request decided (Vertical SLO strategy).
 	CPUMilli int64
+	// ForecastAt is the trace second the adaptive algorithm forecast the
+	// load of (-1: no forecast); Forecast that load and Observed the load
+	// it observed (the naive forecast).
+	ForecastAt         int
+	Forecast, Observed float64
 }
 
 // Series are per-second values; index i is trace second i.
@@ -181,9 +186,10 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		return nil, inputErr("reactive floor: control interval %v: use whole seconds", p.floor)
 	}
 	var (
-		alg      scaling.Algorithm
-		panicAlg *scaling.Panic
-		ctrl     time.Duration
+		alg         scaling.Algorithm
+		panicAlg    *scaling.Panic
+		adaptiveAlg *scaling.Adaptive
+		ctrl        time.Duration
 	)
 	switch {
 	case p.floor > 0:
@@ -194,6 +200,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 			return nil, err
 		}
 		panicAlg, _ = alg.(*scaling.Panic)
+		adaptiveAlg, _ = alg.(*scaling.Adaptive)
 		ctrl = m.ControlIntervalFor(p.Algorithm)
 	default:
 		ctrl = p.SLO.Interval
@@ -425,9 +432,15 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 					}
 					d = alg.Decide(in)
 				}
-				tick := Tick{Second: t, Current: cur, Desired: d.Desired, Reason: d.Reason}
+				tick := Tick{Second: t, Current: cur, Desired: d.Desired, Reason: d.Reason, ForecastAt: -1}
 				if panicAlg != nil {
 					tick.Panicking = panicAlg.Panicking()
+				}
+				if adaptiveAlg != nil {
+					if f := adaptiveAlg.LastForecast(); !f.At.IsZero() {
+						tick.ForecastAt = int(f.At.Sub(Epoch) / time.Second)
+						tick.Forecast, tick.Observed = f.Load, f.Observed
+					}
 				}
 				res.Ticks = append(res.Ticks, tick)
 				desired = d.Desired
