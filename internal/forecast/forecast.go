@@ -79,6 +79,16 @@ func clean(v []float64) []float64 {
 	return v
 }
 
+// cleanLast returns the finite values of v and the last of them, or
+// ErrNoData.
+func cleanLast(v []float64) ([]float64, float64, error) {
+	c := clean(v)
+	if len(c) == 0 {
+		return nil, 0, ErrNoData
+	}
+	return c, c[len(c)-1], nil
+}
+
 // bounded keeps a forecast finite: an overflow becomes the last value.
 func bounded(f, last float64) float64 {
 	if !finite(f) {
@@ -188,11 +198,10 @@ func (Holt) Name() string { return "holt" }
 
 // Forecast returns the damped-trend forecast h steps ahead.
 func (m Holt) Forecast(values []float64, h int) (float64, error) {
-	v := clean(values)
-	if len(v) == 0 {
-		return 0, ErrNoData
+	v, last, err := cleanLast(values)
+	if err != nil {
+		return 0, err
 	}
-	last := v[len(v)-1]
 	if len(v) < 2 {
 		return last, nil
 	}
@@ -280,11 +289,10 @@ func (HoltWinters) Name() string { return "holt-winters" }
 
 // Forecast returns the additive Holt-Winters forecast h steps ahead.
 func (m HoltWinters) Forecast(values []float64, h int) (float64, error) {
-	v := clean(values)
-	if len(v) == 0 {
-		return 0, ErrNoData
+	v, last, err := cleanLast(values)
+	if err != nil {
+		return 0, err
 	}
-	last := v[len(v)-1]
 	p := m.Period
 	if p < 1 || len(v) < p+1 {
 		return last, nil

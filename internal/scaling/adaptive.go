@@ -377,14 +377,6 @@ func (a *Adaptive) Decide(in Input) Decision {
 		b.WriteString(window.String())
 		b.WriteString(")")
 	}
-	final := clamp(stab, in.Min, in.Max)
-	if final != stab {
-		if final == in.Min {
-			b.WriteString("; min replicas ")
-		} else {
-			b.WriteString("; max replicas ")
-		}
-		writeInt(&b, final)
-	}
+	final := clampWriting(&b, stab, in.Min, in.Max)
 	return Decision{Desired: final, Reason: b.String(), Limited: final != want}
 }

@@ -268,8 +268,8 @@ var colours = map[string]string{"kubernetes": "#4c78a8", "frss": "#f58518", "pan
 // run, adaptive's headroom settings joined to adaptive by a line.
 func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 	const (
-		W, H             = 760, 460
-		left, right      = 80, 170
+		W, H             = 840, 460
+		left, right      = 80, 250
 		top, bottom      = 60, 60
 		plotW, plotH     = W - left - right, H - top - bottom
 		minCost, minViol = 1e-9, 1e-9
