@@ -75,7 +75,7 @@ type Decision struct {
 // from several goroutines at once.
 type Algorithm interface {
 	// Name is the algorithm's kind as written in a BurstPolicy:
-	// "kubernetes", "frss" or "panic".
+	// "adaptive", "kubernetes", "frss" or "panic".
 	Name() string
 	// Decide returns the replica count for in, within [Min, Max] unless
 	// Decision.ScalingDisabled. It never panics. For an input
