@@ -135,15 +135,16 @@ type Forecast struct {
 //     while L / (Current x target) is within Tolerance of 1 (the HPA's
 //     tolerance, which keeps noise out; with headroom, the last needed
 //     count stands for Current, which includes the headroom);
-//   - with a Horizon, the models [forecast.Naive], a trend (a least-squares
-//     line over TrendWindow, used only when its R² reaches MinR2 and it
-//     rises; otherwise the last value) and, once a SeasonalPeriod of
-//     history exists, [forecast.SeasonalNaive] (level change over one
-//     step) are backtested over the last Backtest of history at the
-//     horizon; the one with the lowest error forecasts the load F at Now +
-//     Horizon, and needed becomes ceil(F / target) when that is larger (a
-//     forecast only raises the count: a falling forecast is left to the
-//     stabilisation);
+//   - with a Horizon, the load F at Now + Horizon is forecast by a trend:
+//     a least-squares line over TrendWindow ([forecast.Fit]), used only
+//     when its R² reaches MinR2 and it rises, otherwise the last value (the
+//     naive forecast). Once a SeasonalPeriod of history exists,
+//     [forecast.SeasonalNaive] (level change over one step) competes with
+//     it: both are backtested over the last Backtest of history at the
+//     horizon ([forecast.Select]) and the lower error forecasts. needed
+//     becomes the count for F (with the same tolerance) when F is above L
+//     and that count is larger: a forecast only raises the count, a
+//     falling one is left to the stabilisation;
 //   - headroom adds max(HeadroomReplicas, ceil(needed x HeadroomPercent /
 //     100));
 //   - the result is stabilised downwards as the HPA does: never below the
