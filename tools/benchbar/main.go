@@ -275,13 +275,17 @@ func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 		minCost, minViol = 1e-9, 1e-9
 	)
 	rs := t.points()
-	maxCost, maxViol := minCost, minViol
+	maxCost, maxViol, lowCost := minCost, minViol, math.Inf(1)
 	for _, r := range rs {
 		maxCost, maxViol = math.Max(maxCost, r.Metrics.CostPerDay), math.Max(maxViol, viol(r))
+		lowCost = math.Min(lowCost, r.Metrics.CostPerDay)
 	}
-	xmax, xt := chart.Ticks(maxCost * 1.05)
+	// The cost axis starts at a whole dollar below the cheapest run, so
+	// the points spread over the plot.
+	x0 := math.Max(0, math.Floor(lowCost*0.95))
+	xspan, xt := chart.Ticks((maxCost - x0) * 1.05)
 	ymax, yt := chart.Ticks(maxViol * 1.05)
-	x := func(v float64) float64 { return left + v/xmax*plotW }
+	x := func(v float64) float64 { return left + (v-x0)/xspan*plotW }
 	y := func(v float64) float64 { return top + plotH - v/ymax*plotH }
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", W, H, W, H)
 	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
@@ -292,7 +296,8 @@ func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left, y(tk.Value), left+plotW, y(tk.Value), left-5, y(tk.Value)+4, tk.Label)
 	}
 	for _, tk := range xt {
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x(tk.Value), top, x(tk.Value), top+plotH, x(tk.Value), top+plotH+16, tk.Label)
+		v := x0 + tk.Value
+		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x(v), top, x(v), top+plotH, x(v), top+plotH+16, chart.Num(v))
 	}
 	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">cost ($/day)</text>`+"\n", left+plotW/2, H-18)
 	fmt.Fprintf(w, `<text x="18" y="%d" transform="rotate(-90 18 %d)" text-anchor="middle">SLA violations (%% of requests)</text>`+"\n", top+plotH/2, top+plotH/2)
