@@ -46,6 +46,20 @@ func NewAlgorithm(a hcav1.Algorithm, utilization bool) (scaling.Algorithm, error
 	}
 }
 
+// DecisionInterval is how often algorithm name decides: the HPA's sync
+// period (15 s) for kubernetes and frss (which runs in the same loop), the
+// KPA's tick (2 s) for panic and for adaptive (no name), which follows steps
+// at panic mode's speed. The simulator decides this often; the runtime's
+// burst controller must evaluate a policy's metrics this often for its
+// decisions to match the simulator's figures.
+func DecisionInterval(name hcav1.AlgorithmName) time.Duration {
+	switch name {
+	case hcav1.AlgorithmKubernetes, hcav1.AlgorithmFRSS:
+		return 15 * time.Second
+	}
+	return 2 * time.Second
+}
+
 // NewAlgorithmForMetric is NewAlgorithm for one metric of a policy: Resource
 // metrics are utilisation, and for every metric but CPU a pod's readiness
 // does not matter (Kubernetes' groupPods checks it for the CPU resource

@@ -50,6 +50,15 @@ func TestNewAlgorithm(t *testing.T) {
 	}
 }
 
+func TestDecisionInterval(t *testing.T) {
+	for name, want := range map[hcav1.AlgorithmName]time.Duration{"": 2 * time.Second, hcav1.AlgorithmAdaptive: 2 * time.Second, hcav1.AlgorithmPanic: 2 * time.Second,
+		hcav1.AlgorithmKubernetes: 15 * time.Second, hcav1.AlgorithmFRSS: 15 * time.Second} {
+		if got := DecisionInterval(name); got != want {
+			t.Errorf("DecisionInterval(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 func TestConfigsOverDefaults(t *testing.T) {
 	f, err := FRSSConfig(&hcav1.FRSSAlgorithm{DownWindow: &metav1.Duration{Duration: 10 * time.Second}, ShrinkStep: 4})
 	if err != nil {

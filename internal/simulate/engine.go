@@ -6,6 +6,7 @@ import (
 	"time"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
 	"github.com/hca-project/terraform-provider-hca/internal/workload"
@@ -15,23 +16,15 @@ import (
 // trace). Only differences matter; a fixed value keeps runs identical.
 var Epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Default control intervals per algorithm: the HPA's sync period for
-// kubernetes (and frss, which runs in the same loop), the KPA's tick for
-// panic and adaptive (which follows steps at panic mode's speed).
-var defaultControlInterval = map[string]time.Duration{
-	"adaptive":   2 * time.Second,
-	"kubernetes": 15 * time.Second,
-	"frss":       15 * time.Second,
-	"panic":      2 * time.Second,
-}
-
-// ControlIntervalFor is the decision interval the model gives algorithm.
+// ControlIntervalFor is the decision interval the model gives algorithm:
+// the model's, else policy.DecisionInterval (the HPA's sync period for
+// kubernetes and frss, the KPA's tick for panic and adaptive), else 15 s.
 func (m ClusterModel) ControlIntervalFor(algorithm string) time.Duration {
 	if m.ControlInterval > 0 {
 		return m.ControlInterval
 	}
-	if d, ok := defaultControlInterval[algorithm]; ok {
-		return d
+	if checkAlgorithmName(algorithm, "algorithm") == nil {
+		return policy.DecisionInterval(hcav1.AlgorithmName(algorithm))
 	}
 	return 15 * time.Second
 }
