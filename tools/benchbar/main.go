@@ -192,7 +192,9 @@ func verdict(miss []string) string {
 	return "**missed**: " + strings.Join(miss, ", ")
 }
 
+// ratio is a ÷ b of two violation rates, as shown (to 0.001 %).
 func ratio(a, b float64) string {
+	a, b = shown(a, 1000), shown(b, 1000)
 	switch {
 	case b == 0 && a == 0:
 		return "0 = 0"
