@@ -1,7 +1,9 @@
 // Package forecast predicts a load series a short horizon ahead, as pure
 // code: no clock, no I/O. Inputs are plain (timestamps, values, a step), so
 // the runtime can feed it from Prometheus query_range and the simulator from
-// the trace it replays, with the same code.
+// the trace it replays, with the same code. The adaptive algorithm
+// (internal/scaling) keeps the regular series itself, one value per step
+// of its own inputs.
 //
 // [Regular] turns samples into a regular series (one value per step, the
 // last sample of each step, gaps carried forward). On a regular series:
@@ -20,9 +22,9 @@
 //     per step of the period), initialised from the first period.
 //
 // [Select] backtests models on the series' recent past (each forecast made
-// only from the points before it) and returns the one with the lowest mean
-// absolute error, so the choice is per series. [MAPE] is the mean absolute
-// percentage error of forecasts against actual values.
+// only from the points before it, [Backtest]) and ranks them by mean
+// absolute error, so the choice is per series and per moment. [MAPE] is
+// the mean absolute percentage error of forecasts against actual values.
 //
 // Every model returns a finite forecast for finite input and never panics;
 // too short a series falls back to the last value, and an empty one is
