@@ -227,6 +227,33 @@ func (a *Adaptive) Name() string { return "adaptive" }
 // LastForecast returns the forecast of the last decision.
 func (a *Adaptive) LastForecast() Forecast { return a.fc }
 
+// Warm replaces the load history with past samples of the target's total
+// (for example a Prometheus query_range of the policy's metric over the
+// last SeasonalPeriod plus a few minutes, at Step), so that the seasonal
+// model need not wait a period of uptime after a restart. Samples after
+// now, non-finite ones and those older than the history the models need
+// are ignored; steps without a sample carry the previous one forward.
+func (a *Adaptive) Warm(ts []time.Time, vs []float64, now time.Time) error {
+	if len(ts) != len(vs) {
+		return fmt.Errorf("adaptive: warm the history: %d timestamps for %d values", len(ts), len(vs))
+	}
+	from := now.Add(-time.Duration(a.keep-1) * a.cfg.Step)
+	for i, t := range ts {
+		// Start at the first usable sample: no history is made up before it.
+		if !t.Before(from) && !t.After(now) && !badFloat(vs[i]) {
+			from = t
+			break
+		}
+	}
+	vals, err := forecast.Regular(ts, vs, from, now, a.cfg.Step)
+	if err != nil {
+		return fmt.Errorf("adaptive: warm the history: %w", err)
+	}
+	a.hist = append(a.hist[:0], vals...)
+	a.lastAt = from.Add(time.Duration(len(vals)-1) * a.cfg.Step)
+	return nil
+}
+
 // observe records total at now in the step history.
 func (a *Adaptive) observe(now time.Time, total float64) {
 	if len(a.hist) > 0 && now.Before(a.lastAt) {

@@ -1,6 +1,7 @@
 package scaling
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,47 @@ func TestAdaptiveConfigValidate(t *testing.T) {
 	}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("defaults: %v", err)
+	}
+}
+
+// TestAdaptiveWarm: a warmed history is the one the models read. The
+// pattern of TestAdaptiveSeasonal, 100, 200, 300, 200 every 15 s, given as
+// two and a half periods of past samples ending 15 s before the first
+// decision (index 9, 200): the seasonal model forecasts index 10's 300 at
+// once, where a cold instance would forecast the last value. Samples in the
+// future, NaN ones and a length mismatch are handled.
+func TestAdaptiveWarm(t *testing.T) {
+	c := DefaultAdaptiveConfig()
+	c.ScaleDownWindow, c.ReleaseWindow = 0, 0
+	c.SeasonalPeriod, c.Horizon, c.TrendWindow = time.Minute, 15*time.Second, 45*time.Second
+	a, err := NewAdaptive(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pattern := []float64{100, 200, 300, 200}
+	var ts []time.Time
+	var vs []float64
+	for i := range 9 {
+		ts = append(ts, algAt(time.Duration(i)*15*time.Second))
+		vs = append(vs, pattern[i%4])
+	}
+	ts = append(ts, algAt(130*time.Second), algAt(time.Hour))
+	vs = append(vs, math.NaN(), 5000)
+	now := algAt(135 * time.Second)
+	if err := a.Warm(ts, vs, now.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.hist) != 9 || a.hist[8] != 100 {
+		t.Fatalf("warmed history %v, want the 9 pattern points", a.hist)
+	}
+	d := a.Decide(Input{Now: now, Current: 2, Min: 1, Max: 60, Target: 100, External: ext(200)})
+	if f := a.LastForecast(); f.Model != "seasonal" || f.Load != 300 || d.Desired != 3 {
+		t.Fatalf("after warming: forecast %+v, decision %d (%s); want seasonal 300 and 3", f, d.Desired, d.Reason)
+	}
+	if err := a.Warm(ts[:1], nil, now); err == nil {
+		t.Fatal("Warm with 1 timestamp and no value: no error")
+	}
+	if err := a.Warm(nil, nil, now); err == nil {
+		t.Fatal("Warm with no sample: no error")
 	}
 }
