@@ -135,13 +135,11 @@ func TestAdaptive(t *testing.T) {
 	}
 }
 
-// TestAdaptiveSeasonal: period 60 s (4 steps of 15 s), a load repeating
-// 100, 200, 300, 200, no scale-down window. The guarded trend never fits
-// (the best four-point window has R² 0.4), so it forecasts the last value;
-// the seasonal model forecasts the next point exactly from the fifth point
-// on, wins the backtest, and at index 9 (load 200, pods 2) forecasts 300:
-// 3 pods.
-func TestAdaptiveSeasonal(t *testing.T) {
+// seasonalAdaptive is the adaptive algorithm of the seasonal tests (period
+// 60 s = 4 steps, horizon 1 step, no scale-down window) and their load
+// pattern.
+func seasonalAdaptive(t *testing.T) (*Adaptive, []float64) {
+	t.Helper()
 	c := DefaultAdaptiveConfig()
 	c.ScaleDownWindow, c.ReleaseWindow = 0, 0
 	c.SeasonalPeriod, c.Horizon, c.TrendWindow = time.Minute, 15*time.Second, 45*time.Second
@@ -149,7 +147,17 @@ func TestAdaptiveSeasonal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pattern := []float64{100, 200, 300, 200}
+	return a, []float64{100, 200, 300, 200}
+}
+
+// TestAdaptiveSeasonal: period 60 s (4 steps of 15 s), a load repeating
+// 100, 200, 300, 200, no scale-down window. The guarded trend never fits
+// (the best four-point window has R² 0.4), so it forecasts the last value;
+// the seasonal model forecasts the next point exactly from the fifth point
+// on, wins the backtest, and at index 9 (load 200, pods 2) forecasts 300:
+// 3 pods.
+func TestAdaptiveSeasonal(t *testing.T) {
+	a, pattern := seasonalAdaptive(t)
 	cur := int32(1)
 	var d Decision
 	for i := range 10 {
@@ -245,14 +253,7 @@ func TestAdaptiveConfigValidate(t *testing.T) {
 // once, where a cold instance would forecast the last value. Samples in the
 // future, NaN ones and a length mismatch are handled.
 func TestAdaptiveWarm(t *testing.T) {
-	c := DefaultAdaptiveConfig()
-	c.ScaleDownWindow, c.ReleaseWindow = 0, 0
-	c.SeasonalPeriod, c.Horizon, c.TrendWindow = time.Minute, 15*time.Second, 45*time.Second
-	a, err := NewAdaptive(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pattern := []float64{100, 200, 300, 200}
+	a, pattern := seasonalAdaptive(t)
 	var ts []time.Time
 	var vs []float64
 	for i := range 9 {
