@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -515,7 +516,7 @@ func (l *Lab) Env() (map[string]string, error) {
 		return nil, err
 	}
 	aws := fmt.Sprintf("http://127.0.0.1:%d", st.Ports["aws"])
-	return map[string]string{
+	env := map[string]string{
 		"HCA_LAB_DIR":                    abs,
 		"HCA_LAB_PRIVATE_KUBECONFIG":     priv.KubeconfigPath,
 		"HCA_LAB_PROMETHEUS_URL":         fmt.Sprintf("http://127.0.0.1:%d", st.Ports["prometheus"]),
@@ -530,7 +531,9 @@ func (l *Lab) Env() (map[string]string, error) {
 		"HCA_LAB_ACK_ENDPOINT":           fmt.Sprintf("http://127.0.0.1:%d", st.Ports["ack"]),
 		"TF_ACC_TERRAFORM_PATH":          tf,
 		"KUBEBUILDER_ASSETS":             filepath.Join(abs, "bin"),
-	}, nil
+	}
+	maps.Copy(env, credentialsEnv())
+	return env, nil
 }
 
 func writeEnvFile(path string, env map[string]string) error {
