@@ -96,9 +96,32 @@ type bpPromQLMetric struct {
 
 type bpAlgorithm struct {
 	Name       types.String  `tfsdk:"name"`
+	Adaptive   *bpAdaptive   `tfsdk:"adaptive"`
 	Kubernetes *bpKubernetes `tfsdk:"kubernetes"`
 	FRSS       *bpFRSS       `tfsdk:"frss"`
 	Panic      *bpPanic      `tfsdk:"panic"`
+}
+
+// implied is the algorithm an unnamed algorithm block means: the one whose
+// parameters are set (so that a kubernetes block written when kubernetes
+// was the default keeps its meaning), else the API's default, adaptive.
+func (a *bpAlgorithm) implied() string {
+	switch {
+	case a == nil:
+	case a.Kubernetes != nil && a.FRSS == nil && a.Panic == nil && a.Adaptive == nil:
+		return "kubernetes"
+	case a.FRSS != nil && a.Kubernetes == nil && a.Panic == nil && a.Adaptive == nil:
+		return "frss"
+	case a.Panic != nil && a.Kubernetes == nil && a.FRSS == nil && a.Adaptive == nil:
+		return "panic"
+	}
+	return "adaptive"
+}
+
+type bpAdaptive struct {
+	ScaleDownStabilizationWindow durationString `tfsdk:"scale_down_stabilization_window"`
+	ForecastHorizon              durationString `tfsdk:"forecast_horizon"`
+	SeasonalPeriod               durationString `tfsdk:"seasonal_period"`
 }
 
 type bpKubernetes struct {
@@ -340,10 +363,16 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				"`Resource` (set `resource`) or `PromQL` (set `promql`)."),
 			"algorithm": schema.SingleNestedAttribute{
 				Optional:    true,
-				Description: "Scaling algorithm and its parameters; only the chosen algorithm's block may be set. Unset: `kubernetes` with its defaults.",
+				Description: "Scaling algorithm and its parameters; only the chosen algorithm's block may be set. Unset: `adaptive` with its defaults.",
 				Attributes: map[string]schema.Attribute{
-					"name": schema.StringAttribute{Optional: true, Description: "`kubernetes`, `frss` or `panic`. The API's default is `kubernetes`.",
-						Validators: []validator.String{stringvalidator.OneOf("kubernetes", "frss", "panic")}},
+					"name": schema.StringAttribute{Optional: true, Description: "`adaptive`, `kubernetes`, `frss` or `panic`. Unset: the algorithm whose parameter block is set, else the API's default `adaptive` (panic mode's speed on steps, the HPA's scale-down stabilisation and a load forecast).",
+						Validators: []validator.String{stringvalidator.OneOf("adaptive", "kubernetes", "frss", "panic")}},
+					"adaptive": schema.SingleNestedAttribute{Optional: true, Description: "Adaptive algorithm parameters.",
+						Attributes: map[string]schema.Attribute{
+							"scale_down_stabilization_window": durationAttr("The count never drops below the highest recommendation of this trailing window, unless the load fell by a step (to half or less for a minute); a Go duration in [0s, 1h] (API default `5m`).", durationMax{max: time.Hour}),
+							"forecast_horizon":                durationAttr("Time needed to make capacity ready (metric age and pod start-up, plus node boot when bursting); the count covers the load forecast this far ahead; `0s` turns forecasting off. A Go duration in [0s, 1h] (API default `30s`).", durationMax{max: time.Hour}),
+							"seasonal_period":                 durationAttr("Period of the seasonal forecast (`24h` daily, `168h` weekly); `0s` turns it off. A Go duration in [0s, 192h] (API default `24h`).", durationMax{max: 192 * time.Hour}),
+						}},
 					"kubernetes": schema.SingleNestedAttribute{Optional: true, Description: "Horizontal Pod Autoscaler parameters (Kubernetes' defaults when unset).",
 						Attributes: map[string]schema.Attribute{
 							"tolerance":  toleranceAttr("Relative distance from the target within which nothing changes (default 0.1)."),
@@ -556,12 +585,12 @@ func validateBurstPolicy(m *burstPolicyModel) diag.Diagnostics {
 	if a := m.Algorithm; a != nil && !a.Name.IsUnknown() {
 		name := a.Name.ValueString()
 		if name == "" {
-			name = "kubernetes"
+			name = a.implied()
 		}
 		for _, b := range []struct {
 			n   string
 			set bool
-		}{{"kubernetes", a.Kubernetes != nil}, {"frss", a.FRSS != nil}, {"panic", a.Panic != nil}} {
+		}{{"adaptive", a.Adaptive != nil}, {"kubernetes", a.Kubernetes != nil}, {"frss", a.FRSS != nil}, {"panic", a.Panic != nil}} {
 			if b.set && b.n != name {
 				d.AddAttributeError(path.Root("algorithm").AtName(b.n), "Invalid algorithm",
 					fmt.Sprintf("algorithm.%s is set but algorithm.name is %s: set name to %s or remove %s.", b.n, name, b.n, b.n))
@@ -636,6 +665,22 @@ func (m *burstPolicyModel) toAPI() (*hcav1.BurstPolicy, error) {
 	}
 	if a := m.Algorithm; a != nil {
 		s.Algorithm.Name = hcav1.AlgorithmName(a.Name.ValueString())
+		if s.Algorithm.Name == "" && a.implied() != "adaptive" {
+			s.Algorithm.Name = hcav1.AlgorithmName(a.implied())
+		}
+		if ad := a.Adaptive; ad != nil {
+			aa := &hcav1.AdaptiveAlgorithm{}
+			if aa.ScaleDownStabilizationWindow, err = durationPtr(ad.ScaleDownStabilizationWindow, "algorithm.adaptive.scale_down_stabilization_window"); err != nil {
+				return nil, err
+			}
+			if aa.ForecastHorizon, err = durationPtr(ad.ForecastHorizon, "algorithm.adaptive.forecast_horizon"); err != nil {
+				return nil, err
+			}
+			if aa.SeasonalPeriod, err = durationPtr(ad.SeasonalPeriod, "algorithm.adaptive.seasonal_period"); err != nil {
+				return nil, err
+			}
+			s.Algorithm.Adaptive = aa
+		}
 		if k := a.Kubernetes; k != nil {
 			ka := &hcav1.KubernetesAlgorithm{}
 			if ka.Tolerance, err = quantityPtr(k.Tolerance, "algorithm.kubernetes.tolerance"); err != nil {
@@ -791,7 +836,18 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 	if pa == nil {
 		pa = &bpAlgorithm{}
 	}
-	alg := &bpAlgorithm{Name: optString(pa.Name, string(a.Name), "kubernetes")}
+	alg := &bpAlgorithm{Name: optString(pa.Name, string(a.Name), pa.implied())}
+	if ad := a.Adaptive; ad != nil {
+		pad := pa.Adaptive
+		if pad == nil {
+			pad = &bpAdaptive{}
+		}
+		alg.Adaptive = &bpAdaptive{
+			ScaleDownStabilizationWindow: keepDuration(pad.ScaleDownStabilizationWindow, ad.ScaleDownStabilizationWindow, "5m"),
+			ForecastHorizon:              keepDuration(pad.ForecastHorizon, ad.ForecastHorizon, "30s"),
+			SeasonalPeriod:               keepDuration(pad.SeasonalPeriod, ad.SeasonalPeriod, "24h"),
+		}
+	}
 	if k := a.Kubernetes; k != nil {
 		pk := pa.Kubernetes
 		if pk == nil {
@@ -828,7 +884,7 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 			MaxScaleDownRate:      keepDefaultQuantity(pp.MaxScaleDownRate, p.MaxScaleDownRate, "2"),
 		}
 	}
-	if !(prior.Algorithm == nil && alg.Name.IsNull() && alg.Kubernetes == nil && alg.FRSS == nil && alg.Panic == nil) {
+	if !(prior.Algorithm == nil && alg.Name.IsNull() && alg.Adaptive == nil && alg.Kubernetes == nil && alg.FRSS == nil && alg.Panic == nil) {
 		m.Algorithm = alg
 	}
 	if p := s.Propagate; p != nil {

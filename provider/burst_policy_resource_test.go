@@ -75,6 +75,9 @@ func TestBurstPolicyConverters(t *testing.T) {
 	k8s.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{Tolerance: types.StringValue("0.05"),
 		ScaleUp: &bpScalingRules{StabilizationWindow: durationOf("0s"), Tolerance: types.StringNull(), SelectPolicy: types.StringNull(),
 			Policies: []bpScalingPolicy{{Type: types.StringValue("Pods"), Value: types.Int64Value(4), Period: durationOf("15s")}}}}}
+	adaptive := minimalBurstPolicy()
+	adaptive.Algorithm = &bpAlgorithm{Name: types.StringNull(), Adaptive: &bpAdaptive{ScaleDownStabilizationWindow: durationOf("2m"),
+		ForecastHorizon: durationNull(), SeasonalPeriod: durationOf("0s")}}
 	frss := minimalBurstPolicy()
 	frss.Algorithm = &bpAlgorithm{Name: types.StringValue("frss"), FRSS: &bpFRSS{Tolerance: types.StringNull(), ScaleUpRate: types.Int64Null(),
 		UpWindow: durationNull(), DownWindow: durationOf("10s"), ShrinkStep: types.Int64Value(4)}}
@@ -94,7 +97,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
 				s.Metrics = []hcav1.MetricSpec{{Type: "Resource", Resource: &hcav1.ResourceMetric{Name: "cpu", TargetAverageUtilization: 80}}}
-				s.Algorithm.Name = "kubernetes"
+				s.Algorithm.Name = "adaptive"
 			},
 		},
 		{
@@ -123,12 +126,25 @@ func TestBurstPolicyConverters(t *testing.T) {
 			in:   k8s,
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
 				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
-				Algorithm: hcav1.Algorithm{Kubernetes: &hcav1.KubernetesAlgorithm{Tolerance: qty("0.05"),
+				Algorithm: hcav1.Algorithm{Name: "kubernetes", Kubernetes: &hcav1.KubernetesAlgorithm{Tolerance: qty("0.05"),
 					ScaleUp: &hcav1.ScalingRules{StabilizationWindow: dur("0s"), Policies: []hcav1.ScalingPolicy{{Type: "Pods", Value: 4, Period: *dur("15s")}}}}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
-				s.Algorithm.Name = "kubernetes"
 				s.Algorithm.Kubernetes.ScaleUp.SelectPolicy = "Max"
+			},
+		},
+		{
+			// Unnamed: the API's default, adaptive; unset parameters come
+			// back as the API's defaults and stay unset in the model.
+			name: "adaptive parameters",
+			in:   adaptive,
+			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				Algorithm: hcav1.Algorithm{Adaptive: &hcav1.AdaptiveAlgorithm{ScaleDownStabilizationWindow: dur("2m"), SeasonalPeriod: dur("0s")}}},
+			defaults: func(s *hcav1.BurstPolicySpec) {
+				s.BurstTargets[0].Weight = ptr32(1)
+				s.Algorithm.Name = "adaptive"
+				s.Algorithm.Adaptive.ForecastHorizon = dur("30s")
 			},
 		},
 		{
@@ -183,7 +199,7 @@ func TestShortDuration(t *testing.T) {
 func dump(m burstPolicyModel) string {
 	s := fmt.Sprintf("%+v target=%+v algorithm=%+v", m, m.Target, m.Algorithm)
 	if m.Algorithm != nil {
-		s += fmt.Sprintf(" k8s=%+v frss=%+v panic=%+v", m.Algorithm.Kubernetes, m.Algorithm.FRSS, m.Algorithm.Panic)
+		s += fmt.Sprintf(" adaptive=%+v k8s=%+v frss=%+v panic=%+v", m.Algorithm.Adaptive, m.Algorithm.Kubernetes, m.Algorithm.FRSS, m.Algorithm.Panic)
 	}
 	return s
 }
@@ -237,6 +253,12 @@ func TestValidateBurstPolicy(t *testing.T) {
 		{"kubernetes block with default name", func(m *burstPolicyModel) {
 			m.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{}}
 		}, ""},
+		{"adaptive block with default name", func(m *burstPolicyModel) {
+			m.Algorithm = &bpAlgorithm{Name: types.StringNull(), Adaptive: &bpAdaptive{}}
+		}, ""},
+		{"two blocks with default name", func(m *burstPolicyModel) {
+			m.Algorithm = &bpAlgorithm{Name: types.StringNull(), Adaptive: &bpAdaptive{}, Panic: &bpPanic{}}
+		}, "algorithm.panic is set but algorithm.name is adaptive: set name to panic or remove panic."},
 		{"panic window not shorter", func(m *burstPolicyModel) {
 			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: durationOf("10s"), PanicWindow: durationOf("10s")}}
 		}, "algorithm.panic.panic_window (10s) must be shorter than stable_window (10s)."},
@@ -337,7 +359,7 @@ resource "hca_burst_policy" "web" {
 							return fmt.Errorf("spec %+v", s)
 						}
 						// The API server's defaults.
-						if len(s.Metrics) != 1 || s.Metrics[0].Resource.TargetAverageUtilization != 80 || s.Algorithm.Name != "kubernetes" || *s.BurstTargets[1].Weight != 1 {
+						if len(s.Metrics) != 1 || s.Metrics[0].Resource.TargetAverageUtilization != 80 || s.Algorithm.Name != "adaptive" || *s.BurstTargets[1].Weight != 1 {
 							return fmt.Errorf("defaults: metrics %+v algorithm %+v", s.Metrics, s.Algorithm)
 						}
 						return nil

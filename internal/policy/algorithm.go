@@ -12,11 +12,18 @@ import (
 )
 
 // NewAlgorithm builds the algorithm a's name selects, from a's parameters over
-// the algorithm's defaults. utilization is true for Resource metrics (values are
-// percent of the pods' requests).
+// the algorithm's defaults; no name is adaptive (the CRD's default).
+// utilization is true for Resource metrics (values are percent of the pods'
+// requests).
 func NewAlgorithm(a hcav1.Algorithm, utilization bool) (scaling.Algorithm, error) {
 	switch a.Name {
-	case "", hcav1.AlgorithmKubernetes:
+	case "", hcav1.AlgorithmAdaptive:
+		c, err := AdaptiveConfig(a.Adaptive)
+		if err != nil {
+			return nil, err
+		}
+		return scaling.NewAdaptive(c)
+	case hcav1.AlgorithmKubernetes:
 		c, err := KubernetesConfig(a.Kubernetes, utilization)
 		if err != nil {
 			return nil, err
@@ -35,8 +42,22 @@ func NewAlgorithm(a hcav1.Algorithm, utilization bool) (scaling.Algorithm, error
 		}
 		return scaling.NewPanic(c)
 	default:
-		return nil, fmt.Errorf("spec.algorithm.name %q is unknown: use kubernetes, frss or panic", a.Name)
+		return nil, fmt.Errorf("spec.algorithm.name %q is unknown: use adaptive, kubernetes, frss or panic", a.Name)
 	}
+}
+
+// DecisionInterval is how often algorithm name decides: the HPA's sync
+// period (15 s) for kubernetes and frss (which runs in the same loop), the
+// KPA's tick (2 s) for panic and for adaptive (no name), which follows steps
+// at panic mode's speed. The simulator decides this often; the runtime's
+// burst controller must evaluate a policy's metrics this often for its
+// decisions to match the simulator's figures.
+func DecisionInterval(name hcav1.AlgorithmName) time.Duration {
+	switch name {
+	case hcav1.AlgorithmKubernetes, hcav1.AlgorithmFRSS:
+		return 15 * time.Second
+	}
+	return 2 * time.Second
 }
 
 // NewAlgorithmForMetric is NewAlgorithm for one metric of a policy: Resource
@@ -44,7 +65,7 @@ func NewAlgorithm(a hcav1.Algorithm, utilization bool) (scaling.Algorithm, error
 // does not matter (Kubernetes' groupPods checks it for the CPU resource
 // only), so memory samples of running pods that are not Ready count.
 func NewAlgorithmForMetric(a hcav1.Algorithm, m hcav1.MetricSpec) (scaling.Algorithm, error) {
-	if a.Name != "" && a.Name != hcav1.AlgorithmKubernetes {
+	if a.Name != hcav1.AlgorithmKubernetes {
 		return NewAlgorithm(a, m.Type == hcav1.MetricResource)
 	}
 	c, err := KubernetesConfig(a.Kubernetes, m.Type == hcav1.MetricResource)
@@ -176,6 +197,22 @@ func PanicConfig(p *hcav1.PanicAlgorithm) (scaling.PanicConfig, error) {
 	}
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("spec.algorithm.panic: %w", err)
+	}
+	return c, nil
+}
+
+// AdaptiveConfig is the adaptive algorithm's configuration of ad over
+// scaling's defaults.
+func AdaptiveConfig(ad *hcav1.AdaptiveAlgorithm) (scaling.AdaptiveConfig, error) {
+	c := scaling.DefaultAdaptiveConfig()
+	if ad == nil {
+		return c, nil
+	}
+	c.ScaleDownWindow = dur(ad.ScaleDownStabilizationWindow, c.ScaleDownWindow)
+	c.Horizon = dur(ad.ForecastHorizon, c.Horizon)
+	c.SeasonalPeriod = dur(ad.SeasonalPeriod, c.SeasonalPeriod)
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("spec.algorithm.adaptive: %w", err)
 	}
 	return c, nil
 }

@@ -21,7 +21,10 @@ func TestNewAlgorithm(t *testing.T) {
 		wantName string
 		wantErr  string
 	}{
-		{"default is kubernetes", hcav1.Algorithm{}, "kubernetes", ""},
+		{"default is adaptive", hcav1.Algorithm{}, "adaptive", ""},
+		{"adaptive", hcav1.Algorithm{Name: hcav1.AlgorithmAdaptive}, "adaptive", ""},
+		{"kubernetes", hcav1.Algorithm{Name: hcav1.AlgorithmKubernetes}, "kubernetes", ""},
+		{"adaptive horizon out of range", hcav1.Algorithm{Name: hcav1.AlgorithmAdaptive, Adaptive: &hcav1.AdaptiveAlgorithm{ForecastHorizon: &metav1.Duration{Duration: 2 * time.Hour}}}, "", "spec.algorithm.adaptive: adaptive algorithm: Horizon is 2h0m0s"},
 		{"frss", hcav1.Algorithm{Name: hcav1.AlgorithmFRSS}, "frss", ""},
 		{"panic", hcav1.Algorithm{Name: hcav1.AlgorithmPanic}, "panic", ""},
 		{"unknown", hcav1.Algorithm{Name: "magic"}, "", `spec.algorithm.name "magic" is unknown`},
@@ -47,6 +50,15 @@ func TestNewAlgorithm(t *testing.T) {
 	}
 }
 
+func TestDecisionInterval(t *testing.T) {
+	for name, want := range map[hcav1.AlgorithmName]time.Duration{"": 2 * time.Second, hcav1.AlgorithmAdaptive: 2 * time.Second, hcav1.AlgorithmPanic: 2 * time.Second,
+		hcav1.AlgorithmKubernetes: 15 * time.Second, hcav1.AlgorithmFRSS: 15 * time.Second} {
+		if got := DecisionInterval(name); got != want {
+			t.Errorf("DecisionInterval(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 func TestConfigsOverDefaults(t *testing.T) {
 	f, err := FRSSConfig(&hcav1.FRSSAlgorithm{DownWindow: &metav1.Duration{Duration: 10 * time.Second}, ShrinkStep: 4})
 	if err != nil {
@@ -62,6 +74,14 @@ func TestConfigsOverDefaults(t *testing.T) {
 	}
 	if k.ScaleUp.Tolerance != 0.05 || k.ScaleDown.Tolerance != 0.05 || k.ScaleDown.StabilizationWindow != time.Minute || !k.Utilization {
 		t.Fatalf("KubernetesConfig = %+v", k)
+	}
+	a, err := AdaptiveConfig(&hcav1.AdaptiveAlgorithm{ForecastHorizon: &metav1.Duration{Duration: 90 * time.Second}, SeasonalPeriod: &metav1.Duration{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad := scaling.DefaultAdaptiveConfig()
+	if a.Horizon != 90*time.Second || a.SeasonalPeriod != 0 || a.ScaleDownWindow != ad.ScaleDownWindow || a.Step != ad.Step {
+		t.Fatalf("AdaptiveConfig = %+v, want horizon 90s, no seasonal period and the defaults' window %v and step %v", a, ad.ScaleDownWindow, ad.Step)
 	}
 	p, err := PanicConfig(&hcav1.PanicAlgorithm{StableWindow: &metav1.Duration{Duration: 120 * time.Second}})
 	if err != nil {
@@ -102,7 +122,7 @@ func TestKubernetesBehaviorBlock(t *testing.T) {
 	}
 }
 
-// TestNewAlgorithmForMetric: readiness counts for CPU only (groupPods).
+// TestNewAlgorithmForMetric: for kubernetes, readiness counts for CPU only (groupPods).
 // Seen through a decision: 2 Ready pods at 80 % and a running pod that is
 // not Ready at 20 %, target 50, current 3. CPU ignores the third pod and,
 // the ratio 1.6 being above 1, counts it at 0: 160/3 = 53 %, within the
@@ -114,7 +134,7 @@ func TestNewAlgorithmForMetric(t *testing.T) {
 		want int32
 	}{{hcav1.ResourceCPU, 3}, {hcav1.ResourceMemory, 4}} {
 		t.Run(string(tt.res), func(t *testing.T) {
-			a, err := NewAlgorithmForMetric(hcav1.Algorithm{}, hcav1.MetricSpec{Type: hcav1.MetricResource, Resource: &hcav1.ResourceMetric{Name: tt.res, TargetAverageUtilization: 50}})
+			a, err := NewAlgorithmForMetric(hcav1.Algorithm{Name: hcav1.AlgorithmKubernetes}, hcav1.MetricSpec{Type: hcav1.MetricResource, Resource: &hcav1.ResourceMetric{Name: tt.res, TargetAverageUtilization: 50}})
 			if err != nil {
 				t.Fatal(err)
 			}

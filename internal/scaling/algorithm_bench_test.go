@@ -39,6 +39,16 @@ func BenchmarkFRSSDecide(b *testing.B) {
 	benchDecide(b, f)
 }
 
+// BenchmarkAdaptiveDecide: the history reaches a day (the default
+// seasonal period) of 15 s steps, so the seasonal model competes.
+func BenchmarkAdaptiveDecide(b *testing.B) {
+	a, err := NewAdaptive(DefaultAdaptiveConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDecide(b, a)
+}
+
 func BenchmarkPanicDecide(b *testing.B) {
 	p, err := NewPanic(DefaultPanicConfig())
 	if err != nil {

@@ -146,3 +146,27 @@ func FuzzPanic(f *testing.F) {
 		fuzzDecide(t, p, current, minR, maxR, target, pods, total, useExt, step)
 	})
 }
+
+func FuzzAdaptive(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, current, minR, maxR int32, target float64, pods []byte, total float64, useExt bool, step int64, cfg uint8) {
+		c := DefaultAdaptiveConfig()
+		if cfg&1 != 0 {
+			c.ScaleDownWindow, c.ReleaseWindow = 0, 0
+		}
+		if cfg&2 != 0 {
+			c.HeadroomReplicas, c.HeadroomPercent = math.MaxInt32, 1000
+		}
+		if cfg&4 != 0 {
+			c.Step, c.TrendWindow, c.SeasonalPeriod, c.Horizon, c.Backtest, c.MinR2 = time.Second, 3*time.Second, 2*time.Second, time.Hour, time.Second, 0
+		}
+		if cfg&8 != 0 {
+			c.Tolerance, c.Horizon = 0, 0
+		}
+		a, err := NewAdaptive(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fuzzDecide(t, a, current, minR, maxR, target, pods, total, useExt, step)
+	})
+}

@@ -5,6 +5,9 @@
 //
 // Replica-count algorithms implement [Algorithm]:
 //
+//   - [NewAdaptive]: the default: panic mode's speed on steps, the HPA's
+//     scale-down stabilisation (released by a step down), a load forecast
+//     (internal/forecast) at the horizon on top, optional headroom.
 //   - [NewKubernetes]: the HorizontalPodAutoscaler as Kubernetes v1.36
 //     implements it (usage ratio and tolerance, missing-metric and not-ready
 //     pod handling, behavior policies and stabilisation windows, or the

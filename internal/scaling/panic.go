@@ -275,14 +275,6 @@ func (p *Panic) Decide(in Input) Decision {
 		}
 	}
 
-	final := clamp(desired, in.Min, in.Max)
-	if final != desired {
-		if final == in.Min {
-			b.WriteString("; min replicas ")
-		} else {
-			b.WriteString("; max replicas ")
-		}
-		writeInt(&b, final)
-	}
+	final := clampWriting(&b, desired, in.Min, in.Max)
 	return Decision{Desired: final, Reason: b.String(), Limited: final != unbounded}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -74,7 +75,7 @@ type Decision struct {
 // from several goroutines at once.
 type Algorithm interface {
 	// Name is the algorithm's kind as written in a BurstPolicy:
-	// "kubernetes", "frss" or "panic".
+	// "adaptive", "kubernetes", "frss" or "panic".
 	Name() string
 	// Decide returns the replica count for in, within [Min, Max] unless
 	// Decision.ScalingDisabled. It never panics. For an input
@@ -133,6 +134,21 @@ func invalid(in Input, err error) Decision {
 		d = 0
 	}
 	return Decision{Desired: d, Reason: "invalid input: " + err.Error(), Limited: true}
+}
+
+// clampWriting returns v limited to [lo, hi] (lo <= hi) and, when that
+// changed it, says so in b ("; min replicas N" or "; max replicas N").
+func clampWriting(b *strings.Builder, v, lo, hi int32) int32 {
+	c := clamp(v, lo, hi)
+	if c != v {
+		if c == lo {
+			b.WriteString("; min replicas ")
+		} else {
+			b.WriteString("; max replicas ")
+		}
+		writeInt(b, c)
+	}
+	return c
 }
 
 // clamp returns v limited to [lo, hi] (lo <= hi).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
 	"github.com/hca-project/terraform-provider-hca/internal/workload"
@@ -15,22 +16,15 @@ import (
 // trace). Only differences matter; a fixed value keeps runs identical.
 var Epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Default control intervals per algorithm: the HPA's sync period for
-// kubernetes (and frss, which runs in the same loop), the KPA's tick for
-// panic.
-var defaultControlInterval = map[string]time.Duration{
-	"kubernetes": 15 * time.Second,
-	"frss":       15 * time.Second,
-	"panic":      2 * time.Second,
-}
-
-// ControlIntervalFor is the decision interval the model gives algorithm.
+// ControlIntervalFor is the decision interval the model gives algorithm:
+// the model's, else policy.DecisionInterval (the HPA's sync period for
+// kubernetes and frss, the KPA's tick for panic and adaptive), else 15 s.
 func (m ClusterModel) ControlIntervalFor(algorithm string) time.Duration {
 	if m.ControlInterval > 0 {
 		return m.ControlInterval
 	}
-	if d, ok := defaultControlInterval[algorithm]; ok {
-		return d
+	if checkAlgorithmName(algorithm, "algorithm") == nil {
+		return policy.DecisionInterval(hcav1.AlgorithmName(algorithm))
 	}
 	return 15 * time.Second
 }
@@ -48,6 +42,11 @@ type Tick struct {
 	Compliance int32
 	// CPUMilli is the pods' CPU request decided (Vertical SLO strategy).
 	CPUMilli int64
+	// ForecastAt is the trace second the adaptive algorithm forecast the
+	// load of (-1: no forecast); Forecast that load and Observed the load
+	// it observed (the naive forecast).
+	ForecastAt         int
+	Forecast, Observed float64
 }
 
 // Series are per-second values; index i is trace second i.
@@ -180,9 +179,10 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		return nil, inputErr("reactive floor: control interval %v: use whole seconds", p.floor)
 	}
 	var (
-		alg      scaling.Algorithm
-		panicAlg *scaling.Panic
-		ctrl     time.Duration
+		alg         scaling.Algorithm
+		panicAlg    *scaling.Panic
+		adaptiveAlg *scaling.Adaptive
+		ctrl        time.Duration
 	)
 	switch {
 	case p.floor > 0:
@@ -193,6 +193,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 			return nil, err
 		}
 		panicAlg, _ = alg.(*scaling.Panic)
+		adaptiveAlg, _ = alg.(*scaling.Adaptive)
 		ctrl = m.ControlIntervalFor(p.Algorithm)
 	default:
 		ctrl = p.SLO.Interval
@@ -424,9 +425,15 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 					}
 					d = alg.Decide(in)
 				}
-				tick := Tick{Second: t, Current: cur, Desired: d.Desired, Reason: d.Reason}
+				tick := Tick{Second: t, Current: cur, Desired: d.Desired, Reason: d.Reason, ForecastAt: -1}
 				if panicAlg != nil {
 					tick.Panicking = panicAlg.Panicking()
+				}
+				if adaptiveAlg != nil {
+					if f := adaptiveAlg.LastForecast(); !f.At.IsZero() {
+						tick.ForecastAt = int(f.At.Sub(Epoch) / time.Second)
+						tick.Forecast, tick.Observed = f.Load, f.Observed
+					}
 				}
 				res.Ticks = append(res.Ticks, tick)
 				desired = d.Desired

@@ -1,6 +1,10 @@
 package simulate
 
-import "math"
+import (
+	"math"
+
+	"github.com/hca-project/terraform-provider-hca/internal/forecast"
+)
 
 // Metrics summarise a run. Demand d_t is the fewest pods that keep the
 // load per pod at or under the policy's target; supply s_t is the number
@@ -60,6 +64,14 @@ type Metrics struct {
 	// each cluster.
 	Cost, CostPerDay float64
 
+	// ForecastMAPE is the mean absolute percentage error of the adaptive
+	// algorithm's load forecasts against the load at the second forecast
+	// (decisions whose second is in the trace and whose load is not 0);
+	// NaiveMAPE the same for the load it observed (the forecast "no
+	// change"). Forecasts counts those decisions. NaN without forecasts.
+	ForecastMAPE, NaiveMAPE float64
+	Forecasts               int
+
 	offered, served, errors, slow, latencySum float64
 	burstHours                                float64
 }
@@ -86,6 +98,16 @@ func (m *Metrics) compute(r *Result) {
 	s := &r.Series
 	T := len(s.Load)
 	m.Seconds = T
+	var actual, fc, naive []float64
+	for _, tk := range r.Ticks {
+		if tk.ForecastAt > tk.Second && tk.ForecastAt < T {
+			actual = append(actual, s.Load[tk.ForecastAt])
+			fc = append(fc, tk.Forecast)
+			naive = append(naive, tk.Observed)
+		}
+	}
+	m.Forecasts = len(actual)
+	m.ForecastMAPE, m.NaiveMAPE = forecast.MAPE(actual, fc), forecast.MAPE(actual, naive)
 	supply := make([]int32, T)
 	for t := 0; t < T; t++ {
 		for c := range s.Ready {

@@ -42,7 +42,7 @@ const (
 type Policy struct {
 	// Name is metadata.name ("" when not set).
 	Name string
-	// Algorithm is kubernetes, frss or panic.
+	// Algorithm is adaptive, kubernetes, frss or panic.
 	Algorithm string
 	Min, Max  int32
 	Metric    MetricKind
@@ -60,6 +60,7 @@ type Policy struct {
 	kubernetes scaling.KubernetesConfig
 	frss       scaling.FRSSConfig
 	panic      scaling.PanicConfig
+	adaptive   scaling.AdaptiveConfig
 	// spec keeps the algorithm section to rebuild configs per algorithm.
 	spec hcav1.Algorithm
 	// floor, when above 0, makes the run the reactive floor with this
@@ -75,15 +76,15 @@ type PolicyBurstTarget struct {
 }
 
 // Algorithms are the algorithm names a policy may use.
-var Algorithms = []string{string(hcav1.AlgorithmKubernetes), string(hcav1.AlgorithmFRSS), string(hcav1.AlgorithmPanic)}
+var Algorithms = []string{string(hcav1.AlgorithmAdaptive), string(hcav1.AlgorithmKubernetes), string(hcav1.AlgorithmFRSS), string(hcav1.AlgorithmPanic)}
 
 // DefaultPolicy is the policy used without --policy: the CRD defaults
-// (min 1, CPU at 80 %, algorithm kubernetes, placement priority, pending
+// (min 1, CPU at 80 %, algorithm adaptive, placement priority, pending
 // threshold 5 s), max 100 replicas, primary and burst targets taken from
 // the cluster model.
 func DefaultPolicy(m ClusterModel) Policy {
 	p := Policy{
-		Name: "default", Algorithm: "kubernetes", Min: 1, Max: 100, Metric: MetricCPU, Target: 80,
+		Name: "default", Algorithm: "adaptive", Min: 1, Max: 100, Metric: MetricCPU, Target: 80,
 		Placement: scaling.PlacementPriority, Primary: m.Primary().Name, PendingThreshold: 5 * time.Second,
 	}
 	for _, c := range m.Clusters {
@@ -95,6 +96,7 @@ func DefaultPolicy(m ClusterModel) Policy {
 	p.kubernetes.Utilization = true
 	p.frss = scaling.DefaultFRSSConfig()
 	p.panic = scaling.DefaultPanicConfig()
+	p.adaptive = scaling.DefaultAdaptiveConfig()
 	return p
 }
 
@@ -180,7 +182,7 @@ func ParsePolicy(data []byte) (Policy, error) {
 	}
 	p.spec = s.Algorithm
 	if p.spec.Name == "" {
-		p.spec.Name = hcav1.AlgorithmKubernetes
+		p.spec.Name = hcav1.AlgorithmAdaptive
 	}
 	p.Algorithm = string(p.spec.Name)
 	if err := checkAlgorithmName(p.Algorithm, "policy: spec.algorithm.name"); err != nil {
@@ -189,7 +191,7 @@ func ParsePolicy(data []byte) (Policy, error) {
 	for _, set := range []struct {
 		set  bool
 		name hcav1.AlgorithmName
-	}{{p.spec.Kubernetes != nil, hcav1.AlgorithmKubernetes}, {p.spec.FRSS != nil, hcav1.AlgorithmFRSS}, {p.spec.Panic != nil, hcav1.AlgorithmPanic}} {
+	}{{p.spec.Kubernetes != nil, hcav1.AlgorithmKubernetes}, {p.spec.FRSS != nil, hcav1.AlgorithmFRSS}, {p.spec.Panic != nil, hcav1.AlgorithmPanic}, {p.spec.Adaptive != nil, hcav1.AlgorithmAdaptive}} {
 		if set.set && set.name != p.spec.Name {
 			return Policy{}, inputErr("policy: spec.algorithm.%s is set but spec.algorithm.name is %s: set name to %s or remove %s", set.name, p.spec.Name, set.name, set.name)
 		}
@@ -202,6 +204,9 @@ func ParsePolicy(data []byte) (Policy, error) {
 		return Policy{}, inputErr("policy: %v", err)
 	}
 	if p.panic, err = policy.PanicConfig(p.spec.Panic); err != nil {
+		return Policy{}, inputErr("policy: %v", err)
+	}
+	if p.adaptive, err = policy.AdaptiveConfig(p.spec.Adaptive); err != nil {
 		return Policy{}, inputErr("policy: %v", err)
 	}
 	return p, nil
@@ -243,6 +248,8 @@ func (p Policy) NewAlgorithm() (scaling.Algorithm, error) {
 		a, err = scaling.NewFRSS(p.frss)
 	case "panic":
 		a, err = scaling.NewPanic(p.panic)
+	case "adaptive":
+		a, err = scaling.NewAdaptive(p.adaptive)
 	default:
 		return nil, checkAlgorithmName(p.Algorithm, "algorithm")
 	}
@@ -250,6 +257,18 @@ func (p Policy) NewAlgorithm() (scaling.Algorithm, error) {
 		return nil, inputErr("policy: %v", err)
 	}
 	return a, nil
+}
+
+// WithHeadroom returns p with the adaptive algorithm's headroom set:
+// the larger of replicas and percent of the needed count kept spare.
+// Headroom is not a BurstPolicy field yet: this is for the benchmark's
+// frontier.
+func (p Policy) WithHeadroom(replicas int32, percent float64) (Policy, error) {
+	p.adaptive.HeadroomReplicas, p.adaptive.HeadroomPercent = replicas, percent
+	if err := p.adaptive.Validate(); err != nil {
+		return Policy{}, inputErr("headroom: %v", err)
+	}
+	return p, nil
 }
 
 func (p *Policy) setMetric(ms []hcav1.MetricSpec) error {

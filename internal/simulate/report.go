@@ -72,6 +72,12 @@ var rows = []row{
 	{"pod-hours", func(r *Result) string { return fmt.Sprintf("%.2f", r.Metrics.PodHours) }},
 	{"cost ($/day)", func(r *Result) string { return fmt.Sprintf("%.2f", r.Metrics.CostPerDay) }},
 	{"pod-hours in burst clusters", func(r *Result) string { return fmt.Sprintf("%.1f %%", r.Metrics.BurstShare*100) }},
+	{"load forecast MAPE at the horizon (naive: no change)", func(r *Result) string {
+		if r.Metrics.Forecasts == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.1f %% (naive %.1f %%)", r.Metrics.ForecastMAPE, r.Metrics.NaiveMAPE)
+	}},
 }
 
 // Label names a run in tables and file names: Name if set, else the

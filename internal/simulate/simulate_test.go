@@ -3,6 +3,7 @@ package simulate
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -294,7 +295,7 @@ func TestParseErrors(t *testing.T) {
 		{"missing max", "policy", head + spec, "spec.maxReplicas is missing"},
 		{"missing primary", "policy", head + "spec:\n  burstTargets: [{cluster: eks}]\n  maxReplicas: 5\n", "spec.primaryCluster is missing"},
 		{"missing burst targets", "policy", head + "spec:\n  primaryCluster: private\n  maxReplicas: 5\n", "spec.burstTargets is missing"},
-		{"unknown algorithm", "policy", head + spec + "  maxReplicas: 5\n  algorithm: {name: magic}\n", `spec.algorithm.name "magic" is unknown: use kubernetes, frss, panic`},
+		{"unknown algorithm", "policy", head + spec + "  maxReplicas: 5\n  algorithm: {name: magic}\n", `spec.algorithm.name "magic" is unknown: use adaptive, kubernetes, frss, panic`},
 		{"params of another algorithm", "policy", head + spec + "  maxReplicas: 5\n  algorithm: {name: frss, panic: {stableWindow: 60s}}\n", "spec.algorithm.panic is set but spec.algorithm.name is frss"},
 		{"min above max", "policy", head + spec + "  minReplicas: 6\n  maxReplicas: 5\n", "less than spec.minReplicas"},
 		{"bad tolerance", "policy", head + spec + "  maxReplicas: 5\n  algorithm: {name: frss, frss: {tolerance: \"1.5\"}}\n", "spec.algorithm.frss.tolerance is 1500m"},
@@ -352,5 +353,34 @@ func BenchmarkSimulatedHour(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestForecastMAPE: an adaptive run records its forecasts (one per
+// decision, for the decision second + 30 s) and reports their MAPE; other
+// algorithms have none.
+func TestForecastMAPE(t *testing.T) {
+	m, tr := refModel(t), refTrace(t, "moha-ramp")
+	for _, alg := range Algorithms {
+		r, err := Run(refPolicy(t, alg, 0), m, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := r.Metrics
+		if alg != "adaptive" {
+			if got.Forecasts != 0 || !math.IsNaN(got.ForecastMAPE) {
+				t.Errorf("%s: %d forecasts, MAPE %v: want none", alg, got.Forecasts, got.ForecastMAPE)
+			}
+			continue
+		}
+		// Decisions every 2 s from 2 s to 1200 s; those forecasting past
+		// the trace's end (1201 s) are left out: (1170 − 2) / 2 + 1 = 585.
+		if got.Forecasts != 585 || math.IsNaN(got.ForecastMAPE) || math.IsNaN(got.NaiveMAPE) {
+			t.Fatalf("adaptive: %d forecasts, MAPE %v, naive %v: want 585 and finite figures", got.Forecasts, got.ForecastMAPE, got.NaiveMAPE)
+		}
+		// On the ramp the trend forecast is closer than "no change".
+		if got.ForecastMAPE >= got.NaiveMAPE {
+			t.Errorf("adaptive on the ramp: forecast MAPE %v, not below the naive %v", got.ForecastMAPE, got.NaiveMAPE)
+		}
 	}
 }

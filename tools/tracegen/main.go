@@ -23,6 +23,18 @@
 //     noise of 5 % (seed 42).
 //   - private-overflow: 200 (5 pods), 1400 (35 pods, above the 24-pod
 //     private cluster) from 5 to 20 min, 200 until 40 min (bursting).
+//   - double-flash-crowd: 80 requests/s, a x10 step to 800 (20 pods) from
+//     5 to 10 min, back to 80, a second crowd of 960 (24 pods, the whole
+//     private cluster) from 18 to 23 min (8 min after the first ended:
+//     longer than the HPA's 5 min scale-down window, so every scaler that
+//     scales down in between must re-expand), 80 until 35 min.
+//   - week: 7 days from Monday 00:00 at one point per 5 min (2,017 points;
+//     not compressed: a simulated week takes about a second per algorithm).
+//     Weekdays: a 60 requests/s floor, a morning peak of 500 at 10:00 (σ
+//     1.5 h) and an afternoon peak of 400 at 15:00 (σ 2 h); Monday morning
+//     adds a peak of 600 at 9:00 (σ 1 h: about 1,100 requests/s, 28 pods,
+//     beyond the private cluster); Saturday and Sunday: 60 plus 250 at
+//     13:00 (σ 3 h); times Gaussian noise of 5 % (seed 43).
 package main
 
 import (
@@ -54,11 +66,13 @@ func write(dir string) error {
 		about string
 		pts   []point
 	}{
-		"flash-crowd":      {"flash crowd: 80 req/s, x10 step to 800 at 5 min held 10 min, back to 80", flashCrowd()},
-		"moha-ramp":        {"MOHA ramp: 1 -> 1000 req/s over 3.5 min, hold 3 min, down over 3.5 min", mohaRamp()},
-		"secondary-peak":   {"secondary peak: 600 req/s at 5-15 min, 200 until 30 min, 600 at 30-40 min, 80 after", secondaryPeak()},
-		"diurnal":          {fmt.Sprintf("diurnal: 24 h, peaks at 11:00 and 20:00, 5 %% Gaussian noise, seed %d", Seed), diurnal()},
-		"private-overflow": {"private overflow: 200 req/s, 1400 (above private capacity) at 5-20 min, 200 after", privateOverflow()},
+		"flash-crowd":        {"flash crowd: 80 req/s, x10 step to 800 at 5 min held 10 min, back to 80", flashCrowd()},
+		"moha-ramp":          {"MOHA ramp: 1 -> 1000 req/s over 3.5 min, hold 3 min, down over 3.5 min", mohaRamp()},
+		"secondary-peak":     {"secondary peak: 600 req/s at 5-15 min, 200 until 30 min, 600 at 30-40 min, 80 after", secondaryPeak()},
+		"diurnal":            {fmt.Sprintf("diurnal: 24 h, peaks at 11:00 and 20:00, 5 %% Gaussian noise, seed %d", Seed), diurnal()},
+		"private-overflow":   {"private overflow: 200 req/s, 1400 (above private capacity) at 5-20 min, 200 after", privateOverflow()},
+		"double-flash-crowd": {"double flash crowd: 80 req/s, 800 at 5-10 min, 80, 960 at 18-23 min, 80 until 35 min", doubleFlashCrowd()},
+		"week":               {fmt.Sprintf("week: Monday 00:00 to Sunday 24:00 every 5 min, weekday peaks at 10:00 and 15:00, Monday-morning peak at 9:00, weekend peak at 13:00, 5 %% Gaussian noise, seed %d", Seed+1), week()},
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -109,6 +123,35 @@ func diurnal() []point {
 
 func privateOverflow() []point {
 	return []point{{0, 200}, {300, 1400}, {1200, 200}, {2400, 200}}
+}
+
+func doubleFlashCrowd() []point {
+	return []point{{0, 80}, {300, 800}, {600, 80}, {1080, 960}, {1380, 80}, {2100, 80}}
+}
+
+func week() []point {
+	rng := rand.New(rand.NewPCG(Seed+1, Seed+1))
+	gauss := func(h, mu, sigma float64) float64 { return math.Exp(-sq(h-mu) / (2 * sq(sigma))) }
+	var pts []point
+	for m := 0; m <= 7*24*60; m += 5 {
+		day, h := m/(24*60), float64(m%(24*60))/60
+		if m == 7*24*60 { // the last point closes Sunday
+			day, h = 6, 24
+		}
+		base := 60.0
+		switch {
+		case day >= 5: // Saturday, Sunday
+			base += 250 * gauss(h, 13, 3)
+		default:
+			base += 500*gauss(h, 10, 1.5) + 400*gauss(h, 15, 2)
+			if day == 0 {
+				base += 600 * gauss(h, 9, 1)
+			}
+		}
+		v := base * (1 + 0.05*rng.NormFloat64())
+		pts = append(pts, point{float64(m * 60), round2(math.Max(v, 0))})
+	}
+	return pts
 }
 
 func sq(x float64) float64     { return x * x }

@@ -25,10 +25,13 @@ const (
 
 // AlgorithmName selects the scaling algorithm.
 //
-// +kubebuilder:validation:Enum=kubernetes;frss;panic
+// +kubebuilder:validation:Enum=adaptive;kubernetes;frss;panic
 type AlgorithmName string
 
 const (
+	// AlgorithmAdaptive is HCA's default: the panic mode's speed on steps,
+	// the HPA's scale-down stabilisation, and a load forecast on top.
+	AlgorithmAdaptive AlgorithmName = "adaptive"
 	// AlgorithmKubernetes is the Horizontal Pod Autoscaler's algorithm.
 	AlgorithmKubernetes AlgorithmName = "kubernetes"
 	// AlgorithmFRSS is Fast-Response/Slow-Shrinkage.
@@ -214,12 +217,18 @@ type BurstTargetCluster struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.kubernetes) || self.name == 'kubernetes'",messageExpression="'algorithm.kubernetes is set but algorithm.name is ' + self.name + ': set name to kubernetes or remove kubernetes'"
 // +kubebuilder:validation:XValidation:rule="!has(self.frss) || self.name == 'frss'",messageExpression="'algorithm.frss is set but algorithm.name is ' + self.name + ': set name to frss or remove frss'"
 // +kubebuilder:validation:XValidation:rule="!has(self.panic) || self.name == 'panic'",messageExpression="'algorithm.panic is set but algorithm.name is ' + self.name + ': set name to panic or remove panic'"
+// +kubebuilder:validation:XValidation:rule="!has(self.adaptive) || self.name == 'adaptive'",messageExpression="'algorithm.adaptive is set but algorithm.name is ' + self.name + ': set name to adaptive or remove adaptive'"
 type Algorithm struct {
-	// Name is kubernetes, frss or panic.
+	// Name is adaptive (the default), kubernetes, frss or panic.
 	//
-	// +kubebuilder:default=kubernetes
+	// +kubebuilder:default=adaptive
 	// +optional
 	Name AlgorithmName `json:"name,omitempty"`
+
+	// Adaptive are the parameters of algorithm adaptive.
+	//
+	// +optional
+	Adaptive *AdaptiveAlgorithm `json:"adaptive,omitempty"`
 
 	// Kubernetes are the parameters of algorithm kubernetes.
 	//
@@ -434,6 +443,49 @@ type PanicAlgorithm struct {
 	// +kubebuilder:default="2"
 	// +optional
 	MaxScaleDownRate *resource.Quantity `json:"maxScaleDownRate,omitempty"`
+}
+
+// AdaptiveAlgorithm are the adaptive algorithm's parameters: the replica
+// count follows the load at once when it rises (and the load forecast
+// horizon ahead when that is higher), and falls only to the highest count
+// recommended within scaleDownStabilizationWindow.
+type AdaptiveAlgorithm struct {
+	// ScaleDownStabilizationWindow keeps the highest recommendation of this
+	// trailing window, as the HPA's scale-down stabilisation, unless the
+	// load fell by a step: once every recommendation of the last minute is
+	// at most half the window's highest, the last minute's highest is kept
+	// instead (Go duration, in [0s, 1h]).
+	//
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('1h')",message="scaleDownStabilizationWindow must be in [0s, 1h]"
+	// +kubebuilder:default="5m"
+	// +optional
+	ScaleDownStabilizationWindow *metav1.Duration `json:"scaleDownStabilizationWindow,omitempty"`
+
+	// ForecastHorizon is the time needed to make capacity ready (the
+	// metric's age and pod start-up, plus node boot when the policy bursts
+	// into clusters whose nodes must boot); the count covers the load
+	// forecast this far ahead. 0s turns forecasting off (Go duration, in
+	// [0s, 1h]).
+	//
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('1h')",message="forecastHorizon must be in [0s, 1h]"
+	// +kubebuilder:default="30s"
+	// +optional
+	ForecastHorizon *metav1.Duration `json:"forecastHorizon,omitempty"`
+
+	// SeasonalPeriod is the period of the seasonal forecast (24h for a
+	// daily pattern, 168h for a weekly one); 0s turns it off (Go duration,
+	// at most 192h).
+	//
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('192h')",message="seasonalPeriod must be in [0s, 192h]"
+	// +kubebuilder:default="24h"
+	// +optional
+	SeasonalPeriod *metav1.Duration `json:"seasonalPeriod,omitempty"`
 }
 
 // Propagation lists the objects, in the policy's namespace, copied into burst

@@ -23,7 +23,7 @@ and SLO code, and prints a Markdown table of elasticity metrics. A policy file
 is the CRD's YAML, its kind read from the file: a BurstPolicy, a
 ServiceLevelObjective (Horizontal or Vertical strategy), or a
 ServiceLevelObjective of strategy Burst and its BurstPolicy separated by ---.
---compare runs several algorithms (kubernetes, frss, panic) or policy files
+--compare runs several algorithms (adaptive, kubernetes, frss, panic) or policy files
 (*.yaml) side by side; --out writes one SVG chart per run.
 
 `

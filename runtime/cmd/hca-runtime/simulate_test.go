@@ -50,7 +50,7 @@ func TestSimulateBadInput(t *testing.T) {
 		{"malformed trace line", []string{"--trace", badLine}, "trace line 3: want 2 comma-separated fields"},
 		{"negative load", []string{"--trace", negative}, `trace line 2: requests_per_second "-1" is negative`},
 		{"non-numeric load", []string{"--trace", nonNumeric}, `trace line 2: requests_per_second "many" is not a number`},
-		{"unknown algorithm in compare", []string{"--trace", flashCrowd, "--compare", "kubernetes,hpa"}, `algorithm "hpa" is unknown: use kubernetes, frss, panic`},
+		{"unknown algorithm in compare", []string{"--trace", flashCrowd, "--compare", "kubernetes,hpa"}, `algorithm "hpa" is unknown: use adaptive, kubernetes, frss, panic`},
 		{"empty compare entry", []string{"--trace", flashCrowd, "--compare", "kubernetes,,frss"}, "empty entry"},
 		{"unknown algorithm in policy", []string{"--trace", flashCrowd, "--policy", badAlg}, `spec.algorithm.name "hpa" is unknown`},
 		{"missing policy field", []string{"--trace", flashCrowd, "--policy", noMax}, "spec.maxReplicas is missing"},

@@ -1,0 +1,410 @@
+package scaling
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/hca-project/terraform-provider-hca/internal/forecast"
+)
+
+// AdaptiveConfig configures [NewAdaptive]. Start from
+// [DefaultAdaptiveConfig]: the zero value is invalid.
+type AdaptiveConfig struct {
+	// Tolerance is the HPA's: the count stays at Current while the load per
+	// current pod is within Tolerance of Target, as a ratio (in [0, 1)).
+	// The forecast and the headroom apply beyond it.
+	Tolerance float64
+	// ScaleDownWindow is the HPA's scale-down stabilisation window: the
+	// count never drops below the highest recommendation made within it
+	// (0 to 1 h; 0 scales down at once), unless a step down releases it.
+	ScaleDownWindow time.Duration
+	// ReleaseWindow and ReleaseRatio tell a step down from noise: once
+	// every recommendation of the last ReleaseWindow is at most
+	// ReleaseRatio times the highest of the ScaleDownWindow, the load has
+	// fallen by a step, and the count drops to the highest of the
+	// ReleaseWindow only (ReleaseWindow 0 to ScaleDownWindow, 0 turning
+	// the release off; ReleaseRatio in (0, 1)).
+	ReleaseWindow time.Duration
+	ReleaseRatio  float64
+	// Horizon is the time needed to make capacity ready: the metric's age,
+	// pod start-up, plus node boot when bursting. The algorithm scales for
+	// the load forecast at Now + Horizon when it exceeds the current load
+	// (0 to 1 h; 0 turns forecasting off).
+	Horizon time.Duration
+	// Step is the spacing of the load history the forecasts read (the
+	// metric's scrape interval; 1 s to 10 min). One observation per step is
+	// kept: the last one made in it.
+	Step time.Duration
+	// TrendWindow is the history the ramp model fits a line to (at least 3
+	// steps, at most 1 h).
+	TrendWindow time.Duration
+	// MinR2 is the coefficient of determination below which the fitted
+	// line is not trusted and the trend model forecasts the last value (in
+	// [0, 1]): a step fits a line badly, a ramp well.
+	MinR2 float64
+	// SeasonalPeriod is the period of the seasonal model (0 turns it off;
+	// otherwise at least 2 steps, at most 8 days). It forecasts from the
+	// load one period earlier, once the algorithm has seen a period.
+	SeasonalPeriod time.Duration
+	// Backtest is the recent history over which the models compete: the
+	// one with the lowest error forecasting it (at the horizon, from the
+	// points before each) is used (at least one step, at most 1 h).
+	Backtest time.Duration
+	// HeadroomReplicas and HeadroomPercent add spare replicas to the count
+	// the load needs: the larger of HeadroomReplicas and ceil(needed x
+	// HeadroomPercent / 100) (0 to 1000 percent).
+	HeadroomReplicas int32
+	HeadroomPercent  float64
+}
+
+// DefaultAdaptiveConfig returns the defaults: the HPA's tolerance of 0.1
+// and scale-down window of 5 min, released after 1 min below half of it,
+// horizon 30 s (a 15 s scrape's age plus a 20 s start-up, rounded down to
+// whole steps), step 15 s, trend window 2 min with R² at least 0.9, a
+// daily seasonal period, backtest over 2 min, no headroom.
+func DefaultAdaptiveConfig() AdaptiveConfig {
+	return AdaptiveConfig{
+		Tolerance:       0.1,
+		ScaleDownWindow: 5 * time.Minute,
+		ReleaseWindow:   time.Minute,
+		ReleaseRatio:    0.5,
+		Horizon:         30 * time.Second,
+		Step:            15 * time.Second,
+		TrendWindow:     time.Minute,
+		MinR2:           0.85,
+		SeasonalPeriod:  24 * time.Hour,
+		Backtest:        2 * time.Minute,
+	}
+}
+
+// Validate reports the first invalid field of c.
+func (c AdaptiveConfig) Validate() error {
+	switch {
+	case badFloat(c.Tolerance) || c.Tolerance < 0 || c.Tolerance >= 1:
+		return fmt.Errorf("adaptive algorithm: Tolerance is %v: set it in [0, 1) (0.1 is the default)", c.Tolerance)
+	case c.ScaleDownWindow < 0 || c.ScaleDownWindow > time.Hour:
+		return fmt.Errorf("adaptive algorithm: ScaleDownWindow is %v: set it between 0s and 1h (5m is the default)", c.ScaleDownWindow)
+	case c.ReleaseWindow < 0 || c.ReleaseWindow > c.ScaleDownWindow:
+		return fmt.Errorf("adaptive algorithm: ReleaseWindow is %v: set it between 0s (off) and ScaleDownWindow (%v)", c.ReleaseWindow, c.ScaleDownWindow)
+	case badFloat(c.ReleaseRatio) || c.ReleaseRatio <= 0 || c.ReleaseRatio >= 1:
+		return fmt.Errorf("adaptive algorithm: ReleaseRatio is %v: set it above 0 and below 1 (0.5 is the default)", c.ReleaseRatio)
+	case c.Horizon < 0 || c.Horizon > time.Hour:
+		return fmt.Errorf("adaptive algorithm: Horizon is %v: set it between 0s (no forecast) and 1h", c.Horizon)
+	case c.Step < time.Second || c.Step > 10*time.Minute:
+		return fmt.Errorf("adaptive algorithm: Step is %v: set it between 1s and 10m (the scrape interval, 15s by default)", c.Step)
+	case c.TrendWindow < 3*c.Step || c.TrendWindow > time.Hour:
+		return fmt.Errorf("adaptive algorithm: TrendWindow is %v: set it between 3 steps (%v) and 1h", c.TrendWindow, 3*c.Step)
+	case badFloat(c.MinR2) || c.MinR2 < 0 || c.MinR2 > 1:
+		return fmt.Errorf("adaptive algorithm: MinR2 is %v: set it between 0 and 1", c.MinR2)
+	case c.SeasonalPeriod != 0 && (c.SeasonalPeriod < 2*c.Step || c.SeasonalPeriod > 8*24*time.Hour):
+		return fmt.Errorf("adaptive algorithm: SeasonalPeriod is %v: set 0 (off) or between 2 steps (%v) and 8 days", c.SeasonalPeriod, 2*c.Step)
+	case c.Backtest < c.Step || c.Backtest > time.Hour:
+		return fmt.Errorf("adaptive algorithm: Backtest is %v: set it between one step (%v) and 1h", c.Backtest, c.Step)
+	case c.HeadroomReplicas < 0:
+		return fmt.Errorf("adaptive algorithm: HeadroomReplicas is %d: set 0 or more", c.HeadroomReplicas)
+	case badFloat(c.HeadroomPercent) || c.HeadroomPercent < 0 || c.HeadroomPercent > 1000:
+		return fmt.Errorf("adaptive algorithm: HeadroomPercent is %v: set it between 0 and 1000", c.HeadroomPercent)
+	}
+	return nil
+}
+
+// Forecast is what [Adaptive] forecast at its last decision.
+type Forecast struct {
+	// At is the time forecast (decision time + Horizon); zero when no
+	// forecast was made (no observation, or Horizon 0).
+	At time.Time
+	// Load is the forecast total load at At; Observed the total the
+	// decision observed (the naive forecast).
+	Load, Observed float64
+	// Model is the model used ("naive", "trend" or "seasonal").
+	Model string
+}
+
+// Adaptive is HCA's default algorithm: the panic mode's speed on steps,
+// the HPA's scale-down stabilisation against flapping, a forecast on top,
+// and optional headroom.
+//
+// Each Decide observes the target's total load L as [Panic] does (External,
+// or the Ready pods' average sample times the Ready pods) and records it in
+// a history of one value per Step. Then, with target = Input.Target:
+//
+//   - needed = ceil(L / target), at once and without a rate limit (a step
+//     is followed in one decision, like the KPA in panic mode); Current
+//     while L / (Current x target) is within Tolerance of 1 (the HPA's
+//     tolerance, which keeps noise out; with headroom, the last needed
+//     count stands for Current, which includes the headroom);
+//   - with a Horizon, the load F at Now + Horizon is forecast by a trend:
+//     a least-squares line over TrendWindow ([forecast.Fit]), used only
+//     when its R² reaches MinR2 and it rises, otherwise the last value (the
+//     naive forecast). Once a SeasonalPeriod of history exists,
+//     [forecast.SeasonalNaive] (level change over one step) competes with
+//     it: both are backtested over the last Backtest of history at the
+//     horizon ([forecast.Select]) and the lower error forecasts. needed
+//     becomes the count for F (with the same tolerance) when F is above L
+//     and that count is larger: a forecast only raises the count, a
+//     falling one is left to the stabilisation;
+//   - headroom adds max(HeadroomReplicas, ceil(needed x HeadroomPercent /
+//     100));
+//   - the result is stabilised downwards as the HPA does: never below the
+//     highest recommendation of the last ScaleDownWindow; up at once. A
+//     step down releases it: when the highest recommendation of the last
+//     ReleaseWindow is at most ReleaseRatio times the ScaleDownWindow's,
+//     the floor is the ReleaseWindow's highest (noise stays within the
+//     ratio, a fallen flash crowd does not);
+//   - then clamped to [Min, Max].
+//
+// With no observation (no usable sample) Decide holds Current (clamped)
+// and records nothing. History older than what the models need is dropped;
+// a clock that goes backwards restarts the history.
+type Adaptive struct {
+	cfg AdaptiveConfig
+
+	// hist holds one value per step; hist[len-1] is the step of lastAt.
+	hist   []float64
+	lastAt time.Time
+	recs   []stamped
+	fc     Forecast
+	// lastNeed is the last decision's count before headroom.
+	lastNeed int32
+	// keep is the history length the models need.
+	keep        int
+	trendN, hN  int
+	seasonN     int
+	backtestN   int
+	models      []forecast.Model
+	trendModel  guardedTrend
+	seasonModel forecast.SeasonalNaive
+}
+
+// guardedTrend is forecast.Trend that forecasts the last value unless the
+// line fits (R² >= minR2) and rises.
+type guardedTrend struct {
+	window int
+	minR2  float64
+}
+
+func (guardedTrend) Name() string { return "trend" }
+
+func (g guardedTrend) Forecast(values []float64, h int) (float64, error) {
+	l, err := forecast.Fit(values, g.window)
+	if err != nil {
+		return 0, err
+	}
+	last := values[len(values)-1]
+	if l.N < 3 || l.R2 < g.minR2 || l.Slope <= 0 {
+		return last, nil
+	}
+	f := l.At(h)
+	if badFloat(f) {
+		return last, nil
+	}
+	return f, nil
+}
+
+var _ forecast.Model = guardedTrend{}
+
+// NewAdaptive returns the adaptive algorithm for one target.
+func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	steps := func(d time.Duration) int { return int((d + cfg.Step - 1) / cfg.Step) }
+	a := &Adaptive{cfg: cfg, trendN: steps(cfg.TrendWindow), hN: steps(cfg.Horizon), seasonN: steps(cfg.SeasonalPeriod), backtestN: steps(cfg.Backtest)}
+	a.trendModel = guardedTrend{window: a.trendN, minR2: cfg.MinR2}
+	a.seasonModel = forecast.SeasonalNaive{Period: a.seasonN, Window: 1}
+	a.keep = a.trendN + a.hN + a.backtestN + 1
+	if a.seasonN > 0 {
+		a.keep = max(a.keep, a.seasonN+a.hN+a.backtestN+2)
+	}
+	return a, nil
+}
+
+// Name returns "adaptive".
+func (a *Adaptive) Name() string { return "adaptive" }
+
+// LastForecast returns the forecast of the last decision.
+func (a *Adaptive) LastForecast() Forecast { return a.fc }
+
+// Warm replaces the load history with past samples of the target's total
+// (for example a Prometheus query_range of the policy's metric over the
+// last SeasonalPeriod plus a few minutes, at Step), so that the seasonal
+// model need not wait a period of uptime after a restart. Samples after
+// now, non-finite ones and those older than the history the models need
+// are ignored; steps without a sample carry the previous one forward.
+func (a *Adaptive) Warm(ts []time.Time, vs []float64, now time.Time) error {
+	if len(ts) != len(vs) {
+		return fmt.Errorf("adaptive: warm the history: %d timestamps for %d values", len(ts), len(vs))
+	}
+	from := now.Add(-time.Duration(a.keep-1) * a.cfg.Step)
+	for i, t := range ts {
+		// Start at the first usable sample: no history is made up before it.
+		if !t.Before(from) && !t.After(now) && !badFloat(vs[i]) {
+			from = t
+			break
+		}
+	}
+	vals, err := forecast.Regular(ts, vs, from, now, a.cfg.Step)
+	if err != nil {
+		return fmt.Errorf("adaptive: warm the history: %w", err)
+	}
+	a.hist = append(a.hist[:0], vals...)
+	a.lastAt = from.Add(time.Duration(len(vals)-1) * a.cfg.Step)
+	return nil
+}
+
+// observe records total at now in the step history.
+func (a *Adaptive) observe(now time.Time, total float64) {
+	if len(a.hist) > 0 && now.Before(a.lastAt) {
+		a.hist = a.hist[:0]
+	}
+	if len(a.hist) == 0 {
+		a.hist = append(a.hist, total)
+		a.lastAt = now
+		return
+	}
+	gap := int(now.Sub(a.lastAt) / a.cfg.Step)
+	if gap == 0 {
+		a.hist[len(a.hist)-1] = total
+		return
+	}
+	// Steps without an observation carry the last value forward.
+	prev := a.hist[len(a.hist)-1]
+	for i := 1; i < min(gap, a.keep); i++ {
+		a.hist = append(a.hist, prev)
+	}
+	a.hist = append(a.hist, total)
+	a.lastAt = a.lastAt.Add(time.Duration(gap) * a.cfg.Step)
+	if over := len(a.hist) - a.keep; over > 0 {
+		n := copy(a.hist, a.hist[over:])
+		a.hist = a.hist[:n]
+	}
+}
+
+// predict forecasts the load hN steps ahead: the guarded trend (the last
+// value unless a rising line fits), or the seasonal model once a period of
+// history exists and it backtests better.
+func (a *Adaptive) predict() (float64, string) {
+	last := a.hist[len(a.hist)-1]
+	var m forecast.Model = a.trendModel
+	if a.seasonN > 0 && len(a.hist) > a.seasonN+a.hN {
+		a.models = append(a.models[:0], a.trendModel, a.seasonModel)
+		m = forecast.Select(a.hist, a.hN, a.backtestN, a.models...)[0].Model
+	}
+	f, err := m.Forecast(a.hist, a.hN)
+	switch {
+	case err != nil || badFloat(f):
+		return last, "naive"
+	case m == forecast.Model(a.trendModel) && f == last:
+		return f, "naive"
+	}
+	return f, m.Name()
+}
+
+// Decide returns the adaptive decision for in; see [Adaptive].
+func (a *Adaptive) Decide(in Input) Decision {
+	if err := Validate(in); err != nil {
+		return invalid(in, err)
+	}
+	now := in.Now
+	a.recs = pruneStamped(a.recs, now.Add(-a.cfg.ScaleDownWindow), now)
+	a.fc = Forecast{}
+	var b strings.Builder
+	b.Grow(256)
+
+	total, ok := 0.0, false
+	switch {
+	case in.External != nil:
+		total, ok = *in.External, true
+	case len(in.Pods) > 0:
+		g := groupPods(in.Pods, true)
+		if g.counted > 0 {
+			total = g.sum / float64(g.counted) * float64(g.ready)
+			ok = !badFloat(total)
+		}
+		if !ok {
+			g.writeNoMetrics(&b, len(in.Pods))
+		}
+	default:
+		b.WriteString("no pods and no external metric")
+	}
+	if !ok {
+		cur := clamp(in.Current, in.Min, in.Max)
+		b.WriteString(": holding ")
+		writeInt(&b, cur)
+		return Decision{Desired: cur, Reason: b.String(), Limited: cur != in.Current}
+	}
+	a.observe(now, total)
+
+	b.WriteString("load ")
+	writeNum(&b, total)
+	b.WriteString(" for target ")
+	writeNum(&b, in.Target)
+	b.WriteString(" per pod: need ")
+	// count is the pods a load needs: ref within the tolerance. ref is
+	// Current, or with headroom the count needed last time (Current holds
+	// the headroom, which must not be counted as need and compounded).
+	ref := in.Current
+	if a.lastNeed > 0 && (a.cfg.HeadroomReplicas > 0 || a.cfg.HeadroomPercent > 0) {
+		ref = a.lastNeed
+	}
+	count := func(load float64) (int32, bool) {
+		if ref > 0 && math.Abs(load/(float64(ref)*in.Target)-1) <= a.cfg.Tolerance {
+			return ref, true
+		}
+		return ceilReplicas(load / in.Target), false
+	}
+	needed, within := count(total)
+	writeInt(&b, needed)
+	if within {
+		b.WriteString(" (within the tolerance)")
+	}
+	if a.hN > 0 {
+		f, model := a.predict()
+		a.fc = Forecast{At: now.Add(a.cfg.Horizon), Load: f, Observed: total, Model: model}
+		if fn, _ := count(f); f > total && fn > needed {
+			b.WriteString("; ")
+			b.WriteString(model)
+			b.WriteString(" forecast ")
+			writeNum(&b, f)
+			b.WriteString(" in ")
+			b.WriteString(a.cfg.Horizon.String())
+			b.WriteString(" needs ")
+			writeInt(&b, fn)
+			needed = fn
+		}
+	}
+	a.lastNeed = needed
+	want := needed
+	if a.cfg.HeadroomReplicas > 0 || a.cfg.HeadroomPercent > 0 {
+		extra := max(a.cfg.HeadroomReplicas, ceilReplicas(float64(needed)*a.cfg.HeadroomPercent/100))
+		want = clamp64(int64(needed)+int64(extra), 0, math.MaxInt32)
+		b.WriteString("; headroom ")
+		writeInt(&b, want-needed)
+	}
+	// The HPA's scale-down stabilisation, released by a step down.
+	longMax, shortMax := want, want
+	release := now.Add(-a.cfg.ReleaseWindow)
+	for _, r := range a.recs {
+		longMax = max(longMax, r.n)
+		if r.at.After(release) {
+			shortMax = max(shortMax, r.n)
+		}
+	}
+	a.recs = pushStamped(a.recs, stamped{at: now, n: want})
+	down, window := longMax, a.cfg.ScaleDownWindow
+	if a.cfg.ReleaseWindow > 0 && float64(shortMax) <= a.cfg.ReleaseRatio*float64(longMax) {
+		down, window = shortMax, a.cfg.ReleaseWindow
+	}
+	stab := min(max(in.Current, want), down)
+	if stab > want {
+		b.WriteString("; scale-down stabilisation keeps ")
+		writeInt(&b, stab)
+		b.WriteString(" (highest of the last ")
+		b.WriteString(window.String())
+		b.WriteString(")")
+	}
+	final := clampWriting(&b, stab, in.Min, in.Max)
+	return Decision{Desired: final, Reason: b.String(), Limited: final != want}
+}

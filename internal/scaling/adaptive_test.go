@@ -1,0 +1,282 @@
+package scaling
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// adStep is one adaptive decision on an observed total (target 100 per
+// pod): the count expected and a fragment of its reason.
+type adStep struct {
+	at     time.Duration
+	total  float64
+	want   int32
+	reason string
+}
+
+func runAdaptive(t *testing.T, c AdaptiveConfig, first, minR, maxR int32, steps []adStep) *Adaptive {
+	t.Helper()
+	a, err := NewAdaptive(c)
+	if err != nil {
+		t.Fatalf("NewAdaptive: %v", err)
+	}
+	cur := first
+	for i, s := range steps {
+		d := a.Decide(Input{Now: algAt(s.at), Current: cur, Min: minR, Max: maxR, Target: 100, External: ext(s.total)})
+		if d.Desired != s.want || !strings.Contains(d.Reason, s.reason) {
+			t.Fatalf("step %d at %v: current %d, load %v: got %d (%s), want %d with %q", i, s.at, cur, s.total, d.Desired, d.Reason, s.want, s.reason)
+		}
+		cur = d.Desired
+	}
+	return a
+}
+
+func TestAdaptive(t *testing.T) {
+	s := time.Second
+	noSeason := DefaultAdaptiveConfig()
+	noSeason.SeasonalPeriod = 0
+	headroom := noSeason
+	headroom.HeadroomReplicas, headroom.HeadroomPercent, headroom.Horizon = 1, 25, 0
+	cases := []struct {
+		name       string
+		cfg        AdaptiveConfig
+		first      int32
+		minR, maxR int32
+		steps      []adStep
+	}{
+		{
+			// A flash crowd: the step is followed in one decision (panic
+			// speed). When it ends, the 5 min window holds 20 until every
+			// recommendation of the last minute (3) is at most half the
+			// window's highest (20): at 105 s the last 20 (45 s) has left
+			// the minute, so the count drops to 3 (the release).
+			name: "step up at once, step down released after a minute", cfg: noSeason, first: 2, minR: 1, maxR: 60,
+			steps: []adStep{
+				{0, 200, 2, "need 2 (within the tolerance)"},
+				{15 * s, 2000, 20, "need 20"},
+				// [200, 2000, 2000] fits a line with R² 0.75 < 0.85: no trend.
+				{30 * s, 2000, 20, "need 20 (within the tolerance)"},
+				{45 * s, 2000, 20, "need 20"},
+				{60 * s, 300, 20, "scale-down stabilisation keeps 20 (highest of the last 5m0s)"},
+				{75 * s, 300, 20, "keeps 20"},
+				{90 * s, 300, 20, "keeps 20"},
+				{105 * s, 300, 3, "need 3"},
+			},
+		},
+		{
+			// Noise: a fall to 80 % of the count is no step (8 > 10/2), so
+			// the HPA's 5 min window holds 10 until the recommendation of
+			// 10 (at 0 s) leaves it: at 300 s.
+			name: "a small fall waits for the whole window", cfg: noSeason, first: 10, minR: 1, maxR: 60,
+			steps: []adStep{
+				{0, 1000, 10, "need 10"},
+				{15 * s, 800, 10, "keeps 10 (highest of the last 5m0s)"},
+				{75 * s, 800, 10, "keeps 10"},
+				{285 * s, 800, 10, "keeps 10"},
+				{300 * s, 800, 8, "need 8"},
+			},
+		},
+		{
+			// A ramp of 100 per 15 s step: from three points the line fits
+			// (R² 1, slope 100) and the forecast 30 s (2 steps) ahead is
+			// 300 + 2·100 = 500: 5 pods, where the load needs 3. Next: 400
+			// + 200 = 600.
+			name: "ramp: trend forecast at the horizon", cfg: noSeason, first: 1, minR: 1, maxR: 60,
+			steps: []adStep{
+				{0, 100, 1, "need 1"},
+				{15 * s, 200, 2, "need 2"},
+				{30 * s, 300, 5, "need 3; trend forecast 500 in 30s needs 5"},
+				{45 * s, 400, 6, "need 4; trend forecast 600 in 30s needs 6"},
+			},
+		},
+		{
+			// Tolerance 0.1 around the current 10 pods: 1050 stays, 1150
+			// scales to 12.
+			name: "tolerance", cfg: noSeason, first: 10, minR: 1, maxR: 60,
+			steps: []adStep{
+				{0, 1050, 10, "need 10 (within the tolerance)"},
+				{15 * s, 1150, 12, "need 12"},
+			},
+		},
+		{
+			// Headroom: max(1, ceil(8 x 25 %)) = 2 on 8. The tolerance is
+			// then judged against the 8 needed, not the 10 held: 850 is
+			// within it (8 + 2 again, not 10 + 3), 1000 is not: 10 + 3.
+			name: "headroom", cfg: headroom, first: 8, minR: 1, maxR: 60,
+			steps: []adStep{
+				{0, 800, 10, "need 8 (within the tolerance); headroom 2"},
+				{15 * s, 850, 10, "need 8 (within the tolerance); headroom 2"},
+				{30 * s, 1000, 13, "need 10; headroom 3"},
+			},
+		},
+		{
+			name: "headroom on one pod", cfg: headroom, first: 1, minR: 1, maxR: 60,
+			steps: []adStep{
+				{0, 100, 2, "need 1 (within the tolerance); headroom 1"},
+			},
+		},
+		{
+			name: "max clamps", cfg: noSeason, first: 5, minR: 1, maxR: 20,
+			steps: []adStep{
+				{0, 5000, 20, "need 50; max replicas 20"},
+			},
+		},
+		{
+			name: "min clamps", cfg: noSeason, first: 5, minR: 4, maxR: 20,
+			steps: []adStep{
+				{0, 0, 4, "need 0; min replicas 4"},
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { runAdaptive(t, c.cfg, c.first, c.minR, c.maxR, c.steps) })
+	}
+}
+
+// seasonalAdaptive is the adaptive algorithm of the seasonal tests (period
+// 60 s = 4 steps, horizon 1 step, no scale-down window) and their load
+// pattern.
+func seasonalAdaptive(t *testing.T) (*Adaptive, []float64) {
+	t.Helper()
+	c := DefaultAdaptiveConfig()
+	c.ScaleDownWindow, c.ReleaseWindow = 0, 0
+	c.SeasonalPeriod, c.Horizon, c.TrendWindow = time.Minute, 15*time.Second, 45*time.Second
+	a, err := NewAdaptive(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, []float64{100, 200, 300, 200}
+}
+
+// TestAdaptiveSeasonal: period 60 s (4 steps of 15 s), a load repeating
+// 100, 200, 300, 200, no scale-down window. The guarded trend never fits
+// (the best four-point window has R² 0.4), so it forecasts the last value;
+// the seasonal model forecasts the next point exactly from the fifth point
+// on, wins the backtest, and at index 9 (load 200, pods 2) forecasts 300:
+// 3 pods.
+func TestAdaptiveSeasonal(t *testing.T) {
+	a, pattern := seasonalAdaptive(t)
+	cur := int32(1)
+	var d Decision
+	for i := range 10 {
+		d = a.Decide(Input{Now: algAt(time.Duration(i) * 15 * time.Second), Current: cur, Min: 1, Max: 60, Target: 100, External: ext(pattern[i%4])})
+		cur = d.Desired
+	}
+	f := a.LastForecast()
+	if f.Model != "seasonal" || f.Load != 300 || f.Observed != 200 || !f.At.Equal(algAt(150*time.Second)) {
+		t.Fatalf("forecast = %+v, want seasonal 300 at +150s from an observed 200", f)
+	}
+	if d.Desired != 3 || !strings.Contains(d.Reason, "seasonal forecast 300 in 15s needs 3") {
+		t.Fatalf("decision %d (%s), want 3 from the seasonal forecast", d.Desired, d.Reason)
+	}
+}
+
+// TestAdaptivePods: the total from pods is the Ready pods' average times
+// their count, as the KPA: 3 Ready pods at 80 (target 50) is 240, 5 pods;
+// a running pod that is not Ready and a Pending one do not count. With no
+// usable sample it holds Current, clamped.
+func TestAdaptivePods(t *testing.T) {
+	c := DefaultAdaptiveConfig()
+	a, err := NewAdaptive(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := append(readyPods(80, 80, 80), PodSample{Value: 10}, PodSample{Pending: true, Value: 500})
+	if d := a.Decide(Input{Now: algT0, Current: 3, Min: 1, Max: 10, Target: 50, Pods: pods}); d.Desired != 5 {
+		t.Fatalf("got %d (%s), want 5", d.Desired, d.Reason)
+	}
+	b, _ := NewAdaptive(c)
+	d := b.Decide(Input{Now: algT0, Current: 12, Min: 1, Max: 10, Target: 50, Pods: mixedPods(podSpec{missing: true}, podSpec{unready: true, v: 40})})
+	if d.Desired != 10 || !d.Limited || !strings.Contains(d.Reason, "no metrics from ready pods") || !strings.Contains(d.Reason, "holding 10") {
+		t.Fatalf("no data: got %d (%s), want a hold at 10", d.Desired, d.Reason)
+	}
+	if f := b.LastForecast(); !f.At.IsZero() {
+		t.Fatalf("no data: forecast %+v, want none", f)
+	}
+}
+
+// TestAdaptiveClockBackwards: a decision earlier than the last restarts the
+// history (no forecast from the future) and never panics.
+func TestAdaptiveClockBackwards(t *testing.T) {
+	c := DefaultAdaptiveConfig()
+	c.SeasonalPeriod = 0
+	a := runAdaptive(t, c, 1, 1, 60, []adStep{
+		{0, 100, 1, "need 1"},
+		{15 * time.Second, 200, 2, "need 2"},
+		{30 * time.Second, 300, 5, "trend forecast 500"},
+		{-time.Hour, 300, 3, "need 3"},
+	})
+	if len(a.hist) != 1 {
+		t.Fatalf("history after the clock went back: %v, want one point", a.hist)
+	}
+}
+
+func TestAdaptiveConfigValidate(t *testing.T) {
+	ok := DefaultAdaptiveConfig()
+	for _, c := range []struct {
+		name string
+		mod  func(*AdaptiveConfig)
+		want string
+	}{
+		{"tolerance", func(c *AdaptiveConfig) { c.Tolerance = 1 }, "Tolerance is 1"},
+		{"window", func(c *AdaptiveConfig) { c.ScaleDownWindow = 2 * time.Hour }, "ScaleDownWindow is 2h0m0s"},
+		{"release beyond window", func(c *AdaptiveConfig) { c.ReleaseWindow = 10 * time.Minute }, "ReleaseWindow is 10m0s"},
+		{"release ratio", func(c *AdaptiveConfig) { c.ReleaseRatio = 1 }, "ReleaseRatio is 1"},
+		{"horizon", func(c *AdaptiveConfig) { c.Horizon = -time.Second }, "Horizon is -1s"},
+		{"step", func(c *AdaptiveConfig) { c.Step = 0 }, "Step is 0s"},
+		{"trend window", func(c *AdaptiveConfig) { c.TrendWindow = 30 * time.Second }, "TrendWindow is 30s"},
+		{"r2", func(c *AdaptiveConfig) { c.MinR2 = 2 }, "MinR2 is 2"},
+		{"season", func(c *AdaptiveConfig) { c.SeasonalPeriod = 20 * time.Second }, "SeasonalPeriod is 20s"},
+		{"backtest", func(c *AdaptiveConfig) { c.Backtest = 0 }, "Backtest is 0s"},
+		{"headroom replicas", func(c *AdaptiveConfig) { c.HeadroomReplicas = -1 }, "HeadroomReplicas is -1"},
+		{"headroom percent", func(c *AdaptiveConfig) { c.HeadroomPercent = 2000 }, "HeadroomPercent is 2000"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := ok
+			c.mod(&cfg)
+			if _, err := NewAdaptive(cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("NewAdaptive: %v, want %q", err, c.want)
+			}
+		})
+	}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+}
+
+// TestAdaptiveWarm: a warmed history is the one the models read. The
+// pattern of TestAdaptiveSeasonal, 100, 200, 300, 200 every 15 s, given as
+// two and a half periods of past samples ending 15 s before the first
+// decision (index 9, 200): the seasonal model forecasts index 10's 300 at
+// once, where a cold instance would forecast the last value. Samples in the
+// future, NaN ones and a length mismatch are handled.
+func TestAdaptiveWarm(t *testing.T) {
+	a, pattern := seasonalAdaptive(t)
+	var ts []time.Time
+	var vs []float64
+	for i := range 9 {
+		ts = append(ts, algAt(time.Duration(i)*15*time.Second))
+		vs = append(vs, pattern[i%4])
+	}
+	ts = append(ts, algAt(130*time.Second), algAt(time.Hour))
+	vs = append(vs, math.NaN(), 5000)
+	now := algAt(135 * time.Second)
+	if err := a.Warm(ts, vs, now.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.hist) != 9 || a.hist[8] != 100 {
+		t.Fatalf("warmed history %v, want the 9 pattern points", a.hist)
+	}
+	d := a.Decide(Input{Now: now, Current: 2, Min: 1, Max: 60, Target: 100, External: ext(200)})
+	if f := a.LastForecast(); f.Model != "seasonal" || f.Load != 300 || d.Desired != 3 {
+		t.Fatalf("after warming: forecast %+v, decision %d (%s); want seasonal 300 and 3", f, d.Desired, d.Reason)
+	}
+	if err := a.Warm(ts[:1], nil, now); err == nil {
+		t.Fatal("Warm with 1 timestamp and no value: no error")
+	}
+	if err := a.Warm(nil, nil, now); err == nil {
+		t.Fatal("Warm with no sample: no error")
+	}
+}
