@@ -220,7 +220,7 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"cluster_probe_interval": durationAttr("How often the runtime probes registered clusters (reachability, version, capacity), "+
 				"a Go duration from 1s to 1h such as `30s`. Unset: 30s.", durationMax{min: time.Second, max: time.Hour}),
 			"control_interval": durationAttr("How often the runtime evaluates the metrics of burst policies (the control "+
-				"interval), a Go duration from 1s to 10m such as `15s`. Unset: 15s.", durationMax{min: time.Second, max: 10 * time.Minute}),
+				"interval), a Go duration from 1s to 10m such as `15s`. Unset: the algorithm's own (2s for `adaptive` and `panic`, 15s for `kubernetes` and `frss`).", durationMax{min: time.Second, max: 10 * time.Minute}),
 			"service_account_annotations": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,

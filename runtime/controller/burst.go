@@ -37,7 +37,6 @@ import (
 // default (objects created before the CRD had a default).
 const (
 	DefaultBurstPendingThreshold = 5 * time.Second
-	DefaultBurstMetricsInterval  = 15 * time.Second
 	DefaultBurstClusterTimeout   = 5 * time.Second
 )
 
@@ -56,7 +55,8 @@ type BurstOptions struct {
 	Clock clock.PassiveClock
 	// Recorder emits Kubernetes Events (nil: the manager's, "hca-burst").
 	Recorder events.EventRecorder
-	// MetricsInterval is how often metrics are evaluated per target.
+	// MetricsInterval is how often metrics are evaluated per target (0: the
+	// algorithm's decision interval, policy.DecisionInterval).
 	MetricsInterval time.Duration
 	// ClusterTimeout bounds each round of calls to one burst cluster.
 	ClusterTimeout time.Duration
@@ -123,9 +123,6 @@ type BurstReconciler struct {
 func NewBurstReconciler(c client.Client, opts BurstOptions) *BurstReconciler {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
-	}
-	if opts.MetricsInterval <= 0 {
-		opts.MetricsInterval = DefaultBurstMetricsInterval
 	}
 	if opts.ClusterTimeout <= 0 {
 		opts.ClusterTimeout = DefaultBurstClusterTimeout

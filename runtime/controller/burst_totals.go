@@ -119,18 +119,24 @@ func burstPodNameRE(deployment string) string {
 }
 
 // fromMetrics runs the policy's algorithm for a target when an evaluation is
-// due (every interval). Between evaluations the stored total stands. pods are
+// due: every t.interval, or, when the runtime sets none, every
+// policy.DecisionInterval of the algorithm (2 s for adaptive and panic, 15 s
+// for kubernetes and frss, the intervals the benchmarks measure). Between evaluations the stored total stands. pods are
 // the target's scheduled pods in every cluster, current its replica count.
 func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.BurstPolicy, d *appsv1.Deployment, pods []corev1.Pod, current int32, now time.Time) *burstMetricOutcome {
 	minR, maxR := max(p.Spec.MinReplicas, 1), max(p.Spec.MaxReplicas, max(p.Spec.MinReplicas, 1))
+	interval := t.interval
+	if interval <= 0 {
+		interval = policy.DecisionInterval(p.Spec.Algorithm.Name)
+	}
 	fp := burstHash([]any{p.Spec.Algorithm, p.Spec.Metrics, minR, maxR})
 	t.mu.Lock()
 	st := t.algos[key]
-	if st != nil && st.fingerprint == fp && now.Before(st.last.Add(t.interval)) {
+	if st != nil && st.fingerprint == fp && now.Before(st.last.Add(interval)) {
 		out := st.outcome
 		t.mu.Unlock()
 		out.source = burstTotalKeep
-		out.next = st.last.Add(t.interval).Sub(now)
+		out.next = st.last.Add(interval).Sub(now)
 		return &out
 	}
 	if st == nil || st.fingerprint != fp {
@@ -139,7 +145,7 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 			alg, err := policy.NewAlgorithmForMetric(p.Spec.Algorithm, m)
 			if err != nil {
 				t.mu.Unlock()
-				return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: t.interval}
+				return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: interval}
 			}
 			st.algs = append(st.algs, alg)
 		}
@@ -148,7 +154,7 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	t.mu.Unlock()
 
 	req := burstPodRequests(&d.Spec.Template.Spec)
-	out := burstMetricOutcome{source: burstTotalFromAlgorithm, available: true, next: t.interval}
+	out := burstMetricOutcome{source: burstTotalFromAlgorithm, available: true, next: interval}
 	var best int32 = -1
 	var bestReason string
 	var missing []string

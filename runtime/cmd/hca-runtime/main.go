@@ -103,7 +103,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 disables them)")
 	fs.StringVar(&o.probeInterval, "cluster-probe-interval", "30s", "how often hybrid clusters are probed")
-	fs.StringVar(&o.burstInterval, "burst-metrics-interval", "15s", "how often burst policies with metrics are evaluated (the control interval)")
+	fs.StringVar(&o.burstInterval, "burst-metrics-interval", "", "how often burst policies with metrics are evaluated (the control interval; default: the algorithm's, 2s for adaptive and panic, 15s for kubernetes and frss)")
 	fs.StringVar(&o.awsRegion, "aws-region", "", "default AWS region for EKS clusters (credentials come from the SDK's default chain)")
 	fs.StringVar(&o.eksEndpoint, "eks-endpoint", "", "EKS API endpoint override (the lab's emulator)")
 	fs.StringVar(&o.stsEndpoint, "sts-endpoint", "", "STS endpoint override (the lab's emulator)")

@@ -40,9 +40,12 @@ func run(ctx context.Context, o runOptions) error {
 	if err != nil || interval <= 0 {
 		return usageError{fmt.Sprintf("--cluster-probe-interval %q: use a positive duration such as 30s", o.probeInterval)}
 	}
-	burstInterval, err := time.ParseDuration(o.burstInterval)
-	if err != nil || burstInterval <= 0 {
-		return usageError{fmt.Sprintf("--burst-metrics-interval %q: use a positive duration such as 15s", o.burstInterval)}
+	var burstInterval time.Duration
+	if o.burstInterval != "" {
+		burstInterval, err = time.ParseDuration(o.burstInterval)
+	}
+	if err != nil || burstInterval < 0 || o.burstInterval != "" && burstInterval == 0 {
+		return usageError{fmt.Sprintf("--burst-metrics-interval %q: use a positive duration such as 15s, or leave it out for the algorithm's", o.burstInterval)}
 	}
 	for name, u := range map[string]string{"--prometheus-url": o.prometheusURL, "--eks-endpoint": o.eksEndpoint, "--sts-endpoint": o.stsEndpoint} {
 		if u == "" {
