@@ -129,7 +129,7 @@ func TestEKSRefusals(t *testing.T) {
 		{name: "desired above max", call: func() error {
 			_, err := cli.CreateNodegroup(ctx, eksTestNodegroupInput("nope", "ng", "m5.large", 1, 3, 5))
 			return err
-		}, wantType: &invalid, wantMsg: "Desired capacity 5 can't be greater than max size 3"},
+		}, wantType: &invalid, wantMsg: "desiredSize can't be greater than maxSize"},
 		{name: "list page size", call: func() error {
 			_, err := cli.ListClusters(ctx, &eks.ListClustersInput{MaxResults: aws.Int32(500)})
 			return err
