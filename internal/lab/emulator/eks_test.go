@@ -186,6 +186,20 @@ func eksNodes(ctx context.Context, t *testing.T, cs kubernetes.Interface, ng str
 	return list.Items
 }
 
+// eksWaitNodes waits (up to a minute) until node group ng has n nodes and
+// returns them.
+func eksWaitNodes(ctx context.Context, t *testing.T, cs kubernetes.Interface, ng string, n int) []corev1.Node {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		nodes := eksNodes(ctx, t, cs, ng)
+		if len(nodes) == n || time.Now().After(deadline) {
+			return nodes
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func eksCheckNodes(t *testing.T, nodes []corev1.Node, want int, cpu, memory, instanceType string) {
 	t.Helper()
 	if len(nodes) != want {
@@ -341,7 +355,8 @@ func TestEKSLabRoundTrip(t *testing.T) {
 	if ngNow.Nodegroup.Status != types.NodegroupStatusActive || aws.ToInt32(ngNow.Nodegroup.ScalingConfig.DesiredSize) != 3 {
 		t.Errorf("node group after update: %s desired %d, want ACTIVE 3", ngNow.Nodegroup.Status, aws.ToInt32(ngNow.Nodegroup.ScalingConfig.DesiredSize))
 	}
-	eksCheckNodes(t, eksNodes(ctx, t, cs, ng), 3, "2", "8Gi", "m5.large")
+	// The third node joins after its boot delay.
+	eksCheckNodes(t, eksWaitNodes(ctx, t, cs, ng, 3), 3, "2", "8Gi", "m5.large")
 
 	// A cluster with node groups cannot be deleted.
 	if _, err := cli.DeleteCluster(ctx, &eks.DeleteClusterInput{Name: aws.String(name)}); !errors.As(err, &inUse) || !strings.Contains(err.Error(), "nodegroups attached") {
