@@ -57,6 +57,7 @@ type ackCreateNodepool struct {
 		InstanceTypes []string `json:"instance_types"`
 		DesiredSize   *int64   `json:"desired_size"`
 		VSwitchIDs    []string `json:"vswitch_ids"`
+		SpotStrategy  string   `json:"spot_strategy"`
 	} `json:"scaling_group"`
 }
 
@@ -120,6 +121,7 @@ func ackParseCreate(body []byte, version string) (*ackCreateSpec, error) {
 		}
 		names[p.name] = true
 		if p.count > 0 {
+			p.spotStrategy = ackNoSpot
 			spec.pools = append(spec.pools, p)
 		}
 	}
@@ -148,9 +150,16 @@ func ackParseCreate(body []byte, version string) (*ackCreateSpec, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.count > 0 {
-			spec.pools = append(spec.pools, p)
+		switch np.ScalingGroup.SpotStrategy {
+		case "", ackNoSpot:
+			p.spotStrategy = ackNoSpot
+		case "SpotWithPriceLimit", "SpotAsPriceGo":
+			p.spotStrategy = np.ScalingGroup.SpotStrategy
+		default:
+			return nil, fmt.Errorf("%s.scaling_group.spot_strategy %q is invalid: use NoSpot, SpotWithPriceLimit or SpotAsPriceGo", prefix, np.ScalingGroup.SpotStrategy)
 		}
+		// A node pool of 0 nodes is kept: it can be scaled out later.
+		spec.pools = append(spec.pools, p)
 	}
 	return spec, nil
 }

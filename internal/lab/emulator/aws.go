@@ -94,7 +94,7 @@ func NewAWS(clusters Clusters, opts AWSOptions) (*AWS, error) {
 		a.opTTL = 5 * time.Minute
 	}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
-	a.fleet = newFleet(clusters, bootDelay(opts.NodeBootDelay), spotNotice(opts.SpotNotice), func(format string, args ...any) {
+	a.fleet = newFleet(clusters, delayOr(opts.NodeBootDelay, DefaultNodeBootDelay), delayOr(opts.SpotNotice, DefaultSpotNotice), func(format string, args ...any) {
 		a.log.Warn("aws emulator: " + fmt.Sprintf(format, args...))
 	})
 	for ct, n := range opts.VCPUQuota {

@@ -27,22 +27,12 @@ type Clusters interface {
 	TaintNode(ctx context.Context, cluster, name string, taint lab.Taint, cordon bool) error
 }
 
-// bootDelay maps an Options boot delay to the fleet's: 0 is the default, a
-// negative value none.
-func bootDelay(d time.Duration) time.Duration {
+// delayOr maps an Options duration to the one used: def when zero, none when
+// negative.
+func delayOr(d, def time.Duration) time.Duration {
 	switch {
 	case d == 0:
-		return DefaultNodeBootDelay
-	case d < 0:
-		return 0
-	}
-	return d
-}
-
-func spotNotice(d time.Duration) time.Duration {
-	switch {
-	case d == 0:
-		return DefaultSpotNotice
+		return def
 	case d < 0:
 		return 0
 	}

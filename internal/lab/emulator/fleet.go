@@ -29,6 +29,12 @@ const DefaultNodeBootDelay = 75 * time.Second
 // "Spot Instance interruption notices").
 const DefaultSpotNotice = 2 * time.Minute
 
+// DefaultACKSpotNotice is the warning ECS gives before it releases a
+// preemptible (spot) instance: the interruption event comes about 5 minutes
+// ahead (Elastic Compute Service documentation, "Spot instances": "an
+// interruption event ... 5 minutes before the instance is released").
+const DefaultACKSpotNotice = 5 * time.Minute
+
 // SpotInterruptionTaint is the taint the lab puts on a spot node under notice:
 // the key AWS Node Termination Handler uses when it taints a node for a Spot
 // interruption (aws-node-termination-handler, "taintNode": key
@@ -118,7 +124,8 @@ func (f *fleet) close() {
 }
 
 // set creates or resizes a pool; shape is used for nodes added from now on.
-func (f *fleet) set(key fleetKey, shape lab.NodePool, capacityType, instanceType string, vcpus, desired int) {
+// existing names nodes that are Ready already (created with their cluster).
+func (f *fleet) set(key fleetKey, shape lab.NodePool, capacityType, instanceType string, vcpus, desired int, existing ...string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := f.pools[key]
@@ -126,21 +133,68 @@ func (f *fleet) set(key fleetKey, shape lab.NodePool, capacityType, instanceType
 		p = &fleetPool{key: key, ready: map[string]bool{}, removing: map[string]bool{}, booting: map[string]*time.Timer{}, noticed: map[string]bool{}}
 		f.pools[key] = p
 	}
+	for _, n := range existing {
+		p.ready[n] = true
+		p.next = max(p.next, nodeIndex(n)+1)
+	}
 	p.shape, p.capacityType, p.instanceType, p.vcpus, p.desired = shape, capacityType, instanceType, vcpus, desired
 	f.reconcileAllLocked()
 }
 
-// adopt records nodes that exist already (created with their cluster) as Ready.
-func (f *fleet) adopt(key fleetKey, names []string) {
+// removeNodes removes the named nodes of a pool and lowers its desired size by
+// as many, as ACK's RemoveNodePoolNodes and DeleteClusterNodes do. It returns
+// the names that are not Ready nodes of the pool.
+func (f *fleet) removeNodes(key fleetKey, names []string) (unknown []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if p := f.pools[key]; p != nil {
-		for _, n := range names {
-			p.ready[n] = true
+	p := f.pools[key]
+	var victims []string
+	for _, n := range names {
+		if p == nil || !p.ready[n] || p.removing[n] {
+			unknown = append(unknown, n)
+			continue
 		}
-		p.next = max(p.next, len(names))
-		f.reconcileAllLocked()
+		victims = append(victims, n)
 	}
+	if len(unknown) > 0 {
+		return unknown
+	}
+	for _, v := range victims {
+		p.removing[v] = true
+	}
+	p.desired -= len(victims)
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		for _, v := range victims {
+			err := f.clusters.DeleteNode(f.ctx, key.cluster, v)
+			f.mu.Lock()
+			delete(p.removing, v)
+			if err == nil {
+				delete(p.ready, v)
+				delete(p.noticed, v)
+			} else {
+				f.logf("pool %s/%s: remove node %s: %v", key.cluster, key.pool, v, err)
+			}
+			f.mu.Unlock()
+		}
+		f.mu.Lock()
+		f.reconcileAllLocked()
+		f.mu.Unlock()
+	}()
+	return nil
+}
+
+// poolOf returns the pool key a Ready node belongs to.
+func (f *fleet) poolOf(cluster, node string) (fleetKey, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, p := range f.pools {
+		if k.cluster == cluster && p.ready[node] {
+			return k, true
+		}
+	}
+	return fleetKey{}, false
 }
 
 // poolStatus is what the emulators report of a pool.
