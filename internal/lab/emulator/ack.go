@@ -179,6 +179,7 @@ type ackCluster struct {
 	vpcID                                      string
 	vswitchIDs                                 []string
 	pools                                      []ackPool
+	tags                                       map[string]string
 	created, updated                           time.Time
 	state                                      string
 	failure                                    string // why it failed (no secrets)
@@ -350,6 +351,7 @@ func (a *ACK) createCluster(w http.ResponseWriter, r *http.Request, reqID string
 		vpcID:        spec.vpcID,
 		vswitchIDs:   spec.vswitchIDs,
 		pools:        spec.pools,
+		tags:         spec.tags,
 		created:      now,
 		updated:      now,
 		state:        ACKStateInitial,

@@ -47,7 +47,8 @@ func (a *ACK) fleetSet(c *ackCluster, p ackPool, existing ...string) {
 		return // a pool of 0 nodes with no instance type: nothing to boot
 	}
 	vcpus, _ := strconv.Atoi(p.cpu)
-	a.fleet.set(fleetKey{c.labName, p.name}, ackLabPool(c, p), p.capacityType(), p.instanceType, vcpus, p.count, existing...)
+	a.fleet.set(fleetKey{c.labName, p.name}, poolSpec{shape: ackLabPool(c, p), capacityType: p.capacityType(), instanceType: p.instanceType,
+		vcpus: vcpus, desired: p.count, boot: bootFromTag(c.tags), existing: existing})
 }
 
 // SetVCPUQuota sets the account's vCPU limit for ON_DEMAND (pay-as-you-go) or

@@ -18,7 +18,8 @@ import (
 func (a *AWS) eksFleetSet(key fleetKey, ng *eksNodegroupState) {
 	it := ng.view.InstanceTypes[0]
 	vcpus, _ := strconv.Atoi(eksInstanceTypes[it].CPU)
-	a.fleet.set(key, ng.pool, ng.view.CapacityType, it, vcpus, *ng.view.ScalingConfig.DesiredSize)
+	a.fleet.set(key, poolSpec{shape: ng.pool, capacityType: ng.view.CapacityType, instanceType: it, vcpus: vcpus,
+		desired: *ng.view.ScalingConfig.DesiredSize, boot: bootFromTag(ng.view.Tags)})
 }
 
 // eksLaunchError is a node group creation that failed because its instances

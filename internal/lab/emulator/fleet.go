@@ -72,6 +72,7 @@ type fleetPool struct {
 	booting      map[string]*time.Timer // requested, not yet Ready
 	noticed      map[string]bool        // under a spot interruption notice
 	next         int                    // index of the next node's name
+	boot         time.Duration          // boot delay of its nodes
 	issue        *launchIssue
 	removed      bool
 }
@@ -123,9 +124,40 @@ func (f *fleet) close() {
 	f.wg.Wait()
 }
 
-// set creates or resizes a pool; shape is used for nodes added from now on.
-// existing names nodes that are Ready already (created with their cluster).
-func (f *fleet) set(key fleetKey, shape lab.NodePool, capacityType, instanceType string, vcpus, desired int, existing ...string) {
+// poolSpec is what a fleet needs to know of a node group.
+type poolSpec struct {
+	shape        lab.NodePool // for nodes added from now on (Count unused)
+	capacityType string       // ON_DEMAND or SPOT
+	instanceType string
+	vcpus        int // per node
+	desired      int
+	// boot, when set, replaces the fleet's boot delay for this pool (the lab
+	// tag LabBootDelayTag).
+	boot *time.Duration
+	// existing names nodes that are Ready already (created with their cluster).
+	existing []string
+}
+
+// LabBootDelayTag is a tag of an EKS node group (or an ACK cluster) whose value,
+// a Go duration ("1s", "0s"), replaces the emulator's node boot delay for it: how
+// a test on the shared lab shortens the delay for its own node groups only.
+const LabBootDelayTag = "hca.dev/lab-node-boot-delay"
+
+// bootFromTag parses LabBootDelayTag's value (nil when absent or invalid).
+func bootFromTag(tags map[string]string) *time.Duration {
+	v, ok := tags[LabBootDelayTag]
+	if !ok {
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return nil
+	}
+	return &d
+}
+
+// set creates or resizes a pool.
+func (f *fleet) set(key fleetKey, spec poolSpec) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := f.pools[key]
@@ -133,11 +165,15 @@ func (f *fleet) set(key fleetKey, shape lab.NodePool, capacityType, instanceType
 		p = &fleetPool{key: key, ready: map[string]bool{}, removing: map[string]bool{}, booting: map[string]*time.Timer{}, noticed: map[string]bool{}}
 		f.pools[key] = p
 	}
-	for _, n := range existing {
+	for _, n := range spec.existing {
 		p.ready[n] = true
 		p.next = max(p.next, nodeIndex(n)+1)
 	}
-	p.shape, p.capacityType, p.instanceType, p.vcpus, p.desired = shape, capacityType, instanceType, vcpus, desired
+	p.shape, p.capacityType, p.instanceType, p.vcpus, p.desired = spec.shape, spec.capacityType, spec.instanceType, spec.vcpus, spec.desired
+	p.boot = f.boot
+	if spec.boot != nil {
+		p.boot = *spec.boot
+	}
 	f.reconcileAllLocked()
 }
 
@@ -295,7 +331,7 @@ func (f *fleet) reconcileLocked(p *fleetPool) {
 		name := fmt.Sprintf("%s-%s-%d", p.key.cluster, p.key.pool, p.next)
 		p.next++
 		f.wg.Add(1)
-		p.booting[name] = time.AfterFunc(f.boot, func() { f.bootNode(p, name) })
+		p.booting[name] = time.AfterFunc(p.boot, func() { f.bootNode(p, name) })
 	}
 	excess := have - p.desired
 	// Booting nodes go first, newest first: their instances do no work yet.

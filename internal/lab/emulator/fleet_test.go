@@ -440,3 +440,22 @@ func labPostStatus(t *testing.T, url string, body any) (int, string) {
 	}
 	return resp.StatusCode, string(out)
 }
+
+// TestEKSBootDelayTag: a node group tagged with LabBootDelayTag boots its nodes
+// after the tag's delay, not the emulator's.
+func TestEKSBootDelayTag(t *testing.T) {
+	e := newEKSFleetEnv(t, AWSOptions{NodeBootDelay: time.Hour})
+	in := eksTestNodegroupInput(e.name, "fast", "m5.large", 0, 3, 2)
+	in.Tags = map[string]string{LabBootDelayTag: "10ms"}
+	if _, err := e.cli.CreateNodegroup(context.Background(), in); err != nil {
+		t.Fatalf("CreateNodegroup: %v", err)
+	}
+	e.createNodegroup(t, "slow", "ON_DEMAND", 3, 1)
+	e.waitActive(t, "fast")
+	if n := e.nodes("fast"); len(n) != 2 {
+		t.Errorf("nodes of the tagged node group: %v, want 2", n)
+	}
+	if got := e.describe(t, "slow").Status; got != types.NodegroupStatusCreating {
+		t.Errorf("untagged node group with a 1 h boot delay is %s, want CREATING", got)
+	}
+}
