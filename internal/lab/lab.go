@@ -41,7 +41,14 @@ type Options struct {
 	PrivateNodes int
 	// NodeCPU and NodeMemory size each private node (default "4" and "8Gi").
 	NodeCPU, NodeMemory string
+	// NodeBootDelay is how long a node asked of the cloud emulators takes to be
+	// Ready (DefaultNodeBootDelay when zero, none when negative).
+	NodeBootDelay time.Duration
 }
+
+// DefaultNodeBootDelay is the lab's node boot delay: see
+// emulator.DefaultNodeBootDelay for the published figures it comes from.
+const DefaultNodeBootDelay = 75 * time.Second
 
 func (o Options) withDefaults() Options {
 	if o.PrivateNodes == 0 {
@@ -53,6 +60,12 @@ func (o Options) withDefaults() Options {
 	if o.NodeMemory == "" {
 		o.NodeMemory = "8Gi"
 	}
+	switch {
+	case o.NodeBootDelay == 0:
+		o.NodeBootDelay = DefaultNodeBootDelay
+	case o.NodeBootDelay < 0:
+		o.NodeBootDelay = 0
+	}
 	return o
 }
 
@@ -60,6 +73,8 @@ func (o Options) withDefaults() Options {
 type state struct {
 	Procs map[string]Proc `json:"procs"`
 	Ports map[string]int  `json:"ports"`
+	// NodeBootDelay is the boot delay the running daemon was started with.
+	NodeBootDelay *time.Duration `json:"nodeBootDelay,omitempty"`
 }
 
 func (l *Lab) statePath() string { return filepath.Join(l.Dir, "state.json") }
@@ -131,6 +146,9 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 	if err := l.ensurePrivate(ctx, opts); err != nil {
 		return nil, err
 	}
+	startDaemon := func(ctx context.Context, st *state, bins map[string]string) error {
+		return l.startDaemon(ctx, st, opts.NodeBootDelay)
+	}
 	steps := []struct {
 		name string
 		fn   func(context.Context, *state, map[string]string) error
@@ -138,7 +156,7 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 		{compConsul, l.startConsul},
 		{compNginx, l.startNginx},
 		{compConsulTemplate, l.startConsulTemplate},
-		{compDaemon, l.startDaemon},
+		{compDaemon, startDaemon},
 		{compPrometheus, l.startPrometheus},
 	}
 	for _, s := range steps {
@@ -408,12 +426,14 @@ template {
 	})
 }
 
-func (l *Lab) startDaemon(ctx context.Context, st *state, _ map[string]string) error {
+func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay time.Duration) error {
 	if err := pickPorts(st, "aws", "ack", "loadsim"); err != nil {
 		return err
 	}
+	st.NodeBootDelay = &bootDelay
 	args := append(append([]string{}, l.Daemon[1:]...),
 		"--dir="+l.Dir,
+		"--node-boot-delay="+bootDelay.String(),
 		"--aws-port="+strconv.Itoa(st.Ports["aws"]),
 		"--ack-port="+strconv.Itoa(st.Ports["ack"]),
 		"--loadsim-port="+strconv.Itoa(st.Ports["loadsim"]))
@@ -515,7 +535,7 @@ func (l *Lab) Env() (map[string]string, error) {
 		return nil, err
 	}
 	aws := fmt.Sprintf("http://127.0.0.1:%d", st.Ports["aws"])
-	return map[string]string{
+	env := map[string]string{
 		"HCA_LAB_DIR":                    abs,
 		"HCA_LAB_PRIVATE_KUBECONFIG":     priv.KubeconfigPath,
 		"HCA_LAB_PROMETHEUS_URL":         fmt.Sprintf("http://127.0.0.1:%d", st.Ports["prometheus"]),
@@ -530,7 +550,11 @@ func (l *Lab) Env() (map[string]string, error) {
 		"HCA_LAB_ACK_ENDPOINT":           fmt.Sprintf("http://127.0.0.1:%d", st.Ports["ack"]),
 		"TF_ACC_TERRAFORM_PATH":          tf,
 		"KUBEBUILDER_ASSETS":             filepath.Join(abs, "bin"),
-	}, nil
+	}
+	if st.NodeBootDelay != nil {
+		env["HCA_LAB_NODE_BOOT_DELAY"] = st.NodeBootDelay.String()
+	}
+	return env, nil
 }
 
 func writeEnvFile(path string, env map[string]string) error {

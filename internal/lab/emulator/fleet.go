@@ -22,7 +22,7 @@ import (
 // minutes" (Container Service for Kubernetes, "Scale a node pool"). 75 s sits in
 // the middle of the 60-90 s those figures give for a node requested through the
 // cloud API.
-const DefaultNodeBootDelay = 75 * time.Second
+const DefaultNodeBootDelay = lab.DefaultNodeBootDelay
 
 // DefaultSpotNotice is the warning EC2 gives before it reclaims a Spot Instance
 // (the "two-minute Spot Instance interruption notice", Amazon EC2 User Guide,
