@@ -299,11 +299,19 @@ func (c *Clusters) CreateCluster(ctx context.Context, spec ClusterSpec) (info *C
 	if err := component(BinKubeScheduler, "scheduler.kubeconfig", st.Ports["scheduler"]); err != nil {
 		return nil, err
 	}
-	if err := start(BinKwok, "--kubeconfig="+st.KubeconfigPath,
+	kwokArgs := []string{"--kubeconfig=" + st.KubeconfigPath,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-		"--server-address=127.0.0.1:"+strconv.Itoa(st.Ports["kwok"]),
-		"--cidr=10.244.0.1/16", "--node-ip=127.0.0.1"); err != nil {
+		"--server-address=127.0.0.1:" + strconv.Itoa(st.Ports["kwok"]),
+		"--cidr=10.244.0.1/16", "--node-ip=127.0.0.1"}
+	if spec.PodStartupDelay > 0 {
+		cfg, err := writeKwokConfig(dir, spec.PodStartupDelay)
+		if err != nil {
+			return nil, err
+		}
+		kwokArgs = append(kwokArgs, "--config="+cfg)
+	}
+	if err := start(BinKwok, kwokArgs...); err != nil {
 		return nil, err
 	}
 	if err := c.save(st); err != nil {

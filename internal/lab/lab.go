@@ -44,6 +44,11 @@ type Options struct {
 	// NodeBootDelay is how long a node asked of the cloud emulators takes to be
 	// Ready (DefaultNodeBootDelay when zero, none when negative).
 	NodeBootDelay time.Duration
+	// PodStartupDelay keeps pods of the private cluster and of the clusters the
+	// emulators create Pending for this long once bound (none when zero, the
+	// default, which the lab's tests are written for; DefaultPodStartupDelay is
+	// the realistic figure).
+	PodStartupDelay time.Duration
 }
 
 // DefaultNodeBootDelay is the lab's node boot delay: see
@@ -73,8 +78,10 @@ func (o Options) withDefaults() Options {
 type state struct {
 	Procs map[string]Proc `json:"procs"`
 	Ports map[string]int  `json:"ports"`
-	// NodeBootDelay is the boot delay the running daemon was started with.
-	NodeBootDelay *time.Duration `json:"nodeBootDelay,omitempty"`
+	// NodeBootDelay and PodStartupDelay are the delays the running daemon was
+	// started with.
+	NodeBootDelay   *time.Duration `json:"nodeBootDelay,omitempty"`
+	PodStartupDelay *time.Duration `json:"podStartupDelay,omitempty"`
 }
 
 func (l *Lab) statePath() string { return filepath.Join(l.Dir, "state.json") }
@@ -147,7 +154,7 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 		return nil, err
 	}
 	startDaemon := func(ctx context.Context, st *state, bins map[string]string) error {
-		return l.startDaemon(ctx, st, opts.NodeBootDelay)
+		return l.startDaemon(ctx, st, opts.NodeBootDelay, opts.PodStartupDelay)
 	}
 	steps := []struct {
 		name string
@@ -219,7 +226,7 @@ func (l *Lab) ensurePrivate(ctx context.Context, opts Options) error {
 		}
 	}
 	t := time.Now()
-	_, err := l.Clusters.CreateCluster(ctx, ClusterSpec{Name: PrivateCluster, Pools: []NodePool{{
+	_, err := l.Clusters.CreateCluster(ctx, ClusterSpec{Name: PrivateCluster, PodStartupDelay: opts.PodStartupDelay, Pools: []NodePool{{
 		Name: "default", Count: opts.PrivateNodes, CPU: opts.NodeCPU, Memory: opts.NodeMemory,
 	}}})
 	if err != nil {
@@ -426,14 +433,15 @@ template {
 	})
 }
 
-func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay time.Duration) error {
+func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay, podDelay time.Duration) error {
 	if err := pickPorts(st, "aws", "ack", "loadsim"); err != nil {
 		return err
 	}
-	st.NodeBootDelay = &bootDelay
+	st.NodeBootDelay, st.PodStartupDelay = &bootDelay, &podDelay
 	args := append(append([]string{}, l.Daemon[1:]...),
 		"--dir="+l.Dir,
 		"--node-boot-delay="+bootDelay.String(),
+		"--pod-startup-delay="+podDelay.String(),
 		"--aws-port="+strconv.Itoa(st.Ports["aws"]),
 		"--ack-port="+strconv.Itoa(st.Ports["ack"]),
 		"--loadsim-port="+strconv.Itoa(st.Ports["loadsim"]))
@@ -553,6 +561,9 @@ func (l *Lab) Env() (map[string]string, error) {
 	}
 	if st.NodeBootDelay != nil {
 		env["HCA_LAB_NODE_BOOT_DELAY"] = st.NodeBootDelay.String()
+	}
+	if st.PodStartupDelay != nil {
+		env["HCA_LAB_POD_STARTUP_DELAY"] = st.PodStartupDelay.String()
 	}
 	return env, nil
 }

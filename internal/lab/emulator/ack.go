@@ -152,6 +152,9 @@ type ACKOptions struct {
 	// VCPUQuota is the account's vCPU limit per capacity type ("ON_DEMAND" for
 	// pay-as-you-go, "SPOT" for preemptible instances); absent or 0: unlimited.
 	VCPUQuota map[string]int
+	// PodStartupDelay keeps the pods of the clusters it creates Pending for
+	// this long once bound (none when zero); see lab.ClusterSpec.
+	PodStartupDelay time.Duration
 }
 
 // ACK serves the emulated CS API. Create it with NewACK; it is an http.Handler.
@@ -360,7 +363,7 @@ func (a *ACK) createCluster(w http.ResponseWriter, r *http.Request, reqID string
 	}
 	task := a.newTaskLocked(id, ACKTaskCreate, now)
 	a.byID[id] = c
-	labSpec := lab.ClusterSpec{Name: c.labName}
+	labSpec := lab.ClusterSpec{Name: c.labName, PodStartupDelay: a.opts.PodStartupDelay}
 	for i := range c.pools {
 		p := &c.pools[i]
 		p.id, p.created, p.updated = "np"+ackRandHex(16), now, now

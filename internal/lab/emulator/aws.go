@@ -38,6 +38,9 @@ type AWSOptions struct {
 	// VCPUQuota is the account's vCPU limit per capacity type ("ON_DEMAND",
 	// "SPOT"); absent or 0: unlimited. See SetVCPUQuota.
 	VCPUQuota map[string]int
+	// PodStartupDelay keeps the pods of the clusters it creates Pending for
+	// this long once bound (none when zero); see lab.ClusterSpec.
+	PodStartupDelay time.Duration
 }
 
 // AWS emulates the EKS and STS APIs and the EKS token authenticator on one base
@@ -49,6 +52,7 @@ type AWS struct {
 	now      func() time.Time
 	log      *slog.Logger
 	opTTL    time.Duration
+	podDelay time.Duration
 	mux      *http.ServeMux
 	fleet    *fleet
 	throttle *throttle
@@ -80,6 +84,7 @@ func NewAWS(clusters Clusters, opts AWSOptions) (*AWS, error) {
 		now:      opts.Now,
 		log:      opts.Logger,
 		opTTL:    opts.OperationTimeout,
+		podDelay: opts.PodStartupDelay,
 		eks:      map[string]*eksClusterState{},
 		lab:      map[string]string{},
 		upds:     map[string]*eksUpdateState{},

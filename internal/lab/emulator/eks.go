@@ -317,6 +317,7 @@ func (a *AWS) eksCreateCluster(w http.ResponseWriter, r *http.Request, c eksCall
 	spec := lab.ClusterSpec{
 		Name:            labName,
 		TokenWebhookURL: a.base.String() + "/authenticate/" + url.PathEscape(in.Name),
+		PodStartupDelay: a.podDelay,
 	}
 	name := in.Name
 	a.background("create eks cluster "+name, func(ctx context.Context) error {
