@@ -141,7 +141,7 @@ func (m *memClusters) setPods(cluster, name string, pods int) {
 }
 
 // waitFor polls cond every 10 ms until it holds or 10 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
@@ -162,7 +162,7 @@ type eksFleetEnv struct {
 	lab  string // its lab cluster
 }
 
-func newEKSFleetEnv(t *testing.T, opts AWSOptions) *eksFleetEnv {
+func newEKSFleetEnv(t testing.TB, opts AWSOptions) *eksFleetEnv {
 	t.Helper()
 	mem := newMemClusters()
 	a, base := awsServeOpts(t, mem, opts)
@@ -179,7 +179,7 @@ func newEKSFleetEnv(t *testing.T, opts AWSOptions) *eksFleetEnv {
 	return e
 }
 
-func (e *eksFleetEnv) createNodegroup(t *testing.T, ng, capacity string, maxS, desired int32) {
+func (e *eksFleetEnv) createNodegroup(t testing.TB, ng, capacity string, maxS, desired int32) {
 	t.Helper()
 	in := eksTestNodegroupInput(e.name, ng, "m5.large", 0, maxS, desired)
 	in.CapacityType = types.CapacityTypes(capacity)
@@ -188,7 +188,7 @@ func (e *eksFleetEnv) createNodegroup(t *testing.T, ng, capacity string, maxS, d
 	}
 }
 
-func (e *eksFleetEnv) describe(t *testing.T, ng string) *types.Nodegroup {
+func (e *eksFleetEnv) describe(t testing.TB, ng string) *types.Nodegroup {
 	t.Helper()
 	out, err := e.cli.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String(e.name), NodegroupName: aws.String(ng)})
 	if err != nil {
@@ -197,7 +197,7 @@ func (e *eksFleetEnv) describe(t *testing.T, ng string) *types.Nodegroup {
 	return out.Nodegroup
 }
 
-func (e *eksFleetEnv) scale(t *testing.T, ng string, desired int32) {
+func (e *eksFleetEnv) scale(t testing.TB, ng string, desired int32) {
 	t.Helper()
 	if _, err := e.cli.UpdateNodegroupConfig(context.Background(), &eks.UpdateNodegroupConfigInput{ClusterName: aws.String(e.name), NodegroupName: aws.String(ng),
 		ScalingConfig: &types.NodegroupScalingConfig{DesiredSize: aws.Int32(desired)}}); err != nil {
@@ -207,12 +207,12 @@ func (e *eksFleetEnv) scale(t *testing.T, ng string, desired int32) {
 
 func (e *eksFleetEnv) nodes(ng string) []string { return e.mem.poolNodes(e.lab, ng) }
 
-func (e *eksFleetEnv) waitNodes(t *testing.T, ng string, n int) {
+func (e *eksFleetEnv) waitNodes(t testing.TB, ng string, n int) {
 	t.Helper()
 	waitFor(t, fmt.Sprintf("%d nodes in node group %s", n, ng), func() bool { return len(e.nodes(ng)) == n })
 }
 
-func (e *eksFleetEnv) waitActive(t *testing.T, ng string) {
+func (e *eksFleetEnv) waitActive(t testing.TB, ng string) {
 	t.Helper()
 	waitFor(t, "node group "+ng+" ACTIVE", func() bool { return e.describe(t, ng).Status == types.NodegroupStatusActive })
 }
@@ -457,5 +457,31 @@ func TestEKSBootDelayTag(t *testing.T) {
 	}
 	if got := e.describe(t, "slow").Status; got != types.NodegroupStatusCreating {
 		t.Errorf("untagged node group with a 1 h boot delay is %s, want CREATING", got)
+	}
+}
+
+// BenchmarkEKSScaleOut measures the time from UpdateNodegroupConfig to the new
+// nodes being present, with a boot delay of 0 and of 50 ms: the difference to the
+// boot delay is the emulator's own overhead (SDK call, fleet, node creation in
+// memory), which must stay small next to the delays the lab imitates.
+func BenchmarkEKSScaleOut(b *testing.B) {
+	for _, boot := range []time.Duration{-1, 50 * time.Millisecond} {
+		b.Run("boot="+max(boot, 0).String(), func(b *testing.B) {
+			e := newEKSFleetEnv(b, AWSOptions{NodeBootDelay: boot})
+			e.createNodegroup(b, "ng", "ON_DEMAND", 100, 0)
+			e.waitActive(b, "ng")
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := range b.N {
+				want := int32(1 + i%2) // 1, 2, 1, 2, ...
+				if _, err := e.cli.UpdateNodegroupConfig(ctx, &eks.UpdateNodegroupConfigInput{ClusterName: aws.String(e.name), NodegroupName: aws.String("ng"),
+					ScalingConfig: &types.NodegroupScalingConfig{DesiredSize: aws.Int32(want)}}); err != nil {
+					b.Fatal(err)
+				}
+				for len(e.nodes("ng")) != int(want) {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		})
 	}
 }
