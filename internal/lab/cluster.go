@@ -372,11 +372,7 @@ func (c *Clusters) SetNodePool(ctx context.Context, cluster string, pool NodePoo
 	if err := validatePool(pool); err != nil {
 		return err
 	}
-	st, err := c.Get(cluster)
-	if err != nil {
-		return err
-	}
-	cs, err := st.clientset()
+	cs, err := c.client(cluster)
 	if err != nil {
 		return err
 	}

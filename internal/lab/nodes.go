@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
 )
 
 // Node-level operations, for the cloud emulators: a cloud adds and removes the
@@ -35,11 +36,7 @@ func (c *Clusters) AddNode(ctx context.Context, cluster string, pool NodePool, n
 	if err := ValidateClusterName(name); err != nil {
 		return fmt.Errorf("node name: %w", err)
 	}
-	st, err := c.Get(cluster)
-	if err != nil {
-		return err
-	}
-	cs, err := st.clientset()
+	cs, err := c.client(cluster)
 	if err != nil {
 		return err
 	}
@@ -65,11 +62,7 @@ func (c *Clusters) AddNode(ctx context.Context, cluster string, pool NodePool, n
 
 // DeleteNode deletes a node; deleting a node that does not exist is not an error.
 func (c *Clusters) DeleteNode(ctx context.Context, cluster, name string) error {
-	st, err := c.Get(cluster)
-	if err != nil {
-		return err
-	}
-	cs, err := st.clientset()
+	cs, err := c.client(cluster)
 	if err != nil {
 		return err
 	}
@@ -81,11 +74,7 @@ func (c *Clusters) DeleteNode(ctx context.Context, cluster, name string) error {
 
 // PoolNodes lists the nodes of a pool with their readiness and pod counts.
 func (c *Clusters) PoolNodes(ctx context.Context, cluster, pool string) ([]PoolNode, error) {
-	st, err := c.Get(cluster)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := st.clientset()
+	cs, err := c.client(cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -114,11 +103,7 @@ func (c *Clusters) PoolNodes(ctx context.Context, cluster, pool string) ([]PoolN
 // TaintNode adds (or replaces, by key and effect) a taint on a node and, with
 // cordon, marks it unschedulable as `kubectl cordon` does.
 func (c *Clusters) TaintNode(ctx context.Context, cluster, name string, taint Taint, cordon bool) error {
-	st, err := c.Get(cluster)
-	if err != nil {
-		return err
-	}
-	cs, err := st.clientset()
+	cs, err := c.client(cluster)
 	if err != nil {
 		return err
 	}
@@ -146,6 +131,15 @@ func (c *Clusters) TaintNode(ctx context.Context, cluster, name string, taint Ta
 			return fmt.Errorf("taint node %s of cluster %s: %w", name, cluster, err)
 		}
 	}
+}
+
+// client is an admin client of a lab cluster.
+func (c *Clusters) client(cluster string) (*kubernetes.Clientset, error) {
+	st, err := c.Get(cluster)
+	if err != nil {
+		return nil, err
+	}
+	return st.clientset()
 }
 
 func nodeReady(n *corev1.Node) bool {

@@ -166,9 +166,8 @@ type ACK struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	fleet    *fleet
-	throttle *throttle
-	lab      *http.ServeMux // the lab's control endpoints (/lab/v1/...)
+	labFaults
+	lab *http.ServeMux // the lab's control endpoints (/lab/v1/...)
 
 	mu     sync.Mutex
 	byID   map[string]*ackCluster
@@ -231,14 +230,14 @@ func NewACK(clusters Clusters, opts ACKOptions) *ACK {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &ACK{
-		clusters: clusters,
-		opts:     opts,
-		ctx:      ctx,
-		cancel:   cancel,
-		byID:     map[string]*ackCluster{},
-		tasks:    map[string]*ackTask{},
-		throttle: &throttle{},
-		lab:      http.NewServeMux(),
+		clusters:  clusters,
+		opts:      opts,
+		ctx:       ctx,
+		cancel:    cancel,
+		byID:      map[string]*ackCluster{},
+		tasks:     map[string]*ackTask{},
+		labFaults: labFaults{throttle: &throttle{}},
+		lab:       http.NewServeMux(),
 	}
 	a.fleet = newFleet(clusters, delayOr(opts.NodeBootDelay, DefaultNodeBootDelay), delayOr(opts.SpotNotice, DefaultACKSpotNotice), a.logf)
 	for ct, n := range opts.VCPUQuota {

@@ -51,19 +51,6 @@ func (a *ACK) fleetSet(c *ackCluster, p ackPool, existing ...string) {
 		vcpus: vcpus, desired: p.count, boot: bootFromTag(c.tags), existing: existing})
 }
 
-// SetVCPUQuota sets the account's vCPU limit for ON_DEMAND (pay-as-you-go) or
-// SPOT (preemptible) instances; 0 removes it.
-func (a *ACK) SetVCPUQuota(capacityType string, vcpus int) { a.fleet.setQuota(capacityType, vcpus) }
-
-// SetInsufficientCapacity makes creations of an ECS instance type fail (or
-// succeed again), as ECS's OperationDenied.NoStock.
-func (a *ACK) SetInsufficientCapacity(instanceType string, insufficient bool) {
-	a.fleet.setShort(instanceType, insufficient)
-}
-
-// SetThrottling injects Throttling.User answers into the ACK API.
-func (a *ACK) SetThrottling(c ThrottleConfig) { a.throttle.set(c) }
-
 // InterruptSpot gives a Ready node of a spot node pool of the ACK cluster (by
 // ID) the interruption notice and returns its length.
 func (a *ACK) InterruptSpot(ctx context.Context, clusterID, node string) (time.Duration, error) {

@@ -54,8 +54,7 @@ type AWS struct {
 	opTTL    time.Duration
 	podDelay time.Duration
 	mux      *http.ServeMux
-	fleet    *fleet
-	throttle *throttle
+	labFaults
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -99,13 +98,13 @@ func NewAWS(clusters Clusters, opts AWSOptions) (*AWS, error) {
 		a.opTTL = 5 * time.Minute
 	}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
+	a.labFaults = labFaults{throttle: &throttle{}}
 	a.fleet = newFleet(clusters, delayOr(opts.NodeBootDelay, DefaultNodeBootDelay), delayOr(opts.SpotNotice, DefaultSpotNotice), func(format string, args ...any) {
 		a.log.Warn("aws emulator: " + fmt.Sprintf(format, args...))
 	})
 	for ct, n := range opts.VCPUQuota {
 		a.fleet.setQuota(ct, n)
 	}
-	a.throttle = &throttle{}
 	a.mux = http.NewServeMux()
 	a.routeEKS()
 	labRoutes(a.mux, a.fleet, a.throttle, a.InterruptSpot)

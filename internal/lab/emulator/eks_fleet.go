@@ -52,21 +52,6 @@ func eksIssueOf(li *launchIssue, ng eksNodegroup) eksIssue {
 	return eksIssue{Code: "AsgInstanceLaunchFailures", Message: msg, ResourceIDs: []string{asg}}
 }
 
-// SetVCPUQuota sets the account's vCPU limit for ON_DEMAND or SPOT capacity
-// (EC2's "Running On-Demand Standard instances" and "All Standard Spot Instance
-// Requests" quotas); 0 removes the limit. Nodes beyond it never launch and the
-// node group's health reports AsgInstanceLaunchFailures (VcpuLimitExceeded).
-func (a *AWS) SetVCPUQuota(capacityType string, vcpus int) { a.fleet.setQuota(capacityType, vcpus) }
-
-// SetInsufficientCapacity makes launches of an instance type fail (or succeed
-// again) as EC2's InsufficientInstanceCapacity.
-func (a *AWS) SetInsufficientCapacity(instanceType string, insufficient bool) {
-	a.fleet.setShort(instanceType, insufficient)
-}
-
-// SetThrottling injects ThrottlingException answers into the EKS API.
-func (a *AWS) SetThrottling(c ThrottleConfig) { a.throttle.set(c) }
-
 // InterruptSpot gives a Ready node of a SPOT node group of the EKS cluster the
 // interruption notice and returns the notice's length (see
 // SpotInterruptionTaint).

@@ -113,12 +113,7 @@ func (f *fleet) close() {
 	f.cancel()
 	f.mu.Lock()
 	for _, p := range f.pools {
-		for name, t := range p.booting {
-			if t.Stop() {
-				f.wg.Done()
-			}
-			delete(p.booting, name)
-		}
+		f.stopBootsLocked(p)
 	}
 	f.mu.Unlock()
 	f.wg.Wait()
@@ -154,6 +149,17 @@ func bootFromTag(tags map[string]string) *time.Duration {
 		return nil
 	}
 	return &d
+}
+
+// stopBootsLocked cancels every boot of a pool; a boot already under way
+// deletes the node it creates.
+func (f *fleet) stopBootsLocked(p *fleetPool) {
+	for name, t := range p.booting {
+		if t.Stop() {
+			f.wg.Done()
+		}
+		delete(p.booting, name)
+	}
 }
 
 // set creates or resizes a pool.
@@ -202,23 +208,28 @@ func (f *fleet) removeNodes(key fleetKey, names []string) (unknown []string) {
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
-		for _, v := range victims {
-			err := f.clusters.DeleteNode(f.ctx, key.cluster, v)
-			f.mu.Lock()
-			delete(p.removing, v)
-			if err == nil {
-				delete(p.ready, v)
-				delete(p.noticed, v)
-			} else {
-				f.logf("pool %s/%s: remove node %s: %v", key.cluster, key.pool, v, err)
-			}
-			f.mu.Unlock()
-		}
-		f.mu.Lock()
-		f.reconcileAllLocked()
-		f.mu.Unlock()
+		f.deleteNodes(f.ctx, p, victims)
 	}()
 	return nil
+}
+
+// deleteNodes deletes nodes marked removing, then reconciles every pool.
+func (f *fleet) deleteNodes(ctx context.Context, p *fleetPool, victims []string) {
+	for _, v := range victims {
+		err := f.clusters.DeleteNode(ctx, p.key.cluster, v)
+		f.mu.Lock()
+		delete(p.removing, v)
+		if err == nil {
+			delete(p.ready, v)
+			delete(p.noticed, v)
+		} else {
+			f.logf("pool %s/%s: remove node %s: %v", p.key.cluster, p.key.pool, v, err)
+		}
+		f.mu.Unlock()
+	}
+	f.mu.Lock()
+	f.reconcileAllLocked()
+	f.mu.Unlock()
 }
 
 // poolOf returns the pool key a Ready node belongs to.
@@ -429,22 +440,7 @@ func (f *fleet) shrink(p *fleetPool, n int) {
 		p.removing[v] = true
 	}
 	f.mu.Unlock()
-
-	for _, v := range victims {
-		err := f.clusters.DeleteNode(ctx, p.key.cluster, v)
-		f.mu.Lock()
-		delete(p.removing, v)
-		if err == nil {
-			delete(p.ready, v)
-			delete(p.noticed, v)
-		} else {
-			f.logf("pool %s/%s: remove node %s: %v", p.key.cluster, p.key.pool, v, err)
-		}
-		f.mu.Unlock()
-	}
-	f.mu.Lock()
-	f.reconcileAllLocked()
-	f.mu.Unlock()
+	f.deleteNodes(ctx, p, victims)
 }
 
 // remove deletes a pool and all its nodes.
@@ -453,12 +449,7 @@ func (f *fleet) remove(ctx context.Context, key fleetKey) error {
 	p := f.pools[key]
 	if p != nil {
 		p.removed = true
-		for name, t := range p.booting {
-			if t.Stop() {
-				f.wg.Done()
-			}
-			delete(p.booting, name)
-		}
+		f.stopBootsLocked(p)
 	}
 	f.mu.Unlock()
 	if err := f.clusters.SetNodePool(ctx, key.cluster, lab.NodePool{Name: key.pool}); err != nil {
@@ -480,12 +471,7 @@ func (f *fleet) forget(cluster string) {
 	for k, p := range f.pools {
 		if k.cluster == cluster {
 			p.removed = true
-			for name, t := range p.booting {
-				if t.Stop() {
-					f.wg.Done()
-				}
-				delete(p.booting, name)
-			}
+			f.stopBootsLocked(p)
 			delete(f.pools, k)
 		}
 	}

@@ -17,6 +17,33 @@ type throttle struct {
 	last   time.Time
 }
 
+// labFaults are the faults tests and the demo inject into an emulator; AWS and
+// ACK embed them.
+type labFaults struct {
+	fleet    *fleet
+	throttle *throttle
+}
+
+// SetVCPUQuota sets the account's vCPU limit for ON_DEMAND (EC2 "Running
+// On-Demand Standard instances", ECS pay-as-you-go) or SPOT (EC2 "All Standard
+// Spot Instance Requests", ECS preemptible) capacity; 0 removes it. Nodes
+// beyond it never launch: EKS reports AsgInstanceLaunchFailures
+// (VcpuLimitExceeded) in the node group's health, ACK fails the scaling task
+// with QuotaExceed.ElasticQuota.
+func (l labFaults) SetVCPUQuota(capacityType string, vcpus int) {
+	l.fleet.setQuota(capacityType, vcpus)
+}
+
+// SetInsufficientCapacity makes launches of an instance type fail (or succeed
+// again), as EC2's InsufficientInstanceCapacity and ECS's OperationDenied.NoStock.
+func (l labFaults) SetInsufficientCapacity(instanceType string, insufficient bool) {
+	l.fleet.setShort(instanceType, insufficient)
+}
+
+// SetThrottling injects throttling answers into the API (EKS
+// ThrottlingException, ACK Throttling.User).
+func (l labFaults) SetThrottling(c ThrottleConfig) { l.throttle.set(c) }
+
 // ThrottleConfig injects throttling into an emulator's API.
 type ThrottleConfig struct {
 	// Next throttles the next Next calls.
