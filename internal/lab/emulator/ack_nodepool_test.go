@@ -248,3 +248,25 @@ func TestACKNodePoolRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestACKSpotInterruption: the ACK emulator's spot endpoint takes the cluster
+// ID; a node of a NoSpot pool is refused, a spot node is noticed, removed and
+// replaced.
+func TestACKSpotInterruption(t *testing.T) {
+	e := newACKPoolEnv(t, ACKOptions{NodeBootDelay: 50 * time.Millisecond, SpotNotice: 200 * time.Millisecond})
+	task, err := e.scale(t, e.spot, 1)
+	if err != nil {
+		t.Fatalf("ScaleClusterNodePool: %v", err)
+	}
+	waitFor(t, "the spot node", func() bool { return e.task(t, task).State == ACKTaskSuccess })
+	victim := e.mem.poolNodes(e.lab, "spot")[0]
+	if status, body := labPostStatus(t, e.endpoint+"/lab/v1/spot-interruptions", SpotInterruption{Cluster: e.id, Node: e.mem.poolNodes(e.lab, "od")[0]}); status != http.StatusBadRequest || !strings.Contains(body, "only Spot nodes") {
+		t.Errorf("interrupting an on-demand node: %d %s, want 400", status, body)
+	}
+	labPost(t, e.endpoint+"/lab/v1/spot-interruptions", SpotInterruption{Cluster: e.id, Node: victim})
+	if n, _ := e.mem.node(e.lab, victim); !n.cordon {
+		t.Errorf("spot node under notice is not cordoned")
+	}
+	waitFor(t, "the interrupted node to go", func() bool { _, ok := e.mem.node(e.lab, victim); return !ok })
+	waitFor(t, "a replacement", func() bool { return len(e.mem.poolNodes(e.lab, "spot")) == 1 })
+}
