@@ -132,7 +132,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // client: new nodes come after the boot delay, the task says when, and the
 // failures come with ECS's codes.
 func TestACKNodePoolScaling(t *testing.T) {
-	e := newACKPoolEnv(t, ACKOptions{NodeBootDelay: 300 * time.Millisecond, VCPUQuota: map[string]int{"SPOT": 4}})
+	e := newACKPoolEnv(t, ACKOptions{NodeBootDelay: time.Second, VCPUQuota: map[string]int{"SPOT": 4}})
 	if n := e.mem.poolNodes(e.lab, "od"); len(n) != 1 {
 		t.Fatalf("nodes of pool od after creation: %v, want the 1 created with the cluster", n)
 	}

@@ -231,7 +231,7 @@ func issueCodes(ng *types.Nodegroup) []string {
 // update, while DescribeNodegroup already shows the new desiredSize and ACTIVE,
 // and present once their boot delay has passed.
 func TestEKSNodeBootDelay(t *testing.T) {
-	const boot = 300 * time.Millisecond
+	const boot = time.Second
 	e := newEKSFleetEnv(t, AWSOptions{NodeBootDelay: boot})
 	e.createNodegroup(t, "spot", "SPOT", 5, 1)
 	if got := e.describe(t, "spot").Status; got != types.NodegroupStatusCreating {
