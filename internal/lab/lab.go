@@ -168,6 +168,9 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 	}
 	for _, s := range steps {
 		if p, ok := st.Procs[s.name]; ok && alive(p.PID) {
+			if s.name == compDaemon {
+				l.warnDelays(st, opts)
+			}
 			continue
 		}
 		if s.name == compDaemon && len(l.Daemon) == 0 {
@@ -192,6 +195,24 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 	}
 	l.logf("lab up in %s; environment in %s", time.Since(start).Round(time.Millisecond), filepath.Join(l.Dir, "env"))
 	return env, nil
+}
+
+// warnDelays says when a running daemon keeps delays other than the ones asked
+// for: they are fixed when it starts.
+func (l *Lab) warnDelays(st *state, opts Options) {
+	for _, d := range []struct {
+		name string
+		have *time.Duration
+		want time.Duration
+	}{{"node boot delay", st.NodeBootDelay, opts.NodeBootDelay}, {"pod start-up delay", st.PodStartupDelay, opts.PodStartupDelay}} {
+		have := time.Duration(0)
+		if d.have != nil {
+			have = *d.have
+		}
+		if have != d.want {
+			l.logf("the lab daemon is running with a %s of %s, not %s: run `go run ./tools/lab down` then `up` to change it", d.name, have, d.want)
+		}
+	}
 }
 
 // linkBins makes .lab/bin/<name> point at the cached binaries, so that tools that
