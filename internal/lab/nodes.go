@@ -60,11 +60,24 @@ func (c *Clusters) AddNode(ctx context.Context, cluster string, pool NodePool, n
 	}
 }
 
-// DeleteNode deletes a node; deleting a node that does not exist is not an error.
+// DeleteNode deletes a node and the pods bound to it, as when its instance is
+// terminated: without a kubelet nothing else would end them until the pod
+// garbage collector, tens of seconds later, and they would look Running
+// meanwhile. Deleting a node that does not exist is not an error.
 func (c *Clusters) DeleteNode(ctx context.Context, cluster, name string) error {
 	cs, err := c.client(cluster)
 	if err != nil {
 		return err
+	}
+	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", name).String()})
+	if err != nil {
+		return fmt.Errorf("list pods on node %s of cluster %s: %w", name, cluster, err)
+	}
+	zero := int64(0)
+	for _, p := range pods.Items {
+		if err := cs.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete pod %s/%s on node %s of cluster %s: %w", p.Namespace, p.Name, name, cluster, err)
+		}
 	}
 	if err := cs.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete node %s of cluster %s: %w", name, cluster, err)

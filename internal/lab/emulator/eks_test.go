@@ -484,6 +484,11 @@ func TestEKSLabSpotAndScaleIn(t *testing.T) {
 	}
 
 	victim := nodes[0].Name
+	doomed := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "doomed", Namespace: "default"},
+		Spec: corev1.PodSpec{NodeName: victim, Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}}}}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, doomed, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create pod: %v", err)
+	}
 	raw, _ := json.Marshal(SpotInterruption{Cluster: name, Node: victim})
 	resp, err := http.Post(base+"/lab/v1/spot-interruptions", "application/json", bytes.NewReader(raw))
 	if err != nil {
@@ -513,6 +518,9 @@ func TestEKSLabSpotAndScaleIn(t *testing.T) {
 			t.Fatalf("interrupted node %s still there", victim)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := cs.CoreV1().Pods("default").Get(ctx, "doomed", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("pod of the interrupted node after it is gone: %v, want NotFound", err)
 	}
 	nodes = eksWaitNodes(ctx, t, cs, ng, 2)
 	if len(nodes) != 2 || nodes[0].Name == victim || nodes[1].Name == victim {

@@ -40,8 +40,8 @@ const DefaultACKSpotNotice = 5 * time.Minute
 // interruption (aws-node-termination-handler, "taintNode": key
 // aws-node-termination-handler/spot-itn, effect NoSchedule). NTH also cordons the
 // node; the lab does too, and does not drain it: moving replicas is the job of
-// the runtime under test. The node is deleted when the notice runs out (its pods
-// are then removed by the pod garbage collector).
+// the runtime under test. The node and its pods are deleted when the notice runs
+// out.
 const SpotInterruptionTaint = "aws-node-termination-handler/spot-itn"
 
 // Why a fleet cannot launch a node.
