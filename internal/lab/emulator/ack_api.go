@@ -125,7 +125,7 @@ func ackParseCreate(body []byte, version string) (*ackCreateSpec, error) {
 			return nil, err
 		}
 		names[p.name] = true
-		if p.count > 0 {
+		if p.count > 0 || p.instanceType != "" { // 0 nodes of a known type: scalable later
 			p.spotStrategy = ackNoSpot
 			spec.pools = append(spec.pools, p)
 		}
