@@ -3,12 +3,14 @@ package lab
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -33,8 +35,9 @@ func (c *Clusters) AddNode(ctx context.Context, cluster string, pool NodePool, n
 	if err := validatePool(pool); err != nil {
 		return err
 	}
-	if err := ValidateClusterName(name); err != nil {
-		return fmt.Errorf("node name: %w", err)
+	// The name is also the kubernetes.io/hostname label's value: a DNS label.
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+		return fmt.Errorf("node name %q is invalid: %s", name, strings.Join(errs, "; "))
 	}
 	cs, err := c.client(cluster)
 	if err != nil {

@@ -338,7 +338,9 @@ func (f *fleet) reconcileLocked(p *fleetPool) {
 			p.issue = &launchIssue{kind: launchNoCapacity}
 			return
 		}
-		p.issue = nil
+		if p.issue != nil && p.issue.kind != launchFailed { // a failed join stays reported until a node joins
+			p.issue = nil
+		}
 		name := fmt.Sprintf("%s-%s-%d", p.key.cluster, p.key.pool, p.next)
 		p.next++
 		f.wg.Add(1)

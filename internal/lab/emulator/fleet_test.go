@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,8 +24,9 @@ import (
 // memClusters is an in-memory Clusters: clusters start at once and nodes are
 // map entries, so the emulators' node bookkeeping is tested without a lab.
 type memClusters struct {
-	mu    sync.Mutex
-	nodes map[string]map[string]*memNode // cluster -> node name -> node
+	mu      sync.Mutex
+	nodes   map[string]map[string]*memNode // cluster -> node name -> node
+	failAdd error                          // AddNode's answer when set
 }
 
 type memNode struct {
@@ -74,6 +76,9 @@ func (m *memClusters) AddNode(_ context.Context, cluster string, pool lab.NodePo
 	defer m.mu.Unlock()
 	if m.nodes[cluster] == nil {
 		return fmt.Errorf("unknown lab cluster %q", cluster)
+	}
+	if m.failAdd != nil {
+		return m.failAdd
 	}
 	m.nodes[cluster][name] = &memNode{pool: pool, taints: slices.Clone(pool.Taints)}
 	return nil
@@ -483,5 +488,20 @@ func BenchmarkEKSScaleOut(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEKSNodesFailToJoin: nodes that cannot join make a new node group
+// CREATE_FAILED with NodeCreationFailure, as EKS reports it.
+func TestEKSNodesFailToJoin(t *testing.T) {
+	e := newEKSFleetEnv(t, AWSOptions{NodeBootDelay: 10 * time.Millisecond})
+	e.mem.mu.Lock()
+	e.mem.failAdd = errors.New("kwok is not running")
+	e.mem.mu.Unlock()
+	e.createNodegroup(t, "broken", "ON_DEMAND", 3, 1)
+	waitFor(t, "CREATE_FAILED", func() bool { return e.describe(t, "broken").Status == types.NodegroupStatusCreateFailed })
+	issues := issueCodes(e.describe(t, "broken"))
+	if len(issues) != 1 || !strings.HasPrefix(issues[0], "NodeCreationFailure: Instances failed to join the kubernetes cluster: kwok is not running") {
+		t.Errorf("health issues %q, want NodeCreationFailure naming the cause", issues)
 	}
 }
