@@ -128,7 +128,7 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"workers: 1 to 5 distinct IDs. Changing them replaces the cluster.",
 				Validators: []validator.List{
 					listvalidator.SizeBetween(1, 5),
-					listvalidator.UniqueValues(),
+					uniqueStrings{},
 					listvalidator.ValueStringsAre(stringvalidator.RegexMatches(ackVSwitchRE, "must be a vSwitch ID such as \"vsw-bp1a2b3c\"")),
 				},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
@@ -148,7 +148,7 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"1 to 10 distinct types; ACK rejects types it does not offer. Changing them replaces the cluster.",
 				Validators: []validator.List{
 					listvalidator.SizeBetween(1, 10),
-					listvalidator.UniqueValues(),
+					uniqueStrings{},
 					listvalidator.ValueStringsAre(stringvalidator.RegexMatches(ackInstanceTypeRE, "must be an ECS instance type such as \"ecs.g6.large\"")),
 				},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
@@ -157,6 +157,7 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"Changing the worker instance types replaces the cluster (not after import, where they are unknown).")},
 			},
 			"worker_count": schema.Int64Attribute{
+				CustomType:    intType{},
 				Required:      true,
 				Description:   "Number of worker nodes, from 0 to 100. Changing it replaces the cluster.",
 				Validators:    []validator.Int64{int64validator.Between(0, 100)},
@@ -183,9 +184,10 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description:   "Kubeconfig of the cluster (DescribeClusterUserKubeconfig), with the credentials of the provider's AccessKey user. A secret.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": timeoutsAttr(ctx, map[string]string{
+				"create": "the creation task and the cluster to be running (default `30m`)",
+				"delete": "the deletion task and the cluster to be gone (default `20m`)",
+			}),
 		},
 	}
 }
@@ -285,31 +287,31 @@ func (r *ackClusterResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	id := cresp.ClusterId
 	// The cluster exists from here on: save it so that a failure below leaves
-	// it in state (tainted) for the next apply or destroy.
+	// it in state (tainted) for the next apply or destroy, without unknowns.
 	plan.ID, plan.ClusterID, plan.Region = types.StringValue(id), types.StringValue(id), types.StringValue(region)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPartialState(ctx, &resp.State, &plan)...)
 
 	if err := ackWaitTask(ctx, api, cresp.TaskId); err != nil {
 		resp.Diagnostics.AddError("Error creating ACK cluster", fmt.Sprintf("Cluster %q (%s): creation task %s: %s", name, id, cresp.TaskId, err))
 		return
 	}
 	var detail ackDetail
-	err = poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+	err = pollUntil(ctx, 2*time.Second, timeout, "the cluster to be running", func(context.Context) (bool, string, error) {
 		d, err := ackDescribe(api, id)
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
 		detail = d
 		switch d.State {
 		case "running":
-			return true, nil
+			return true, d.State, nil
 		case "initial", "updating", "scaling", "upgrading":
-			return false, nil
+			return false, d.State, nil
 		}
-		return false, fmt.Errorf("cluster state is %s", d.State)
+		return false, d.State, fmt.Errorf("cluster state is %s", d.State)
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Error creating ACK cluster", fmt.Sprintf("Waiting for cluster %q (%s) to be running: %s", name, id, err))
+		resp.Diagnostics.AddError("Error creating ACK cluster", fmt.Sprintf("Cluster %q (%s): %s", name, id, err))
 		return
 	}
 	kc, err := ackKubeconfig(api, id)
@@ -415,17 +417,17 @@ func ackDeleteAndWait(ctx context.Context, api *ackAPI, id string) error {
 			return fmt.Errorf("deletion task %s: %w", body.TaskID, err)
 		}
 	}
-	return poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+	return pollUntil(ctx, 2*time.Second, untilDeadline(ctx, ackDefaultDeleteTimeout), "the cluster to be deleted", func(context.Context) (bool, string, error) {
 		d, err := ackDescribe(api, id)
 		switch {
 		case ackNotFound(err):
-			return true, nil
+			return true, "", nil
 		case err != nil:
-			return false, err
+			return false, "", err
 		case d.State == "delete_failed":
-			return false, errors.New("cluster state is delete_failed")
+			return false, d.State, errors.New("cluster state is delete_failed")
 		}
-		return false, nil
+		return false, d.State, nil
 	})
 }
 
@@ -499,13 +501,13 @@ func ackKubeconfig(api *ackAPI, id string) (string, error) {
 
 // ackWaitTask waits until the CS task succeeds.
 func ackWaitTask(ctx context.Context, api *ackAPI, taskID string) error {
-	return poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+	return pollUntil(ctx, 2*time.Second, untilDeadline(ctx, ackDefaultCreateTimeout), "task "+taskID+" to succeed", func(context.Context) (bool, string, error) {
 		req := cs.CreateDescribeTaskInfoRequest()
 		api.target(req.RoaRequest)
 		req.TaskId = taskID
 		resp, err := api.client.DescribeTaskInfo(req)
 		if err != nil {
-			return false, ackError{err}
+			return false, "", ackError{err}
 		}
 		var t struct {
 			State string `json:"state"`
@@ -515,18 +517,18 @@ func ackWaitTask(ctx context.Context, api *ackAPI, taskID string) error {
 			} `json:"error"`
 		}
 		if err := json.Unmarshal(resp.GetHttpContentBytes(), &t); err != nil {
-			return false, fmt.Errorf("decode DescribeTaskInfo: %w", err)
+			return false, "", fmt.Errorf("decode DescribeTaskInfo: %w", err)
 		}
 		switch t.State {
 		case "success":
-			return true, nil
+			return true, t.State, nil
 		case "fail", "failed":
 			if t.Error != nil {
-				return false, fmt.Errorf("task failed: %s: %s", t.Error.Code, t.Error.Message)
+				return false, t.State, fmt.Errorf("task failed: %s: %s", t.Error.Code, t.Error.Message)
 			}
-			return false, errors.New("task failed")
+			return false, t.State, errors.New("task failed")
 		}
-		return false, nil
+		return false, t.State, nil
 	})
 }
 

@@ -202,7 +202,7 @@ func TestAccACKCluster_invalid(t *testing.T) {
 		{name: "bad name", config: ackTestHCL("http://127.0.0.1:1", "-x", "ecs.g6.large", 1),
 			want: errorRe("Invalid Attribute Value Match", "Attribute name must be 1 to 63 letters, digits, '_' or '-', starting with a letter or digit, got: -x")},
 		{name: "instance type ACK does not offer", lab: true, config: "ecs.x9.huge",
-			want: errorRe("Error creating ACK cluster", `CreateCluster "hca-invalid": InvalidParameter: worker_instance_types[0] "ecs.x9.huge" is not offered by the ACK emulator: use one of ecs.c6.2xlarge, ecs.c6.large`, "(HTTP 400, request ID")},
+			want: onlyErrorRe("Error creating ACK cluster", `CreateCluster "hca-invalid": InvalidParameter: worker_instance_types[0] "ecs.x9.huge" is not offered by the ACK emulator: use one of ecs.c6.2xlarge, ecs.c6.large`, "(HTTP 400, request ID")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,6 +34,7 @@ var (
 	_ resource.Resource                   = (*burstPolicyResource)(nil)
 	_ resource.ResourceWithConfigure      = (*burstPolicyResource)(nil)
 	_ resource.ResourceWithImportState    = (*burstPolicyResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*burstPolicyResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*burstPolicyResource)(nil)
 )
 
@@ -60,7 +61,7 @@ type burstPolicyModel struct {
 	Algorithm        *bpAlgorithm    `tfsdk:"algorithm"`
 	Propagate        *bpPropagate    `tfsdk:"propagate"`
 	Consul           *bpConsul       `tfsdk:"consul"`
-	PendingThreshold types.String    `tfsdk:"pending_threshold"`
+	PendingThreshold durationString  `tfsdk:"pending_threshold"`
 	Phase            types.String    `tfsdk:"phase"`
 	Replicas         types.List      `tfsdk:"replicas"`
 }
@@ -107,32 +108,32 @@ type bpKubernetes struct {
 }
 
 type bpScalingRules struct {
-	StabilizationWindow types.String      `tfsdk:"stabilization_window"`
+	StabilizationWindow durationString    `tfsdk:"stabilization_window"`
 	Tolerance           types.String      `tfsdk:"tolerance"`
 	SelectPolicy        types.String      `tfsdk:"select_policy"`
 	Policies            []bpScalingPolicy `tfsdk:"policies"`
 }
 
 type bpScalingPolicy struct {
-	Type   types.String `tfsdk:"type"`
-	Value  types.Int64  `tfsdk:"value"`
-	Period types.String `tfsdk:"period"`
+	Type   types.String   `tfsdk:"type"`
+	Value  types.Int64    `tfsdk:"value"`
+	Period durationString `tfsdk:"period"`
 }
 
 type bpFRSS struct {
-	Tolerance   types.String `tfsdk:"tolerance"`
-	ScaleUpRate types.Int64  `tfsdk:"scale_up_rate"`
-	UpWindow    types.String `tfsdk:"up_window"`
-	DownWindow  types.String `tfsdk:"down_window"`
-	ShrinkStep  types.Int64  `tfsdk:"shrink_step"`
+	Tolerance   types.String   `tfsdk:"tolerance"`
+	ScaleUpRate types.Int64    `tfsdk:"scale_up_rate"`
+	UpWindow    durationString `tfsdk:"up_window"`
+	DownWindow  durationString `tfsdk:"down_window"`
+	ShrinkStep  types.Int64    `tfsdk:"shrink_step"`
 }
 
 type bpPanic struct {
-	StableWindow          types.String `tfsdk:"stable_window"`
-	PanicWindow           types.String `tfsdk:"panic_window"`
-	PanicThresholdPercent types.Int64  `tfsdk:"panic_threshold_percent"`
-	MaxScaleUpRate        types.String `tfsdk:"max_scale_up_rate"`
-	MaxScaleDownRate      types.String `tfsdk:"max_scale_down_rate"`
+	StableWindow          durationString `tfsdk:"stable_window"`
+	PanicWindow           durationString `tfsdk:"panic_window"`
+	PanicThresholdPercent types.Int64    `tfsdk:"panic_threshold_percent"`
+	MaxScaleUpRate        types.String   `tfsdk:"max_scale_up_rate"`
+	MaxScaleDownRate      types.String   `tfsdk:"max_scale_down_rate"`
 }
 
 type bpPropagate struct {
@@ -161,11 +162,15 @@ func (r *burstPolicyResource) Metadata(_ context.Context, req resource.MetadataR
 	resp.TypeName = req.ProviderTypeName + "_burst_policy"
 }
 
+// durationAttr is an optional Go duration argument (durationType: equal
+// durations are equal values, whatever their spelling).
 func durationAttr(desc string, extra ...validator.String) schema.StringAttribute {
 	return schema.StringAttribute{
-		Optional:    true,
-		Description: desc,
-		Validators:  append([]validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"30s\", \"5m\" or \"1h30m\"")}, extra...),
+		Optional:      true,
+		CustomType:    durationType{},
+		Description:   desc,
+		Validators:    append([]validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"30s\", \"5m\" or \"1h30m\"")}, extra...),
+		PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
 	}
 }
 
@@ -192,8 +197,8 @@ func selectorAttr(what string) schema.SingleNestedAttribute {
 			"match_labels": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "Labels the objects must all carry, 1 to 32.",
-				Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32)},
+				Description: "Labels the objects must all carry, 1 to 32 valid Kubernetes labels.",
+				Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32), labelsValidator},
 			},
 		},
 	}
@@ -218,10 +223,11 @@ func scalingRulesAttr(dir string) schema.SingleNestedAttribute {
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"type": schema.StringAttribute{Required: true, Description: "`Pods` or `Percent`.",
 						Validators: []validator.String{stringvalidator.OneOf("Pods", "Percent")}},
-					"value": schema.Int64Attribute{Required: true, Description: "Allowed change, in pods or percent; at least 1.",
+					"value": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "Allowed change, in pods or percent; at least 1.",
 						Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
-					"period": schema.StringAttribute{Required: true, Description: "Window the change is measured over, a Go duration in (0s, 30m].",
-						Validators: []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"15s\""), durationMax{max: 30 * time.Minute, positive: true}}},
+					"period": schema.StringAttribute{Required: true, CustomType: durationType{}, PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
+						Description: "Window the change is measured over, a Go duration in (0s, 30m].",
+						Validators:  []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"15s\""), durationMax{max: 30 * time.Minute, positive: true}}},
 				}},
 			},
 		},
@@ -242,7 +248,7 @@ func metricsAttr(desc, typeDesc string) schema.ListNestedAttribute {
 			"resource": schema.SingleNestedAttribute{Optional: true, Description: "Pod resource utilisation target; only with type `Resource`.",
 				Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, Description: "`cpu` or `memory`.", Validators: []validator.String{stringvalidator.OneOf("cpu", "memory")}},
-					"target_average_utilization": schema.Int64Attribute{Required: true, Description: "Wanted mean utilisation in percent of requests, 1 to 1000.",
+					"target_average_utilization": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "Wanted mean utilisation in percent of requests, 1 to 1000.",
 						Validators: []validator.Int64{int64validator.Between(1, 1000)}},
 				}},
 			"promql": schema.SingleNestedAttribute{Optional: true, Description: "Prometheus query and target; only with type `PromQL`.",
@@ -291,8 +297,8 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"deployment_name": schema.StringAttribute{Optional: true, Description: "Name of the Deployment, a DNS subdomain.",
 						Validators: []validator.String{stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE, "must be a DNS subdomain")}},
 					"match_labels": schema.MapAttribute{Optional: true, ElementType: types.StringType,
-						Description: "Labels (1 to 32) the Deployments must all carry; each is scaled and burst on its own.",
-						Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32)}},
+						Description: "Labels (1 to 32 valid Kubernetes labels) the Deployments must all carry; each is scaled and burst on its own.",
+						Validators:  []validator.Map{mapvalidator.SizeBetween(1, 32), labelsValidator}},
 				},
 			},
 			"primary_cluster": schema.StringAttribute{
@@ -307,9 +313,9 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"cluster": schema.StringAttribute{Required: true, Description: "Name of the HybridCluster.",
 						Validators: []validator.String{stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE, "must be a DNS subdomain")}},
-					"weight": schema.Int64Attribute{Optional: true, Description: "Share under placement `weighted`, 0 to 1000 (0: never used by weighted placement). The API's default is 1.",
+					"weight": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Share under placement `weighted`, 0 to 1000 (0: never used by weighted placement). The API's default is 1.",
 						Validators: []validator.Int64{int64validator.Between(0, 1000)}},
-					"max_replicas": schema.Int64Attribute{Optional: true, Description: "Most replicas placed in this cluster, 0 or more. Unset: its free capacity and limits cap them.",
+					"max_replicas": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Most replicas placed in this cluster, 0 or more. Unset: its free capacity and limits cap them.",
 						Validators: []validator.Int64{int64validator.Between(0, 2147483647)}},
 				}},
 			},
@@ -319,11 +325,13 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Validators:  []validator.String{stringvalidator.OneOf("priority", "cheapest", "weighted", "capacity")},
 			},
 			"min_replicas": schema.Int64Attribute{
-				Optional: true, Computed: true, Default: int64default.StaticInt64(1),
+				CustomType: intType{},
+				Optional:   true, Computed: true, Default: int64default.StaticInt64(1),
 				Description: "Fewest replicas of the workload (all clusters), 1 or more and at most `max_replicas`. Defaults to 1.",
 				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},
 			},
 			"max_replicas": schema.Int64Attribute{
+				CustomType:  intType{},
 				Required:    true,
 				Description: "Most replicas of the workload (all clusters), 1 or more.",
 				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},
@@ -345,18 +353,18 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"frss": schema.SingleNestedAttribute{Optional: true, Description: "Fast-Response/Slow-Shrinkage parameters.",
 						Attributes: map[string]schema.Attribute{
 							"tolerance": toleranceAttr("Relative distance from the target within which nothing changes (API default 0.2)."),
-							"scale_up_rate": schema.Int64Attribute{Optional: true, Description: "One scale-up step reaches at most current x (1 + rate) replicas, 1 to 1000 (API default 9).",
+							"scale_up_rate": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "One scale-up step reaches at most current x (1 + rate) replicas, 1 to 1000 (API default 9).",
 								Validators: []validator.Int64{int64validator.Between(1, 1000)}},
 							"up_window":   durationAttr("Scale-up stabilisation window, a Go duration (API default `0s`)."),
 							"down_window": durationAttr("How long load must stay low before each shrink step, a Go duration (API default `9m`)."),
-							"shrink_step": schema.Int64Attribute{Optional: true, Description: "Pods removed per down window, 1 or more (API default 1).",
+							"shrink_step": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Pods removed per down window, 1 or more (API default 1).",
 								Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
 						}},
 					"panic": schema.SingleNestedAttribute{Optional: true, Description: "Knative KPA parameters.",
 						Attributes: map[string]schema.Attribute{
 							"stable_window": durationAttr("Averaging window in normal mode, a Go duration in [6s, 1h] (API default `60s`).", durationMax{min: 6 * time.Second, max: time.Hour}),
 							"panic_window":  durationAttr("Averaging window that detects bursts, a Go duration of at least 1s, shorter than `stable_window` (API default `6s`).", durationMax{min: time.Second}),
-							"panic_threshold_percent": schema.Int64Attribute{Optional: true, Description: "Panic window load, in percent of current capacity, that starts panic mode; 110 to 1000 (API default 200).",
+							"panic_threshold_percent": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Panic window load, in percent of current capacity, that starts panic mode; 110 to 1000 (API default 200).",
 								Validators: []validator.Int64{int64validator.Between(110, 1000)}},
 							"max_scale_up_rate": schema.StringAttribute{Optional: true, Description: "One step reaches at most current x rate replicas; a decimal greater than 1 (API default 1000).",
 								Validators: []validator.String{quantityRange{min: "1"}}},
@@ -380,16 +388,17 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Attributes: map[string]schema.Attribute{
 					"service_name": schema.StringAttribute{Required: true, Description: "Consul service, a DNS label of 1 to 63 characters.",
 						Validators: []validator.String{stringvalidator.LengthBetween(1, 63), stringvalidator.RegexMatches(dnsLabelRE, "must be a DNS label")}},
-					"port": schema.Int64Attribute{Required: true, Description: "Port the load balancer sends traffic to, 1 to 65535.",
+					"port": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "Port the load balancer sends traffic to, 1 to 65535.",
 						Validators: []validator.Int64{int64validator.Between(1, 65535)}},
-					"tags": schema.SetAttribute{Optional: true, ElementType: types.StringType, Description: "At most 32 tags of at most 255 characters, added to every instance.",
-						Validators: []validator.Set{setvalidator.SizeAtMost(32), setvalidator.ValueStringsAre(stringvalidator.LengthAtMost(255))}},
+					"tags": schema.SetAttribute{Optional: true, ElementType: types.StringType, Description: "At most 32 tags of 1 to 255 characters, added to every instance.",
+						Validators: []validator.Set{setvalidator.SizeAtMost(32), setvalidator.ValueStringsAre(stringvalidator.LengthBetween(1, 255))}},
 				},
 			},
 			"pending_threshold": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("5s"),
-				Description: "How long a pod must stay Unschedulable before the deficit bursts, a Go duration (`0s` bursts at once). Defaults to `5s`.",
-				Validators:  []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"5s\" or \"1m\"")},
+				Optional: true, Computed: true, Default: stringdefault.StaticString("5s"), CustomType: durationType{},
+				PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
+				Description:   "How long a pod must stay Unschedulable before the deficit bursts, a Go duration (`0s` bursts at once). Defaults to `5s`.",
+				Validators:    []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"5s\" or \"1m\"")},
 			},
 			"phase": schema.StringAttribute{
 				Computed:      true,
@@ -401,9 +410,9 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Description: "Replicas of the workload per cluster as the runtime last reported: `cluster`, `desired`, `ready`, `pending` (Unschedulable).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"cluster": schema.StringAttribute{Computed: true, Description: "HybridCluster name."},
-					"desired": schema.Int64Attribute{Computed: true, Description: "Replica count set there."},
-					"ready":   schema.Int64Attribute{Computed: true, Description: "Ready pods there."},
-					"pending": schema.Int64Attribute{Computed: true, Description: "Unschedulable pods there."},
+					"desired": schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Replica count set there."},
+					"ready":   schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Ready pods there."},
+					"pending": schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Unschedulable pods there."},
 				}},
 			},
 		},
@@ -478,6 +487,12 @@ func (r *burstPolicyResource) ImportState(ctx context.Context, req resource.Impo
 	burstPolicies.importState(ctx, req, resp)
 }
 
+// ModifyPlan plans no change when only values left unknown differ from the
+// state (planUnchangedAsState).
+func (r *burstPolicyResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planUnchangedAsState(req, resp)
+}
+
 // ValidateConfig checks the BurstPolicy's cross-field (CEL) rules at plan time.
 func (r *burstPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m burstPolicyModel
@@ -514,8 +529,12 @@ func validateBurstPolicy(m *burstPolicyModel) diag.Diagnostics {
 	seen := map[string]int{}
 	weighted := false
 	for i, t := range m.BurstTargets {
+		// Unset weights default to 1; an unknown one may be > 0. The
+		// weight counts whether or not the cluster's name is known yet.
+		if !known(t.Weight) || t.Weight.ValueInt64() > 0 {
+			weighted = true
+		}
 		if !known(t.Cluster) {
-			weighted = weighted || !known(t.Weight)
 			continue
 		}
 		c := t.Cluster.ValueString()
@@ -528,10 +547,6 @@ func validateBurstPolicy(m *burstPolicyModel) diag.Diagnostics {
 				fmt.Sprintf("burst_targets[%d] and burst_targets[%d] both name cluster %q: list each cluster once.", j, i, c))
 		}
 		seen[c] = i
-		// Unset weights default to 1.
-		if t.Weight.IsNull() || t.Weight.IsUnknown() || t.Weight.ValueInt64() > 0 {
-			weighted = true
-		}
 	}
 	if known(m.Placement) && m.Placement.ValueString() == "weighted" && !weighted {
 		d.AddAttributeError(path.Root("burst_targets"), "Invalid burst_targets",
@@ -756,7 +771,7 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 		m.MinReplicas = types.Int64Value(1)
 	}
 	if m.PendingThreshold.IsNull() {
-		m.PendingThreshold = types.StringValue("5s")
+		m.PendingThreshold = durationOf("5s")
 	}
 	m.Target = &bpTarget{DeploymentName: optString(types.StringNull(), string(s.Target.DeploymentName), ""), MatchLabels: mapValue(s.Target.MatchLabels)}
 	for i, t := range s.BurstTargets {
@@ -870,7 +885,7 @@ func scalingRulesFromAPI(r *hcav1.ScalingRules, prior *bpScalingRules) *bpScalin
 		SelectPolicy:        optString(prior.SelectPolicy, string(r.SelectPolicy), "Max"),
 	}
 	for i, p := range r.Policies {
-		var pp types.String
+		var pp durationString
 		if i < len(prior.Policies) {
 			pp = prior.Policies[i].Period
 		}
@@ -947,20 +962,18 @@ func optInt(prior types.Int64, v *int32, def int64) types.Int64 {
 
 // keepDuration returns the duration, in prior's spelling when equal; an unset
 // prior stays unset when d is nil or the API's default def.
-func keepDuration(prior types.String, d *metav1.Duration, def string) types.String {
+func keepDuration(prior durationString, d *metav1.Duration, def string) durationString {
 	if d == nil {
-		return types.StringNull()
+		return durationNull()
 	}
-	if !prior.IsNull() && !prior.IsUnknown() {
-		if p, err := time.ParseDuration(prior.ValueString()); err == nil && p == d.Duration {
-			return prior
-		}
-	} else if def != "" {
-		if dv, err := time.ParseDuration(def); err == nil && dv == d.Duration {
-			return types.StringNull()
-		}
+	v := durationOf(shortDuration(d.Duration))
+	switch {
+	case sameDuration(prior.StringValue, v.StringValue):
+		return prior
+	case (prior.IsNull() || prior.IsUnknown()) && def != "" && sameDuration(durationOf(def).StringValue, v.StringValue):
+		return durationNull()
 	}
-	return types.StringValue(shortDuration(d.Duration))
+	return v
 }
 
 // shortDuration formats d as people write it: "1m" rather than "1m0s", "1h"
@@ -1002,7 +1015,7 @@ func quantityPtr(v types.String, where string) (*kresource.Quantity, error) {
 	return &q, nil
 }
 
-func durationPtr(v types.String, where string) (*metav1.Duration, error) {
+func durationPtr(v durationString, where string) (*metav1.Duration, error) {
 	if v.IsNull() || v.IsUnknown() {
 		return nil, nil
 	}

@@ -46,7 +46,7 @@ func minimalBurstPolicy() burstPolicyModel {
 		Placement:        types.StringValue("priority"),
 		MinReplicas:      types.Int64Value(1),
 		MaxReplicas:      types.Int64Value(10),
-		PendingThreshold: types.StringValue("5s"),
+		PendingThreshold: durationOf("5s"),
 	}
 }
 
@@ -65,19 +65,19 @@ func TestBurstPolicyConverters(t *testing.T) {
 		{Type: types.StringValue("PromQL"), PromQL: &bpPromQLMetric{Query: types.StringValue("sum(rate(x[1m]))"), TargetValue: types.StringValue("0.25"), TargetType: types.StringNull()}},
 	}
 	full.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{
-		StableWindow: types.StringValue("1m"), PanicWindow: types.StringNull(), PanicThresholdPercent: types.Int64Value(150),
+		StableWindow: durationOf("1m"), PanicWindow: durationNull(), PanicThresholdPercent: types.Int64Value(150),
 		MaxScaleUpRate: types.StringNull(), MaxScaleDownRate: types.StringValue("1.5")}}
 	full.Propagate = &bpPropagate{ConfigMaps: &bpObjectSelector{Names: setValue([]string{"a", "cfg"}), MatchLabels: types.MapNull(types.StringType)}}
 	full.Consul = &bpConsul{ServiceName: types.StringValue("web"), Port: types.Int64Value(8080), Tags: setValue([]string{"v1"})}
-	full.PendingThreshold = types.StringValue("90s")
+	full.PendingThreshold = durationOf("90s")
 
 	k8s := minimalBurstPolicy()
 	k8s.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{Tolerance: types.StringValue("0.05"),
-		ScaleUp: &bpScalingRules{StabilizationWindow: types.StringValue("0s"), Tolerance: types.StringNull(), SelectPolicy: types.StringNull(),
-			Policies: []bpScalingPolicy{{Type: types.StringValue("Pods"), Value: types.Int64Value(4), Period: types.StringValue("15s")}}}}}
+		ScaleUp: &bpScalingRules{StabilizationWindow: durationOf("0s"), Tolerance: types.StringNull(), SelectPolicy: types.StringNull(),
+			Policies: []bpScalingPolicy{{Type: types.StringValue("Pods"), Value: types.Int64Value(4), Period: durationOf("15s")}}}}}
 	frss := minimalBurstPolicy()
 	frss.Algorithm = &bpAlgorithm{Name: types.StringValue("frss"), FRSS: &bpFRSS{Tolerance: types.StringNull(), ScaleUpRate: types.Int64Null(),
-		UpWindow: types.StringNull(), DownWindow: types.StringValue("10s"), ShrinkStep: types.Int64Value(4)}}
+		UpWindow: durationNull(), DownWindow: durationOf("10s"), ShrinkStep: types.Int64Value(4)}}
 
 	tests := []struct {
 		name string
@@ -207,6 +207,27 @@ func TestValidateBurstPolicy(t *testing.T) {
 			m.BurstTargets[0].Weight = types.Int64Value(0)
 		}, "placement weighted needs at least one burst_targets entry with weight > 0."},
 		{"weighted with default weight", func(m *burstPolicyModel) { m.Placement = types.StringValue("weighted") }, ""},
+		{"weighted with clusters unknown at plan", func(m *burstPolicyModel) {
+			// cluster = hca_cluster.eks.name, created in the same apply.
+			m.Placement = types.StringValue("weighted")
+			m.BurstTargets = []bpBurstTarget{
+				{Cluster: types.StringUnknown(), Weight: types.Int64Value(3), MaxReplicas: types.Int64Null()},
+				{Cluster: types.StringUnknown(), Weight: types.Int64Value(1), MaxReplicas: types.Int64Null()},
+			}
+		}, ""},
+		{"weighted with weights unknown at plan", func(m *burstPolicyModel) {
+			m.Placement = types.StringValue("weighted")
+			m.BurstTargets[0].Weight = types.Int64Unknown()
+		}, ""},
+		{"weighted with placement unknown", func(m *burstPolicyModel) {
+			m.Placement = types.StringUnknown()
+			m.BurstTargets[0].Weight = types.Int64Value(0)
+		}, ""},
+		{"weighted with unknown cluster and zero weight", func(m *burstPolicyModel) {
+			m.Placement = types.StringValue("weighted")
+			m.BurstTargets[0].Cluster = types.StringUnknown()
+			m.BurstTargets[0].Weight = types.Int64Value(0)
+		}, "placement weighted needs at least one burst_targets entry with weight > 0."},
 		{"resource metric without resource", func(m *burstPolicyModel) {
 			m.Metrics = []bpMetric{{Type: types.StringValue("Resource")}}
 		}, "metrics[0]: type Resource requires resource (name and target_average_utilization) and no promql."},
@@ -217,10 +238,10 @@ func TestValidateBurstPolicy(t *testing.T) {
 			m.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{}}
 		}, ""},
 		{"panic window not shorter", func(m *burstPolicyModel) {
-			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: types.StringValue("10s"), PanicWindow: types.StringValue("10s")}}
+			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: durationOf("10s"), PanicWindow: durationOf("10s")}}
 		}, "algorithm.panic.panic_window (10s) must be shorter than stable_window (10s)."},
 		{"panic window unknown", func(m *burstPolicyModel) {
-			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: types.StringValue("10s"), PanicWindow: types.StringUnknown()}}
+			m.Algorithm = &bpAlgorithm{Name: types.StringValue("panic"), Panic: &bpPanic{StableWindow: durationOf("10s"), PanicWindow: durationUnknown()}}
 		}, ""},
 	}
 	for _, tt := range tests {
@@ -399,6 +420,16 @@ func TestAccBurstPolicyResource_invalid(t *testing.T) {
 			[]string{"Invalid metrics", "metrics[0]: type PromQL requires promql (query and target_value) and no resource."}},
 		{"panic windows", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  algorithm = { name = \"panic\", panic = { stable_window = \"6s\" } }",
 			[]string{"Invalid algorithm", "algorithm.panic.panic_window (6s) must be shorter than stable_window (6s)."}},
+		{"label key", `target = { match_labels = { "my app" = "web" } }` + "\n  burst_targets = [{ cluster = \"eks\" }]",
+			[]string{"Invalid target.match_labels", `target.match_labels has the key "my app": not a Kubernetes label key`}},
+		{"label value", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  propagate = { secrets = { match_labels = { app = \"a b\" } } }",
+			[]string{"Invalid propagate.secrets.match_labels", `propagate.secrets.match_labels["app"] = "a b": not a Kubernetes label value`}},
+		{"empty consul tag", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  consul = { service_name = \"web\", port = 80, tags = [\"\"] }",
+			[]string{"Invalid Attribute Value Length", "string length must be between 1 and 255, got: 0"}},
+		{"min_replicas not whole", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  min_replicas = 2.5",
+			[]string{"Invalid min_replicas", "min_replicas must be a whole number, got 2.5"}},
+		{"nested max_replicas not whole", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\", max_replicas = 2.5 }]",
+			[]string{"Invalid burst_targets[0].max_replicas", "burst_targets[0].max_replicas must be a whole number, got 2.5"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -417,4 +448,106 @@ func TestAccBurstPolicyResource_invalid(t *testing.T) {
 // with the real Terraform CLI.
 func TestAccBurstPolicyResource_example(t *testing.T) {
 	planExample(t, "hca_burst_policy")
+}
+
+// TestAccBurstPolicyResource_unknownAtPlan plans a weighted policy whose
+// burst_targets name clusters created in the same apply (values unknown at
+// plan time) with the real CLI: unknown values are never judged invalid.
+func TestAccBurstPolicyResource_unknownAtPlan(t *testing.T) {
+	prepareAccEnv(t)
+	kubeconfig := writeKubeconfig(t, newTestPKI(t), "lab")
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`provider "hca" {
+  kubeconfig_path = %q
+}
+resource "terraform_data" "eks" {
+  input = "eks-burst"
+}
+resource "terraform_data" "ack" {
+  input = "ack-burst"
+}
+resource "hca_burst_policy" "web" {
+  name            = "web"
+  namespace       = "shop"
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  placement       = "weighted"
+  burst_targets   = [{ cluster = terraform_data.eks.output, weight = 3 }, { cluster = terraform_data.ack.output, weight = 1 }]
+  max_replicas    = 10
+}
+`, kubeconfig),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// TestAccBurstPolicyResource_missingNamespace creates a policy in a namespace
+// that does not exist: the error says so (not credentials, not CRDs).
+func TestAccBurstPolicyResource_missingNamespace(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	ns := fmt.Sprintf("hca-tf-missing-%06d", rand.IntN(1e6))
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name            = "web"
+  namespace       = %q
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  burst_targets   = [{ cluster = "eks" }]
+  max_replicas    = 3
+}
+`, ns),
+			ExpectError: errorRe("Error creating burst policy", fmt.Sprintf(`Could not create the BurstPolicy %s/web:`, ns),
+				fmt.Sprintf(`The namespace %q does not exist: create it first, or set namespace to an existing namespace.`, ns)),
+		}},
+	})
+}
+
+// TestAccBurstPolicyResource_importThenPlan imports a policy whose durations
+// the configuration spells otherwise than the API ("90s" where the API says
+// "1m30s"): the plan after the import is empty.
+func TestAccBurstPolicyResource_importThenPlan(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-bp-imp")
+	bp := &hcav1.BurstPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+			BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("90s"),
+			Algorithm: hcav1.Algorithm{Name: "kubernetes", Kubernetes: &hcav1.KubernetesAlgorithm{ScaleDown: &hcav1.ScalingRules{
+				StabilizationWindow: dur("300s"), Policies: []hcav1.ScalingPolicy{{Type: "Pods", Value: 2, Period: *dur("60s")}}}}}},
+	}
+	if err := c.Create(context.Background(), bp); err != nil {
+		t.Fatalf("create the BurstPolicy to import: %v", err)
+	}
+	cfg := accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name              = "web"
+  namespace         = %q
+  target            = { deployment_name = "web" }
+  primary_cluster   = "private"
+  burst_targets     = [{ cluster = "eks" }]
+  max_replicas      = 10
+  pending_threshold = "90s"
+  algorithm = {
+    kubernetes = {
+      scale_down = {
+        stabilization_window = "300s"
+        policies             = [{ type = "Pods", value = 2, period = "60s" }]
+      }
+    }
+  }
+}
+`, ns)
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: cfg, ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/web", ImportStatePersist: true},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
 }

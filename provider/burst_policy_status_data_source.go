@@ -141,7 +141,7 @@ func (d *burstPolicyStatusDataSource) Schema(_ context.Context, _ datasource.Sch
 				Computed:    true,
 				Description: "Why the runtime took its last decision (metric values, deficit, placement), at most 1024 characters; null before the first decision.",
 			},
-			"conditions": conditionsAttr("`Ready`, `Degraded`, `MetricsAvailable`, `Reachable`"),
+			"conditions": conditionsDataSourceAttr("`Ready`, `Degraded`, `MetricsAvailable`, `Reachable`"),
 		},
 	}
 }

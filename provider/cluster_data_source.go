@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -60,30 +59,8 @@ type clusterDataModel struct {
 	Conditions         types.List   `tfsdk:"conditions"`
 }
 
-// conditionAttrs are the attributes of one element of a conditions list.
-var conditionAttrs = map[string]attr.Type{
-	"type": types.StringType, "status": types.StringType, "reason": types.StringType,
-	"message": types.StringType, "last_transition_time": types.StringType,
-}
-
 func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_cluster"
-}
-
-// conditionsAttr is the schema of a status' conditions; what lists them.
-func conditionsAttr(what string) schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Computed: true,
-		Description: "Conditions of the status (" + what + "), sorted by `type`: `type`, `status` (`True`, " +
-			"`False` or `Unknown`), `reason`, `message` and `last_transition_time` (RFC 3339). Empty until the runtime reports.",
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"type":                 schema.StringAttribute{Computed: true, Description: "Condition type, such as `Ready`."},
-			"status":               schema.StringAttribute{Computed: true, Description: "`True`, `False` or `Unknown`."},
-			"reason":               schema.StringAttribute{Computed: true, Description: "Machine-readable reason of the last transition, in CamelCase."},
-			"message":              schema.StringAttribute{Computed: true, Description: "Human-readable details of the last transition."},
-			"last_transition_time": schema.StringAttribute{Computed: true, Description: "When the status last changed, in RFC 3339 (UTC), such as `2026-05-01T12:00:00Z`."},
-		}},
-	}
 }
 
 func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -179,7 +156,7 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 				Computed:    true,
 				Description: "When the runtime last probed the cluster, in RFC 3339 (UTC), such as `2026-05-01T12:00:00Z`; null until a runtime probes it.",
 			},
-			"conditions": conditionsAttr("`Reachable`, `Ready`"),
+			"conditions": conditionsDataSourceAttr("`Reachable`, `Ready`"),
 		},
 	}
 }
@@ -294,22 +271,4 @@ func timeValue(t *metav1.Time) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(t.UTC().Format(time.RFC3339))
-}
-
-// conditionsList renders conditions sorted by type.
-func conditionsList(cs []metav1.Condition) types.List {
-	sorted := append([]metav1.Condition(nil), cs...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Type < sorted[j].Type })
-	elems := make([]attr.Value, len(sorted))
-	for i, c := range sorted {
-		lt := types.StringValue("")
-		if !c.LastTransitionTime.IsZero() {
-			lt = types.StringValue(c.LastTransitionTime.UTC().Format(time.RFC3339))
-		}
-		elems[i] = types.ObjectValueMust(conditionAttrs, map[string]attr.Value{
-			"type": types.StringValue(c.Type), "status": types.StringValue(string(c.Status)), "reason": types.StringValue(c.Reason),
-			"message": types.StringValue(c.Message), "last_transition_time": lt,
-		})
-	}
-	return types.ListValueMust(types.ObjectType{AttrTypes: conditionAttrs}, elems)
 }

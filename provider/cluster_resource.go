@@ -6,13 +6,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -27,6 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -144,6 +148,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Validators:    []validator.String{stringvalidator.OneOf(string(hcav1.ProviderPrivate), string(hcav1.ProviderEKS), string(hcav1.ProviderACK))},
 			},
 			"priority": schema.Int64Attribute{
+				CustomType:  intType{},
 				Optional:    true,
 				Computed:    true,
 				Default:     int64default.StaticInt64(0),
@@ -258,6 +263,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Validators: []validator.String{positiveQuantity{}},
 			},
 			"max_pods": schema.Int64Attribute{
+				CustomType:  intType{},
 				Optional:    true,
 				Description: "Most pods HCA may place in the cluster, 1 to 2147483647. Unset: no limit.",
 				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},
@@ -317,12 +323,12 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	if secret != nil {
 		if err := createOrAdoptSecret(ctx, c, secret, name); err != nil {
 			resp.Diagnostics.AddError("Error creating cluster credentials",
-				fmt.Sprintf("Could not create the Secret %s/%s: %v. %s", secret.Namespace, secret.Name, err, alreadyExistsHint(err, "the Secret")))
+				fmt.Sprintf("Could not create the Secret %s/%s: %v. %s", secret.Namespace, secret.Name, err, createHint(err, secret.Namespace, "credentials_namespace")))
 			return
 		}
 	}
 	if err := c.Create(ctx, hc); err != nil {
-		detail := fmt.Sprintf("Could not create the HybridCluster %q: %v. %s", name, err, alreadyExistsHint(err, "hca_cluster."+name))
+		detail := fmt.Sprintf("Could not create the HybridCluster %q: %v. %s", name, err, createHint(err, "", ""))
 		if secret != nil {
 			// No orphans: the Secret was only for this HybridCluster.
 			if derr := c.Delete(ctx, secret); derr != nil && !apierrors.IsNotFound(derr) {
@@ -459,10 +465,22 @@ func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m clusterModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || m.Provider.IsUnknown() || m.Provider.IsNull() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	set := func(v attr.Value) bool { return !v.IsNull() }
+	resp.Diagnostics.Append(validateCluster(&m)...)
+}
+
+// validateCluster checks the connection's shape for provider_type. A value
+// unknown at plan time may be set or not: it is neither refused where it is
+// not allowed nor missing where it is required.
+func validateCluster(m *clusterModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if m.Provider.IsUnknown() || m.Provider.IsNull() {
+		return diags
+	}
+	set := func(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
+	maybeSet := func(v attr.Value) bool { return !v.IsNull() }
 	if m.Provider.ValueString() == string(hcav1.ProviderEKS) {
 		for _, a := range []struct {
 			name string
@@ -470,7 +488,7 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 		}{{"kubeconfig", m.Kubeconfig}, {"host", m.Host}, {"cluster_ca_certificate", m.ClusterCACertificate}, {"token", m.Token},
 			{"client_certificate", m.ClientCertificate}, {"client_key", m.ClientKey}} {
 			if set(a.v) {
-				resp.Diagnostics.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
+				diags.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
 					a.name+" is not used with provider_type eks (the runtime mints EKS tokens with its own AWS identity): remove it, and set eks_cluster_name and region.")
 			}
 		}
@@ -478,43 +496,52 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 			name string
 			v    attr.Value
 		}{{"eks_cluster_name", m.EKSClusterName}, {"region", m.Region}} {
-			if !set(a.v) {
-				resp.Diagnostics.AddAttributeError(path.Root(a.name), "Missing "+a.name,
+			if !maybeSet(a.v) {
+				diags.AddAttributeError(path.Root(a.name), "Missing "+a.name,
 					a.name+" is required when provider_type is eks: set eks_cluster_name and region.")
 			}
 		}
-		return
+		return diags
 	}
 	for _, a := range []struct {
 		name string
 		v    attr.Value
 	}{{"eks_cluster_name", m.EKSClusterName}, {"region", m.Region}, {"role_arn", m.RoleARN}} {
 		if set(a.v) {
-			resp.Diagnostics.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
+			diags.AddAttributeError(path.Root(a.name), "Invalid "+a.name,
 				a.name+" is only valid with provider_type eks: remove it or set provider_type to eks.")
 		}
 	}
-	if !set(m.Kubeconfig) && !set(m.Host) {
-		resp.Diagnostics.AddAttributeError(path.Root("kubeconfig"), "Missing cluster connection",
+	if !maybeSet(m.Kubeconfig) && !maybeSet(m.Host) {
+		diags.AddAttributeError(path.Root("kubeconfig"), "Missing cluster connection",
 			"provider_type "+m.Provider.ValueString()+" needs a kubeconfig for the runtime: set kubeconfig (its content), or host with "+
 				"token, or host with client_certificate and client_key.")
 	}
-	if set(m.Host) && !m.Host.IsUnknown() {
+	if set(m.Host) {
 		if msg := checkURL(m.Host.ValueString(), "https://10.0.0.1:6443"); msg != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid host", "host "+msg)
+			diags.AddAttributeError(path.Root("host"), "Invalid host", "host "+msg)
 		}
 	}
-	if set(m.Host) && !set(m.Token) && !set(m.ClientCertificate) {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Missing cluster credentials",
+	if set(m.Host) && !maybeSet(m.Token) && !maybeSet(m.ClientCertificate) {
+		diags.AddAttributeError(path.Root("host"), "Missing cluster credentials",
 			"host is set without credentials: set token, or client_certificate and client_key.")
 	}
-	if set(m.Kubeconfig) && !m.Kubeconfig.IsUnknown() {
-		if _, err := clientcmd.Load([]byte(m.Kubeconfig.ValueString())); err != nil {
+	if set(m.Kubeconfig) {
+		kc, err := clientcmd.Load([]byte(m.Kubeconfig.ValueString()))
+		switch {
+		case err != nil:
 			// The decoder's message may quote the content: not repeated.
-			resp.Diagnostics.AddAttributeError(path.Root("kubeconfig"), "Invalid kubeconfig",
+			diags.AddAttributeError(path.Root("kubeconfig"), "Invalid kubeconfig",
 				"kubeconfig does not parse as a kubeconfig (YAML or JSON with \"apiVersion: v1\" and \"kind: Config\"). Pass the file's content, e.g. file(\"~/.kube/burst.yaml\"), not its path.")
+		case kc.CurrentContext == "":
+			diags.AddAttributeError(path.Root("kubeconfig"), "Invalid kubeconfig",
+				fmt.Sprintf("kubeconfig has no current-context, which the runtime uses: set current-context to one of: %s.", quoteList(slices.Sorted(maps.Keys(kc.Contexts)))))
+		case kc.Contexts[kc.CurrentContext] == nil:
+			diags.AddAttributeError(path.Root("kubeconfig"), "Invalid kubeconfig",
+				fmt.Sprintf("kubeconfig's current-context %q is not one of its contexts: set current-context to one of: %s.", kc.CurrentContext, quoteList(slices.Sorted(maps.Keys(kc.Contexts)))))
 		}
 	}
+	return diags
 }
 
 // ModifyPlan plans credentials_sha256 from the configured connection, so that
@@ -792,11 +819,32 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-func alreadyExistsHint(err error, what string) string {
-	if apierrors.IsAlreadyExists(err) {
+// createHint says what to do about err, the API server's refusal to create
+// an object in namespace, which the attribute nsAttr sets ("" for a
+// cluster-scoped object).
+func createHint(err error, namespace, nsAttr string) string {
+	switch {
+	case apierrors.IsAlreadyExists(err):
 		return "It already exists: import it (terraform import) or choose another name."
+	case namespace != "" && namespaceNotFound(err):
+		return fmt.Sprintf("The namespace %q does not exist: create it first, or set %s to an existing namespace.", namespace, nsAttr)
+	case meta.IsNoMatchError(err):
+		return "The hca.dev CRDs are not installed in the control cluster: install them with hca_runtime (and add depends_on = [hca_runtime.this])."
+	case apierrors.IsForbidden(err):
+		return "The provider's credentials may not create it: grant them create on it."
 	}
 	return "Check that the provider's credentials may write it and that the hca CRDs are installed (hca_runtime)."
+}
+
+// namespaceNotFound tells the API server's answer to a create in a namespace
+// that does not exist.
+func namespaceNotFound(err error) bool {
+	var st apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &st) {
+		return false
+	}
+	d := st.Status().Details
+	return d != nil && d.Kind == "namespaces"
 }
 
 // controlScheme knows the core, apps, RBAC, apiextensions and hca.dev kinds.
@@ -833,17 +881,14 @@ func deleteAndWait(ctx context.Context, c client.Client, obj client.Object, time
 		}
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
+	return pollUntil(ctx, 200*time.Millisecond, timeout, "deletion to finish", func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
-		if apierrors.IsNotFound(err) {
-			return nil
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, "", nil
+		case err != nil:
+			return false, apiErrorState(err), nil
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("still present after %s (finalizers %v): %w", timeout, obj.GetFinalizers(), ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return false, fmt.Sprintf("finalizers %v", obj.GetFinalizers()), nil
+	})
 }

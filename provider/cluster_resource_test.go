@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	tfconfig "github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -332,6 +336,10 @@ func TestAccClusterResource_invalid(t *testing.T) {
 			[]string{"Invalid Attribute Value Match", `Attribute role_arn must be an IAM role ARN such as "arn:aws:iam::123456789012:role/hca", got: hca`}},
 		{"region", `provider_type = "eks"` + "\n  eks_cluster_name = \"a\"\n  region = \"Europe\"",
 			[]string{"Invalid Attribute Value Match", `Attribute region must be an AWS region such as "eu-west-1", got: Europe`}},
+		{"kubeconfig current-context missing", `provider_type = "ack"` + "\n  kubeconfig = " + hclString(kubeconfigMissingContext),
+			[]string{"Invalid kubeconfig", `kubeconfig's current-context "prod" is not one of its contexts: set current-context to one of: "lab".`}},
+		{"kubeconfig without current-context", `provider_type = "ack"` + "\n  kubeconfig = " + hclString(strings.Replace(kubeconfigMissingContext, "current-context: prod\n", "", 1)),
+			[]string{"Invalid kubeconfig", `kubeconfig has no current-context, which the runtime uses: set current-context to one of: "lab".`}},
 		{"token with client certificate", `provider_type = "private"` + "\n  " + conn + "\n  client_certificate = \"c\"\n  client_key = \"k\"",
 			[]string{"Invalid Attribute Combination", `Attribute "client_certificate" cannot be specified when "token" is specified`}},
 	}
@@ -412,7 +420,7 @@ func TestAccClusterResource_example(t *testing.T) {
 	pki := newTestPKI(t)
 	t.Setenv(EnvKubeConfigPath, writeKubeconfig(t, pki, "lab"))
 	t.Setenv(EnvKubeContext, "lab")
-	kc := writeFile(t, "private.yaml", "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\ncurrent-context: \"\"\nusers: []\n")
+	kc := writeKubeconfig(t, pki, "lab")
 	example, err := os.ReadFile("../examples/resources/hca_cluster/resource.tf")
 	if err != nil {
 		t.Fatal(err)
@@ -430,4 +438,112 @@ func TestAccClusterResource_example(t *testing.T) {
 			ExpectNonEmptyPlan: true,
 		}},
 	})
+}
+
+// kubeconfigMissingContext is a kubeconfig whose current-context names no
+// context of it.
+const kubeconfigMissingContext = `apiVersion: v1
+kind: Config
+clusters:
+- name: lab
+  cluster:
+    server: https://127.0.0.1:6443
+users:
+- name: lab
+  user:
+    token: abc
+contexts:
+- name: lab
+  context:
+    cluster: lab
+    user: lab
+current-context: prod
+`
+
+// TestValidateCluster checks that values unknown at plan time are neither
+// refused where they are not allowed nor missing where they are required.
+func TestValidateCluster(t *testing.T) {
+	null, unknown := types.StringNull(), types.StringUnknown()
+	base := func(provider string) clusterModel {
+		return clusterModel{Name: types.StringValue("x"), Provider: types.StringValue(provider), Kubeconfig: null, Host: null,
+			ClusterCACertificate: null, Token: null, ClientCertificate: null, ClientKey: null, EKSClusterName: null, Region: null, RoleARN: null}
+	}
+	tests := []struct {
+		name   string
+		modify func(*clusterModel)
+		want   string
+	}{
+		{"eks with unknown kubeconfig", func(m *clusterModel) {
+			*m = base("eks")
+			m.EKSClusterName, m.Region, m.Kubeconfig = types.StringValue("a"), types.StringValue("eu-west-1"), unknown
+		}, ""},
+		{"eks with unknown name and region", func(m *clusterModel) {
+			*m = base("eks")
+			m.EKSClusterName, m.Region = unknown, unknown
+		}, ""},
+		{"private with unknown region", func(m *clusterModel) {
+			*m = base("private")
+			m.Kubeconfig, m.Region = unknown, unknown
+		}, ""},
+		{"private with unknown host and token", func(m *clusterModel) {
+			*m = base("private")
+			m.Host, m.Token = unknown, unknown
+		}, ""},
+		{"private with known host and unknown token", func(m *clusterModel) {
+			*m = base("private")
+			m.Host, m.Token = types.StringValue("https://10.0.0.1:6443"), unknown
+		}, ""},
+		{"private with known region", func(m *clusterModel) {
+			*m = base("private")
+			m.Kubeconfig, m.Region = unknown, types.StringValue("eu-west-1")
+		}, "region is only valid with provider_type eks: remove it or set provider_type to eks."},
+		{"private without connection", func(m *clusterModel) { *m = base("private") },
+			"provider_type private needs a kubeconfig for the runtime: set kubeconfig (its content), or host with token, or host with client_certificate and client_key."},
+		{"unknown provider_type", func(m *clusterModel) {
+			*m = base("eks")
+			m.Provider, m.Kubeconfig = unknown, types.StringValue("x")
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var m clusterModel
+			tt.modify(&m)
+			got := ""
+			if d := validateCluster(&m); d.HasError() {
+				got = d.Errors()[0].Detail()
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCreateHint checks what a refused create tells the user to do; a missing
+// namespace is named as such, not blamed on credentials or CRDs.
+func TestCreateHint(t *testing.T) {
+	gr := func(r string) schema.GroupResource { return schema.GroupResource{Resource: r} }
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"namespace missing", apierrors.NewNotFound(gr("namespaces"), "shop"),
+			`The namespace "shop" does not exist: create it first, or set namespace to an existing namespace.`},
+		{"already exists", apierrors.NewAlreadyExists(gr("burstpolicies"), "web"),
+			"It already exists: import it (terraform import) or choose another name."},
+		{"forbidden", apierrors.NewForbidden(gr("burstpolicies"), "web", errors.New("no")),
+			"The provider's credentials may not create it: grant them create on it."},
+		{"kind not installed", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "hca.dev", Kind: "BurstPolicy"}},
+			"The hca.dev CRDs are not installed in the control cluster: install them with hca_runtime (and add depends_on = [hca_runtime.this])."},
+		{"other not found", apierrors.NewNotFound(gr("burstpolicies"), "web"),
+			"Check that the provider's credentials may write it and that the hca CRDs are installed (hca_runtime)."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := createHint(tt.err, "shop", "namespace"); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

@@ -51,7 +51,7 @@ func (cr customResource[T, PT]) create(ctx context.Context, clients *Clients, to
 		return nil, false
 	}
 	if err := c.Create(ctx, obj); err != nil {
-		diags.AddError("Error creating "+cr.what, fmt.Sprintf("Could not create the %s %s/%s: %v. %s", cr.kind, obj.GetNamespace(), obj.GetName(), err, alreadyExistsHint(err, "")))
+		diags.AddError("Error creating "+cr.what, fmt.Sprintf("Could not create the %s %s/%s: %v. %s", cr.kind, obj.GetNamespace(), obj.GetName(), err, createHint(err, obj.GetNamespace(), "namespace")))
 		return nil, false
 	}
 	return obj, true

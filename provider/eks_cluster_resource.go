@@ -32,6 +32,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 var (
@@ -196,8 +197,9 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"tags": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "Tags of the cluster (keys up to 128 characters, values up to 256). Changing them " +
-					"replaces the cluster (tags are set at creation only).",
+				Description: "Tags of the cluster: keys of 1 to 128 characters, not starting with `aws:`, values of " +
+					"at most 256. Changing them replaces the cluster (tags are set at creation only).",
+				Validators:    []validator.Map{awsTagsValidator},
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
 			"node_group": schema.SingleNestedAttribute{
@@ -229,7 +231,7 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 							"EKS rejects types it does not offer in the region. Changing them replaces the cluster.",
 						Validators: []validator.List{
 							listvalidator.SizeBetween(1, 20),
-							listvalidator.UniqueValues(),
+							uniqueStrings{},
 							listvalidator.ValueStringsAre(stringvalidator.RegexMatches(eksInstanceTypeRE, "must be an EC2 instance type such as \"m5.large\"")),
 						},
 						PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
@@ -237,16 +239,19 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 						}, "Changing the instance types replaces the cluster.", "Changing the instance types replaces the cluster.")},
 					},
 					"min_size": schema.Int64Attribute{
+						CustomType:  intType{},
 						Required:    true,
 						Description: "Minimum number of nodes, 0 or more and at most max_size. Updated in place.",
 						Validators:  []validator.Int64{int64validator.AtLeast(0)},
 					},
 					"max_size": schema.Int64Attribute{
+						CustomType:  intType{},
 						Required:    true,
 						Description: "Maximum number of nodes, 1 or more and at least min_size. Updated in place.",
 						Validators:  []validator.Int64{int64validator.AtLeast(1)},
 					},
 					"desired_size": schema.Int64Attribute{
+						CustomType:  intType{},
 						Required:    true,
 						Description: "Number of nodes to run, from min_size to max_size. Updated in place.",
 						Validators:  []validator.Int64{int64validator.AtLeast(0)},
@@ -289,9 +294,11 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description:   "EKS platform version of the cluster, such as `eks.1`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttr(ctx, map[string]string{
+				"create": "the cluster and then its node group to become ACTIVE (default `30m`)",
+				"update": "the node group's update to succeed (default `60m`)",
+				"delete": "the node groups and the cluster to be deleted (default `15m`)",
+			}),
 		},
 	}
 }
@@ -372,17 +379,20 @@ func (r *eksClusterResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	// The cluster exists from here on: save it, so that a failure below
-	// leaves it in state (tainted) for the next apply or destroy.
+	// leaves it in state (tainted) for the next apply or destroy, with what
+	// is known of it and no unknown values.
 	plan.ID = types.StringValue(name)
 	saved := plan
 	saved.NodeGroup = nil
-	resp.Diagnostics.Append(resp.State.Set(ctx, &saved)...)
+	resp.Diagnostics.Append(setPartialState(ctx, &resp.State, &saved)...)
 
 	cluster, err := eksWaitCluster(ctx, client, name)
 	if err != nil {
-		resp.Diagnostics.AddError("Error creating EKS cluster", fmt.Sprintf("Waiting for cluster %q to become ACTIVE: %s", name, err))
+		resp.Diagnostics.AddError("Error creating EKS cluster", fmt.Sprintf("Cluster %q: %s", name, err))
 		return
 	}
+	resp.Diagnostics.Append(eksFlatten(ctx, cluster, nil, &saved)...)
+	resp.Diagnostics.Append(setPartialState(ctx, &resp.State, &saved)...)
 	ngIn, diags := eksCreateNodegroupInput(ctx, plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -734,37 +744,63 @@ func eksIAMPropagationError(err error) bool {
 	return false
 }
 
+// eksCreateClusterRetrying calls CreateCluster, again every few seconds while
+// it fails because an IAM role is not visible to EKS yet, for at most
+// eksPropagationTimeout.
 func eksCreateClusterRetrying(ctx context.Context, client *eks.Client, in *eks.CreateClusterInput) error {
 	in.ClientRequestToken = aws.String(fmt.Sprintf("hca-%d", time.Now().UnixNano()))
-	deadline := time.Now().Add(eksPropagationTimeout)
-	return poll(ctx, time.Second, 10*time.Second, func() (bool, error) {
+	var iamErr error
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Second, eksPropagationTimeout, true, func(ctx context.Context) (bool, error) {
 		_, err := client.CreateCluster(ctx, in)
-		if err != nil && eksIAMPropagationError(err) && time.Now().Before(deadline) {
+		if err != nil && eksIAMPropagationError(err) {
+			iamErr = err
 			tflog.Debug(ctx, "retrying CreateCluster while IAM changes propagate", map[string]any{"error": err.Error()})
 			return false, nil
 		}
 		return true, err
 	})
+	if wait.Interrupted(err) && iamErr != nil {
+		return fmt.Errorf("the IAM role was still refused after retrying for %s: %w", eksPropagationTimeout, iamErr)
+	}
+	return err
 }
 
-// eksWaitCluster waits until the cluster is ACTIVE.
+// eksWaiterDelays are the AWS SDK waiters' delays between attempts: from 1s,
+// doubling (with jitter) up to 15s, so that the lab's emulator answers in
+// seconds and a real EKS is not polled every second for 15 minutes.
+func eksWaiterDelays(minDelay, maxDelay *time.Duration) {
+	*minDelay, *maxDelay = time.Second, 15*time.Second
+}
+
+// eksWaitCluster waits until the cluster is ACTIVE (eks.ClusterActiveWaiter);
+// it returns the cluster as last described.
 func eksWaitCluster(ctx context.Context, client *eks.Client, name string) (*ekstypes.Cluster, error) {
-	var c *ekstypes.Cluster
-	err := poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
-		out, err := client.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
-		if err != nil {
-			return false, err
+	var last *ekstypes.Cluster
+	w := eks.NewClusterActiveWaiter(client, func(o *eks.ClusterActiveWaiterOptions) {
+		eksWaiterDelays(&o.MinDelay, &o.MaxDelay)
+		o.Retryable = func(_ context.Context, _ *eks.DescribeClusterInput, out *eks.DescribeClusterOutput, err error) (bool, error) {
+			if err != nil {
+				return false, err
+			}
+			last = out.Cluster
+			switch last.Status {
+			case ekstypes.ClusterStatusActive:
+				return false, nil
+			case ekstypes.ClusterStatusCreating, ekstypes.ClusterStatusUpdating, ekstypes.ClusterStatusPending:
+				return true, nil
+			}
+			return false, fmt.Errorf("cluster status is %s%s", last.Status, eksIssues(last.Health))
 		}
-		c = out.Cluster
-		switch c.Status {
-		case ekstypes.ClusterStatusActive:
-			return true, nil
-		case ekstypes.ClusterStatusCreating, ekstypes.ClusterStatusUpdating, ekstypes.ClusterStatusPending:
-			return false, nil
-		}
-		return false, fmt.Errorf("cluster status is %s%s", c.Status, eksIssues(c.Health))
 	})
-	return c, err
+	_, err := w.WaitForOutput(ctx, &eks.DescribeClusterInput{Name: aws.String(name)}, untilDeadline(ctx, eksDefaultCreateTimeout))
+	if err != nil {
+		state := ""
+		if last != nil {
+			state = string(last.Status)
+		}
+		return last, waitError(ctx, "the cluster to become ACTIVE", state, err, sdkWaitMaxExceeded(err))
+	}
+	return last, nil
 }
 
 func eksIssues(h *ekstypes.ClusterHealth) string {
@@ -783,104 +819,142 @@ func eksCreateNodegroupAndWait(ctx context.Context, client *eks.Client, in *eks.
 	if _, err := client.CreateNodegroup(ctx, in); err != nil {
 		return nil, fmt.Errorf("CreateNodegroup: %w", err)
 	}
-	var ng *ekstypes.Nodegroup
-	err := poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
-		out, err := client.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: in.ClusterName, NodegroupName: in.NodegroupName})
-		if err != nil {
-			return false, err
-		}
-		ng = out.Nodegroup
-		switch ng.Status {
-		case ekstypes.NodegroupStatusActive:
-			return true, nil
-		case ekstypes.NodegroupStatusCreating, ekstypes.NodegroupStatusUpdating:
-			return false, nil
-		}
-		var issues []string
-		if ng.Health != nil {
-			for _, i := range ng.Health.Issues {
-				issues = append(issues, string(i.Code)+": "+aws.ToString(i.Message))
+	var last *ekstypes.Nodegroup
+	w := eks.NewNodegroupActiveWaiter(client, func(o *eks.NodegroupActiveWaiterOptions) {
+		eksWaiterDelays(&o.MinDelay, &o.MaxDelay)
+		o.Retryable = func(_ context.Context, _ *eks.DescribeNodegroupInput, out *eks.DescribeNodegroupOutput, err error) (bool, error) {
+			if err != nil {
+				return false, err
 			}
+			last = out.Nodegroup
+			switch last.Status {
+			case ekstypes.NodegroupStatusActive:
+				return false, nil
+			case ekstypes.NodegroupStatusCreating, ekstypes.NodegroupStatusUpdating:
+				return true, nil
+			}
+			var issues []string
+			if last.Health != nil {
+				for _, i := range last.Health.Issues {
+					issues = append(issues, string(i.Code)+": "+aws.ToString(i.Message))
+				}
+			}
+			return false, fmt.Errorf("node group status is %s (%s)", last.Status, strings.Join(issues, "; "))
 		}
-		return false, fmt.Errorf("node group status is %s (%s)", ng.Status, strings.Join(issues, "; "))
 	})
+	_, err := w.WaitForOutput(ctx, &eks.DescribeNodegroupInput{ClusterName: in.ClusterName, NodegroupName: in.NodegroupName},
+		untilDeadline(ctx, eksDefaultCreateTimeout))
 	if err != nil {
-		return nil, fmt.Errorf("waiting for ACTIVE: %w", err)
+		state := ""
+		if last != nil {
+			state = string(last.Status)
+		}
+		return nil, waitError(ctx, "the node group to become ACTIVE", state, err, sdkWaitMaxExceeded(err))
 	}
-	return ng, nil
+	return last, nil
 }
 
-// eksWaitUpdate waits until the node group update is Successful.
+// eksWaitUpdate waits until the node group update is Successful (the SDK has
+// no waiter for DescribeUpdate).
 func eksWaitUpdate(ctx context.Context, client *eks.Client, cluster, ng, id string) error {
-	return poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+	return pollUntil(ctx, 2*time.Second, untilDeadline(ctx, eksDefaultUpdateTimeout), "update "+id+" to be Successful", func(ctx context.Context) (bool, string, error) {
 		out, err := client.DescribeUpdate(ctx, &eks.DescribeUpdateInput{Name: aws.String(cluster), NodegroupName: aws.String(ng), UpdateId: aws.String(id)})
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
+		st := string(out.Update.Status)
 		switch out.Update.Status {
 		case ekstypes.UpdateStatusSuccessful:
-			return true, nil
+			return true, st, nil
 		case ekstypes.UpdateStatusInProgress:
-			return false, nil
+			return false, st, nil
 		}
 		var errs []string
 		for _, e := range out.Update.Errors {
 			errs = append(errs, string(e.ErrorCode)+": "+aws.ToString(e.ErrorMessage))
 		}
-		return false, fmt.Errorf("update status is %s (%s)", out.Update.Status, strings.Join(errs, "; "))
+		return false, st, fmt.Errorf("update status is %s (%s)", out.Update.Status, strings.Join(errs, "; "))
 	})
+}
+
+// eksDeleteWhenNotInUse calls del, again every few seconds while EKS refuses
+// it because the object is still being created or updated
+// (ResourceInUseException); a missing object is deleted already.
+func eksDeleteWhenNotInUse(ctx context.Context, what string, del func(context.Context) error) (gone bool, err error) {
+	err = pollUntil(ctx, 2*time.Second, untilDeadline(ctx, eksDefaultDeleteTimeout), what+" to accept deletion", func(ctx context.Context) (bool, string, error) {
+		err := del(ctx)
+		var inUse *ekstypes.ResourceInUseException
+		switch {
+		case eksNotFound(err):
+			gone = true
+			return true, "", nil
+		case errors.As(err, &inUse):
+			return false, "in use: " + inUse.ErrorMessage(), nil
+		}
+		return true, "", err
+	})
+	return gone, err
 }
 
 func eksDeleteNodegroupAndWait(ctx context.Context, client *eks.Client, cluster, ng string) error {
 	in := &eks.DeleteNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(ng)}
-	return poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
+	gone, err := eksDeleteWhenNotInUse(ctx, "the node group", func(ctx context.Context) error {
 		_, err := client.DeleteNodegroup(ctx, in)
-		var inUse *ekstypes.ResourceInUseException
-		switch {
-		case eksNotFound(err):
-			return true, nil
-		case errors.As(err, &inUse): // still creating or updating
-			return false, nil
-		case err != nil:
-			return false, fmt.Errorf("DeleteNodegroup: %w", err)
-		}
-		return false, nil // deleting: DeleteNodegroup again until it is gone
+		return err
 	})
+	if err != nil || gone {
+		return err
+	}
+	last := ""
+	w := eks.NewNodegroupDeletedWaiter(client, func(o *eks.NodegroupDeletedWaiterOptions) {
+		eksWaiterDelays(&o.MinDelay, &o.MaxDelay)
+		o.Retryable = func(_ context.Context, _ *eks.DescribeNodegroupInput, out *eks.DescribeNodegroupOutput, err error) (bool, error) {
+			switch {
+			case eksNotFound(err):
+				return false, nil
+			case err != nil:
+				return false, err
+			}
+			last = string(out.Nodegroup.Status)
+			if out.Nodegroup.Status == ekstypes.NodegroupStatusDeleteFailed {
+				return false, fmt.Errorf("node group status is %s", last)
+			}
+			return true, nil
+		}
+	})
+	if err := w.Wait(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(ng)}, untilDeadline(ctx, eksDefaultDeleteTimeout)); err != nil {
+		return waitError(ctx, "the node group to be deleted", last, err, sdkWaitMaxExceeded(err))
+	}
+	return nil
 }
 
 func eksDeleteClusterAndWait(ctx context.Context, client *eks.Client, name string) error {
-	in := &eks.DeleteClusterInput{Name: aws.String(name)}
-	return poll(ctx, time.Second, 15*time.Second, func() (bool, error) {
-		_, err := client.DeleteCluster(ctx, in)
-		var inUse *ekstypes.ResourceInUseException
-		switch {
-		case eksNotFound(err):
-			return true, nil
-		case errors.As(err, &inUse):
-			return false, nil
-		case err != nil:
-			return false, fmt.Errorf("DeleteCluster: %w", err)
-		}
-		return false, nil
+	gone, err := eksDeleteWhenNotInUse(ctx, "the cluster", func(ctx context.Context) error {
+		_, err := client.DeleteCluster(ctx, &eks.DeleteClusterInput{Name: aws.String(name)})
+		return err
 	})
-}
-
-// poll calls check until it reports done or an error, sleeping from first to
-// at most maxWait (doubling) between calls; it stops when ctx ends.
-func poll(ctx context.Context, first, maxWait time.Duration, check func() (bool, error)) error {
-	wait := first
-	for {
-		done, err := check()
-		if done || err != nil {
-			return err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("timed out: %w (raise the timeouts block's value if the operation needs longer)", ctx.Err())
-		case <-t.C:
-		}
-		wait = min(wait*2, maxWait)
+	if err != nil || gone {
+		return err
 	}
+	last := ""
+	w := eks.NewClusterDeletedWaiter(client, func(o *eks.ClusterDeletedWaiterOptions) {
+		eksWaiterDelays(&o.MinDelay, &o.MaxDelay)
+		o.Retryable = func(_ context.Context, _ *eks.DescribeClusterInput, out *eks.DescribeClusterOutput, err error) (bool, error) {
+			switch {
+			case eksNotFound(err):
+				return false, nil
+			case err != nil:
+				return false, err
+			}
+			last = string(out.Cluster.Status)
+			if out.Cluster.Status == ekstypes.ClusterStatusFailed {
+				return false, fmt.Errorf("cluster status is %s%s", last, eksIssues(out.Cluster.Health))
+			}
+			return true, nil
+		}
+	})
+	if err := w.Wait(ctx, &eks.DescribeClusterInput{Name: aws.String(name)}, untilDeadline(ctx, eksDefaultDeleteTimeout)); err != nil {
+		return waitError(ctx, "the cluster to be deleted", last, err, sdkWaitMaxExceeded(err))
+	}
+	return nil
 }

@@ -64,6 +64,8 @@ type eksTestConfig struct {
 	instanceType              string
 	minSize, maxSize, desired int
 	subnets                   string
+	// instanceTypes and tags, when set, are the HCL of those arguments.
+	instanceTypes, tags string
 }
 
 func (c eksTestConfig) hcl() string {
@@ -76,25 +78,31 @@ func (c eksTestConfig) hcl() string {
 	if c.ngName == "" {
 		c.ngName = "workers"
 	}
+	if c.instanceTypes == "" {
+		c.instanceTypes = fmt.Sprintf("[%q]", c.instanceType)
+	}
+	if c.tags == "" {
+		c.tags = `{
+    team = "hca"
+  }`
+	}
 	return fmt.Sprintf(`
 resource "hca_eks_cluster" "test" {
   name       = %q
   version    = "1.34"
   role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
   subnet_ids = %s
-  tags = {
-    team = "hca"
-  }
+  tags       = %s
   node_group = {
     name           = %q
     node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
-    instance_types = [%q]
+    instance_types = %s
     min_size       = %d
     max_size       = %d
     desired_size   = %d
   }
 }
-`, c.name, c.subnets, c.ngName, c.instanceType, c.minSize, c.maxSize, c.desired)
+`, c.name, c.subnets, c.tags, c.ngName, c.instanceTypes, c.minSize, c.maxSize, c.desired)
 }
 
 // checkEKSNodegroupDesired asks the emulator, through the SDK, for the node
@@ -264,7 +272,9 @@ func TestAccEKSCluster_disappears(t *testing.T) {
 }
 
 // TestAccEKSCluster_unknownInstanceType gets EKS's refusal of an instance type
-// it does not offer; the cluster created before is destroyed.
+// it does not offer, and that error alone (no "invalid result object" for the
+// values the failed create did not learn); the cluster created before is
+// kept in state, tainted, and destroyed.
 func TestAccEKSCluster_unknownInstanceType(t *testing.T) {
 	l := requireEKSLab(t)
 	name := acctest.RandomWithPrefix("hca-acc")
@@ -273,7 +283,7 @@ func TestAccEKSCluster_unknownInstanceType(t *testing.T) {
 		CheckDestroy: l.checkDestroyed,
 		Steps: []resource.TestStep{{
 			Config: eksProviderHCL(l.endpoint) + cfg.hcl(),
-			ExpectError: errorRe("Error creating EKS node group", fmt.Sprintf(`Node group "workers" of cluster %q: CreateNodegroup:`, name),
+			ExpectError: onlyErrorRe("Error creating EKS node group", fmt.Sprintf(`Node group "workers" of cluster %q: CreateNodegroup:`, name),
 				"InvalidParameterException", `instance type "x9.huge" is not supported by the lab: use one of c5.xlarge, m5.2xlarge, m5.large, m5.xlarge, t3.medium`),
 		}},
 	})
@@ -304,6 +314,10 @@ func TestAccEKSCluster_invalid(t *testing.T) {
 			errorRe("Invalid Attribute Value Match", `must be a subnet ID such as "subnet-0a1b2c3d", got: vsw-1`)},
 		{"bad name", with(func(c *eksTestConfig) { c.name = "-burst" }),
 			errorRe("Invalid Attribute Value Match", "Attribute name must start with a letter or digit and contain only letters, digits, hyphens and underscores, got: -burst")},
+		{"duplicate instance type", with(func(c *eksTestConfig) { c.instanceTypes = `["m5.large", "m5.large"]` }),
+			errorRe("Invalid node_group.instance_types", `node_group.instance_types[0] and node_group.instance_types[1] are both "m5.large": list each value once.`)},
+		{"reserved tag key", with(func(c *eksTestConfig) { c.tags = `{ "aws:owner" = "me" }` }),
+			errorRe("Invalid tags", `tags has the key "aws:owner": the prefix "aws:" is reserved for AWS`)},
 		{"bad instance type", with(func(c *eksTestConfig) { c.instanceType = "large" }),
 			errorRe("Invalid Attribute Value Match", `must be an EC2 instance type such as "m5.large", got: large`)},
 	}

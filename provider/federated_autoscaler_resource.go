@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -34,6 +33,7 @@ var (
 	_ resource.Resource                   = (*federatedAutoscalerResource)(nil)
 	_ resource.ResourceWithConfigure      = (*federatedAutoscalerResource)(nil)
 	_ resource.ResourceWithImportState    = (*federatedAutoscalerResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*federatedAutoscalerResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*federatedAutoscalerResource)(nil)
 )
 
@@ -55,7 +55,7 @@ type federatedAutoscalerModel struct {
 	MinReplicas          types.Int64    `tfsdk:"min_replicas"`
 	MaxReplicas          types.Int64    `tfsdk:"max_replicas"`
 	Metrics              []bpMetric     `tfsdk:"metrics"`
-	ScaleForbiddenWindow types.String   `tfsdk:"scale_forbidden_window"`
+	ScaleForbiddenWindow durationString `tfsdk:"scale_forbidden_window"`
 	CurrentReplicas      types.Int64    `tfsdk:"current_replicas"`
 	DesiredReplicas      types.Int64    `tfsdk:"desired_replicas"`
 	Clusters             types.List     `tfsdk:"clusters"`
@@ -82,10 +82,6 @@ var (
 		"current_replicas": types.Int64Type, "desired_replicas": types.Int64Type, "last_scale_time": types.StringType}
 )
 
-// statusConditionAttrs are the attributes of one condition in a resource's
-// computed status (the data sources add last_transition_time).
-var statusConditionAttrs = map[string]attr.Type{"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType}
-
 func (r *federatedAutoscalerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_federated_autoscaler"
 }
@@ -97,10 +93,6 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 	window := durationAttr("How long after a member's last scale its partition is left alone by rebalancing, a Go duration (`0s`: rebalance at once). Defaults to `1m`.")
 	window.Computed = true
 	window.Default = stringdefault.StaticString("1m")
-	timeoutsAttr := timeouts.Attributes(ctx, timeouts.Opts{Delete: true,
-		DeleteDescription: "How long destroy waits for the FederatedAutoscaler to be gone, a Go duration (default `5m`): while the " +
-			"runtime is installed its finalizer first deletes the member HPAs, and waits while a member cannot be reached."}).(schema.SingleNestedAttribute)
-	timeoutsAttr.Description = "Operation timeouts; only `delete` waits."
 	resp.Schema = schema.Schema{
 		Description: "Manages a FederatedAutoscaler (hca.dev/v1alpha1) in the control cluster: one replica range over a " +
 			"workload deployed under the same name in several member clusters. The runtime partitions `min_replicas` " +
@@ -152,11 +144,13 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 				}},
 			},
 			"min_replicas": schema.Int64Attribute{
-				Optional: true, Computed: true, Default: int64default.StaticInt64(1),
+				CustomType: intType{},
+				Optional:   true, Computed: true, Default: int64default.StaticInt64(1),
 				Description: "Fewest replicas over all members, 1 or more and at most `max_replicas`. Defaults to 1.",
 				Validators:  []validator.Int64{int64validator.Between(1, math.MaxInt32)},
 			},
 			"max_replicas": schema.Int64Attribute{
+				CustomType:  intType{},
 				Required:    true,
 				Description: "Most replicas over all members, 1 or more and at least the number of members (each member's HPA needs a maximum of 1 or more).",
 				Validators:  []validator.Int64{int64validator.Between(1, math.MaxInt32)},
@@ -166,11 +160,13 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 				"`Resource` (set `resource`). `PromQL` has the same shape as in `hca_burst_policy` but is rejected here."),
 			"scale_forbidden_window": window,
 			"current_replicas": schema.Int64Attribute{
+				CustomType:    intType{},
 				Computed:      true,
 				Description:   "Current replicas over all members, as the runtime last reported (0 before it acts).",
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"desired_replicas": schema.Int64Attribute{
+				CustomType:    intType{},
 				Computed:      true,
 				Description:   "Desired replicas over all members, as the runtime last reported (0 before it acts).",
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
@@ -180,10 +176,10 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 				Description: "Each member's partition and replicas as the runtime last applied them, in the order of `members` (then members being removed); empty before the runtime acts.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"cluster":          schema.StringAttribute{Computed: true, Description: "HybridCluster name."},
-					"min_replicas":     schema.Int64Attribute{Computed: true, Description: "The member HPA's minReplicas (0: the workload is not placed there)."},
-					"max_replicas":     schema.Int64Attribute{Computed: true, Description: "The member HPA's maxReplicas."},
-					"current_replicas": schema.Int64Attribute{Computed: true, Description: "Current replicas reported by the member HPA."},
-					"desired_replicas": schema.Int64Attribute{Computed: true, Description: "Desired replicas reported by the member HPA."},
+					"min_replicas":     schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "The member HPA's minReplicas (0: the workload is not placed there)."},
+					"max_replicas":     schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "The member HPA's maxReplicas."},
+					"current_replicas": schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Current replicas reported by the member HPA."},
+					"desired_replicas": schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Desired replicas reported by the member HPA."},
 					"last_scale_time":  schema.StringAttribute{Computed: true, Description: "When the member HPA last scaled (RFC 3339), or null."},
 				}},
 			},
@@ -192,17 +188,10 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 				Description:   "Whether the runtime's `Ready` condition is True for the current spec (every member's HPA carries its partition); false before the runtime acts.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
-			"conditions": schema.ListNestedAttribute{
-				Computed:    true,
-				Description: "The runtime's conditions (`Ready`, `Degraded`), sorted by type; `Degraded` says which member could not be updated and why.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"type":    schema.StringAttribute{Computed: true, Description: "`Ready` or `Degraded`."},
-					"status":  schema.StringAttribute{Computed: true, Description: "`True`, `False` or `Unknown`."},
-					"reason":  schema.StringAttribute{Computed: true, Description: "Reason in CamelCase, such as `Partitioned` or `MemberUnavailable`."},
-					"message": schema.StringAttribute{Computed: true, Description: "Human-readable detail."},
-				}},
-			},
-			"timeouts": timeoutsAttr,
+			"conditions": conditionsResourceAttr("`Ready`, `Degraded`; `Degraded` says which member could not be updated and why"),
+			"timeouts": timeoutsAttr(ctx, map[string]string{
+				"delete": "the FederatedAutoscaler to be gone (default `5m`): while the runtime is installed its finalizer first deletes the member HPAs, and waits while a member cannot be reached",
+			}),
 		},
 	}
 }
@@ -285,6 +274,12 @@ func (r *federatedAutoscalerResource) Delete(ctx context.Context, req resource.D
 
 func (r *federatedAutoscalerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	federatedAutoscalers.importState(ctx, req, resp)
+}
+
+// ModifyPlan plans no change when only values left unknown differ from the
+// state (planUnchangedAsState).
+func (r *federatedAutoscalerResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planUnchangedAsState(req, resp)
 }
 
 // ValidateConfig checks the FederatedAutoscaler's cross-field (CEL) rules at
@@ -391,7 +386,7 @@ func federatedAutoscalerFromAPI(fa *hcav1.FederatedAutoscaler, prior *federatedA
 		m.MinReplicas = types.Int64Value(1)
 	}
 	if m.ScaleForbiddenWindow.IsNull() {
-		m.ScaleForbiddenWindow = types.StringValue("1m")
+		m.ScaleForbiddenWindow = durationOf("1m")
 	}
 	for _, mb := range s.Members {
 		m.Members = append(m.Members, faMember{Cluster: types.StringValue(string(mb.Cluster))})
@@ -430,18 +425,6 @@ func (m *federatedAutoscalerModel) setStatus(fa *hcav1.FederatedAutoscaler, only
 		m.Clusters = types.ListValueMust(types.ObjectType{AttrTypes: faClusterAttrs}, elems)
 	}
 	if !onlyUnknown || m.Conditions.IsUnknown() {
-		m.Conditions = conditionsValue(st.Conditions)
+		m.Conditions = conditionsList(st.Conditions)
 	}
-}
-
-// conditionsValue is the conditions as a list of objects, sorted by type.
-func conditionsValue(cs []metav1.Condition) types.List {
-	cs = append([]metav1.Condition(nil), cs...)
-	sort.Slice(cs, func(i, j int) bool { return cs[i].Type < cs[j].Type })
-	elems := make([]attr.Value, len(cs))
-	for i, c := range cs {
-		elems[i] = types.ObjectValueMust(statusConditionAttrs, map[string]attr.Value{"type": types.StringValue(c.Type),
-			"status": types.StringValue(string(c.Status)), "reason": types.StringValue(c.Reason), "message": types.StringValue(c.Message)})
-	}
-	return types.ListValueMust(types.ObjectType{AttrTypes: statusConditionAttrs}, elems)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func minimalFederatedAutoscaler() federatedAutoscalerModel {
 		Members:              []faMember{{Cluster: types.StringValue("private")}, {Cluster: types.StringValue("eks")}},
 		MinReplicas:          types.Int64Value(1),
 		MaxReplicas:          types.Int64Value(10),
-		ScaleForbiddenWindow: types.StringValue("1m"),
+		ScaleForbiddenWindow: durationOf("1m"),
 	}
 }
 
@@ -41,7 +42,7 @@ func minimalFederatedAutoscaler() federatedAutoscalerModel {
 func emptyFAStatus(m *federatedAutoscalerModel) {
 	m.CurrentReplicas, m.DesiredReplicas, m.Ready = types.Int64Value(0), types.Int64Value(0), types.BoolValue(false)
 	m.Clusters = types.ListValueMust(types.ObjectType{AttrTypes: faClusterAttrs}, []attr.Value{})
-	m.Conditions = types.ListValueMust(types.ObjectType{AttrTypes: statusConditionAttrs}, []attr.Value{})
+	m.Conditions = types.ListValueMust(types.ObjectType{AttrTypes: conditionAttrs}, []attr.Value{})
 }
 
 func resourceMetric(name string, util int64) bpMetric {
@@ -58,12 +59,12 @@ func TestFederatedAutoscalerConverters(t *testing.T) {
 	full.MinReplicas = types.Int64Value(3)
 	full.MaxReplicas = types.Int64Value(60)
 	full.Metrics = []bpMetric{resourceMetric("cpu", 70), resourceMetric("memory", 85)}
-	full.ScaleForbiddenWindow = types.StringValue("60s")
+	full.ScaleForbiddenWindow = durationOf("60s")
 
 	defaultMetric := resourceMetric("cpu", 80)
 	explicitDefault := minimalFederatedAutoscaler()
 	explicitDefault.Metrics = []bpMetric{defaultMetric}
-	explicitDefault.ScaleForbiddenWindow = types.StringValue("0s")
+	explicitDefault.ScaleForbiddenWindow = durationOf("0s")
 
 	apiDefaults := func(s *hcav1.FederatedAutoscalerSpec) {
 		if s.Metrics == nil {
@@ -160,7 +161,7 @@ func TestFederatedAutoscalerFromAPIImport(t *testing.T) {
 				m.Members = []faMember{{Cluster: types.StringValue("eks")}}
 				m.MinReplicas, m.MaxReplicas = types.Int64Value(2), types.Int64Value(4)
 				m.Metrics = []bpMetric{resourceMetric("cpu", 70)}
-				m.ScaleForbiddenWindow = types.StringValue("1m30s")
+				m.ScaleForbiddenWindow = durationOf("1m30s")
 			},
 		},
 	}
@@ -199,8 +200,8 @@ func TestFederatedAutoscalerStatus(t *testing.T) {
 	}
 	wantClusters := `[{"cluster":"private","current_replicas":5,"desired_replicas":6,"last_scale_time":"2025-03-01T11:30:00Z","max_replicas":20,"min_replicas":2},` +
 		`{"cluster":"eks","current_replicas":2,"desired_replicas":3,"last_scale_time":<null>,"max_replicas":10,"min_replicas":0}]`
-	wantConditions := `[{"message":"every member cluster answered","reason":"MembersReachable","status":"False","type":"Degraded"},` +
-		`{"message":"HPAs of all 2 members carry their partition","reason":"Partitioned","status":"True","type":"Ready"}]`
+	wantConditions := `[{"last_transition_time":"2025-03-01T11:30:00Z","message":"every member cluster answered","reason":"MembersReachable","status":"False","type":"Degraded"},` +
+		`{"last_transition_time":"2025-03-01T11:30:00Z","message":"HPAs of all 2 members carry their partition","reason":"Partitioned","status":"True","type":"Ready"}]`
 	stale := *partitioned.DeepCopy()
 	stale.Conditions[0].ObservedGeneration = 2
 	degraded := *partitioned.DeepCopy()
@@ -217,7 +218,7 @@ func TestFederatedAutoscalerStatus(t *testing.T) {
 		{"partitioned", partitioned, 7, 9, true, wantClusters, wantConditions},
 		{"ready for an older generation", stale, 7, 9, false, wantClusters, wantConditions},
 		{"members degraded", degraded, 7, 9, false, wantClusters,
-			`[{"message":"1 of 2 members could not be updated (see Degraded)","reason":"MembersDegraded","status":"False","type":"Ready"}]`},
+			`[{"last_transition_time":"2025-03-01T11:30:00Z","message":"1 of 2 members could not be updated (see Degraded)","reason":"MembersDegraded","status":"False","type":"Ready"}]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,7 +243,7 @@ func TestFederatedAutoscalerStatus(t *testing.T) {
 	t.Run("only what the plan left unknown", func(t *testing.T) {
 		fa := &hcav1.FederatedAutoscaler{ObjectMeta: metav1.ObjectMeta{Generation: 3}, Status: partitioned}
 		m := federatedAutoscalerModel{CurrentReplicas: types.Int64Value(1), DesiredReplicas: types.Int64Value(2), Ready: types.BoolValue(false),
-			Clusters: types.ListUnknown(types.ObjectType{AttrTypes: faClusterAttrs}), Conditions: types.ListUnknown(types.ObjectType{AttrTypes: statusConditionAttrs})}
+			Clusters: types.ListUnknown(types.ObjectType{AttrTypes: faClusterAttrs}), Conditions: types.ListUnknown(types.ObjectType{AttrTypes: conditionAttrs})}
 		m.setStatus(fa, true)
 		if m.CurrentReplicas.ValueInt64() != 1 || m.DesiredReplicas.ValueInt64() != 2 || m.Ready.ValueBool() {
 			t.Errorf("known values changed: current %s desired %s ready %s", m.CurrentReplicas, m.DesiredReplicas, m.Ready)
@@ -500,6 +501,7 @@ func TestAccFederatedAutoscalerResource(t *testing.T) {
 					resource.TestCheckResourceAttr(addr, "conditions.#", "2"),
 					resource.TestCheckResourceAttr(addr, "conditions.0.type", "Degraded"),
 					resource.TestCheckResourceAttr(addr, "conditions.1.reason", "Partitioned"),
+					resource.TestMatchResourceAttr(addr, "conditions.1.last_transition_time", regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$`)),
 				),
 			},
 			{
@@ -623,7 +625,7 @@ func TestAccFederatedAutoscalerResource_deleteWaits(t *testing.T) {
 			{
 				Config:  cfg,
 				Destroy: true,
-				ExpectError: errorRe("Error deleting federated autoscaler", fmt.Sprintf("Could not delete the FederatedAutoscaler %s/%s: still present after 2s (finalizers [%s])", ns, name, finalizer),
+				ExpectError: errorRe("Error deleting federated autoscaler", fmt.Sprintf("Could not delete the FederatedAutoscaler %s/%s: timed out waiting for deletion to finish (last seen: finalizers [%s])", ns, name, finalizer),
 					"The runtime reports: cannot delete member HPAs yet; deletion waits: cluster eks: connection refused.",
 					"The runtime deletes the member HPAs before it lets the object go: make the members reachable, or raise timeouts.delete."),
 			},

@@ -277,7 +277,7 @@ func (p *hcaProvider) Configure(ctx context.Context, req provider.ConfigureReque
 func (p *hcaProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewClusterResource,
-		NewRuntimeResource,
+		NewRuntimeResource(p.version),
 		NewBurstPolicyResource,
 		NewFederatedAutoscalerResource,
 		NewEKSClusterResource,

@@ -2,11 +2,15 @@ package provider
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
 // TestProviderSchema checks the schema's contract with users: every attribute
@@ -66,6 +70,49 @@ func TestProviderSchema(t *testing.T) {
 		}
 		if !a.IsOptional() || a.IsRequired() || a.IsComputed() {
 			t.Errorf("%s: want optional, not required or computed", name)
+		}
+	}
+}
+
+// TestResourceSchemas checks every resource's schema: one convention for
+// nested arguments, `timeouts` included (nested attributes, no blocks), and a
+// description on every attribute.
+func TestResourceSchemas(t *testing.T) {
+	ctx := context.Background()
+	p := New("test")()
+	for _, newResource := range p.Resources(ctx) {
+		r := newResource()
+		var meta resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "hca"}, &meta)
+		var resp resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &resp)
+		t.Run(meta.TypeName, func(t *testing.T) {
+			if len(resp.Schema.Blocks) != 0 {
+				t.Errorf("has blocks %v: use nested attributes (timeouts = { ... })", slices.Collect(maps.Keys(resp.Schema.Blocks)))
+			}
+			walkResourceAttributes("", resp.Schema.Attributes, func(name string, a rschema.Attribute) {
+				if strings.TrimSpace(a.GetDescription()) == "" {
+					t.Errorf("%s has no description", name)
+				}
+			})
+		})
+	}
+}
+
+// walkResourceAttributes calls fn with every attribute of a resource schema,
+// nested ones included, named by their path ("a.b", "list[].c").
+func walkResourceAttributes(prefix string, as map[string]rschema.Attribute, fn func(name string, a rschema.Attribute)) {
+	for name, a := range as {
+		fn(prefix+name, a)
+		switch na := a.(type) {
+		case rschema.SingleNestedAttribute:
+			walkResourceAttributes(prefix+name+".", na.Attributes, fn)
+		case rschema.ListNestedAttribute:
+			walkResourceAttributes(prefix+name+"[].", na.NestedObject.Attributes, fn)
+		case rschema.SetNestedAttribute:
+			walkResourceAttributes(prefix+name+"[].", na.NestedObject.Attributes, fn)
+		case rschema.MapNestedAttribute:
+			walkResourceAttributes(prefix+name+"{}.", na.NestedObject.Attributes, fn)
 		}
 	}
 }

@@ -64,6 +64,24 @@ func errorRe(summary string, fragments ...string) *regexp.Regexp {
 	return regexp.MustCompile(re)
 }
 
+// noTerraformError matches text holding no "Error:", the start of each of
+// Terraform's error diagnostics (a prefix of it may end the text).
+const noTerraformError = `(?:[^E]|E(?:[^rE]|r(?:[^rE]|r(?:[^oE]|o(?:[^rE]|r[^:E])))))*(?:E(?:r(?:r(?:o(?:r)?)?)?)?)?`
+
+// onlyErrorRe is errorRe for an output that holds this error and no other:
+// no second diagnostic before or after it, nor between its fragments.
+func onlyErrorRe(summary string, fragments ...string) *regexp.Regexp {
+	re := `\A` + noTerraformError + `Error: ` + regexp.QuoteMeta(summary)
+	for _, f := range fragments {
+		words := strings.Fields(f)
+		for i, w := range words {
+			words[i] = regexp.QuoteMeta(w)
+		}
+		re += noTerraformError + strings.Join(words, `\s+`)
+	}
+	return regexp.MustCompile(re + noTerraformError + `\z`)
+}
+
 // hclString renders s as an HCL expression that yields s exactly (PEM
 // included) without HCL escaping concerns.
 func hclString(s string) string {
@@ -266,4 +284,26 @@ func planExample(t *testing.T, typ string) {
 	accTest(t, resource.TestCase{
 		Steps: []resource.TestStep{{Config: string(example), PlanOnly: true, ExpectNonEmptyPlan: true}},
 	})
+}
+
+func TestOnlyErrorRe(t *testing.T) {
+	re := onlyErrorRe("Error creating EKS node group", "InvalidParameterException", `instance type "x9.huge"`)
+	tests := []struct {
+		name, out string
+		want      bool
+	}{
+		{"the error alone", "Error running apply: exit status 1\n\nError: Error creating EKS node group\n\n  with hca_eks_cluster.test,\n  InvalidParameterException: instance type \"x9.huge\" is not\nsupported\n", true},
+		{"another error before", "Error: Provider returned invalid result object after apply\n\nError: Error creating EKS node group\nInvalidParameterException instance type \"x9.huge\"\n", false},
+		{"another error after", "Error: Error creating EKS node group\nInvalidParameterException instance type \"x9.huge\"\nEError: again\n", false},
+		{"another error between", "Error: Error creating EKS node group\nError: other\nInvalidParameterException instance type \"x9.huge\"\n", false},
+		{"a fragment missing", "Error: Error creating EKS node group\nInvalidParameterException\n", false},
+		{"Error without colon around", "Errors: Erro Error creating\nError: Error creating EKS node group InvalidParameterException instance type \"x9.huge\" Erro", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := re.MatchString(tt.out); got != tt.want {
+				t.Errorf("match = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

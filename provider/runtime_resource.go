@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -27,6 +29,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -43,18 +46,22 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*runtimeResource)(nil)
-	_ resource.ResourceWithConfigure   = (*runtimeResource)(nil)
-	_ resource.ResourceWithImportState = (*runtimeResource)(nil)
+	_ resource.Resource                   = (*runtimeResource)(nil)
+	_ resource.ResourceWithConfigure      = (*runtimeResource)(nil)
+	_ resource.ResourceWithImportState    = (*runtimeResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*runtimeResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*runtimeResource)(nil)
 )
 
-// NewRuntimeResource returns the hca_runtime resource.
-func NewRuntimeResource() resource.Resource {
-	return &runtimeResource{}
+// NewRuntimeResource returns the hca_runtime resource of a provider of the
+// given version, whose image defaults to that version's runtime image.
+func NewRuntimeResource(version string) func() resource.Resource {
+	return func() resource.Resource { return &runtimeResource{version: version} }
 }
 
 type runtimeResource struct {
 	clients *Clients
+	version string
 }
 
 type runtimeModel struct {
@@ -67,8 +74,8 @@ type runtimeModel struct {
 	LogLevel         types.String      `tfsdk:"log_level"`
 	Resources        *runtimeResources `tfsdk:"resources"`
 	AWS              *runtimeAWS       `tfsdk:"aws"`
-	ProbeInterval    types.String      `tfsdk:"cluster_probe_interval"`
-	ControlInterval  types.String      `tfsdk:"control_interval"`
+	ProbeInterval    durationString    `tfsdk:"cluster_probe_interval"`
+	ControlInterval  durationString    `tfsdk:"control_interval"`
 	SAAnnotations    types.Map         `tfsdk:"service_account_annotations"`
 	ForceDestroy     types.Bool        `tfsdk:"force_destroy"`
 	RemoveCRDs       types.Bool        `tfsdk:"remove_crds"`
@@ -136,14 +143,22 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				},
 			},
 			"image": schema.StringAttribute{
-				Required:    true,
-				Description: "Container image of hca-runtime, such as `ghcr.io/hca-project/hca-runtime:v0.1.0`; must not be empty or contain white space.",
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(config.DefaultImage(r.version)),
+				Description: "Container image of hca-runtime: a reference such as `registry.example.com/mirror/hca-runtime:v0.1.0` " +
+					"(a mirror or an air-gapped registry), not empty and without white space. Its entrypoint must be the " +
+					"hca-runtime binary: the Deployment passes only arguments (`run --metrics-bind-address=:8080 ...`) and " +
+					"runs it as UID 65532. Defaults to the image released with this provider, `" + config.ImageRepository +
+					":v<provider version>` (`:latest` for a development build of the provider), so that upgrading the " +
+					"provider rolls the runtime to the same release.",
 				Validators: []validator.String{
 					stringvalidator.LengthAtLeast(1),
 					stringvalidator.RegexMatches(regexp.MustCompile(`^\S+$`), "must not contain white space"),
 				},
 			},
 			"replicas": schema.Int64Attribute{
+				CustomType:  intType{},
 				Optional:    true,
 				Computed:    true,
 				Default:     int64default.StaticInt64(1),
@@ -245,7 +260,11 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Description:   "Names of the installed CustomResourceDefinitions.",
 				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttr(ctx, map[string]string{
+				"create": "the CRDs to be Established and the Deployment to roll out (default `5m`)",
+				"update": "the Deployment to roll out (default `5m`)",
+				"delete": "each installed object to be gone (default `5m`)",
+			}),
 		},
 	}
 }
@@ -287,8 +306,19 @@ func (r *runtimeResource) Create(ctx context.Context, req resource.CreateRequest
 		// since) stays this resource's to delete.
 		plan.NamespaceCreated = types.BoolValue(installedNamespace(&existing))
 	}
+	made, err := absentObjects(ctx, c, ns)
+	if err != nil {
+		resp.Diagnostics.AddError("Error installing runtime", fmt.Sprintf("Could not read the runtime's objects in namespace %q: %v.", ns, err))
+		return
+	}
 	r.install(ctx, c, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
+		// Nothing is saved: undo what this create made, so that no
+		// namespace or cluster-wide RBAC is left without a resource.
+		if err := rollbackInstall(ctx, c, made); err != nil {
+			resp.Diagnostics.AddError("Error rolling back runtime install",
+				fmt.Sprintf("The failed install's objects could not all be deleted: %v. Delete them by hand (kubectl delete) before applying again.", err))
+		}
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -457,6 +487,93 @@ func (r *runtimeResource) ImportState(ctx context.Context, req resource.ImportSt
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), req.ID)...)
 }
 
+// ModifyPlan plans no change when only values left unknown differ from the
+// state (planUnchangedAsState).
+func (r *runtimeResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planUnchangedAsState(req, resp)
+}
+
+// absentObjects returns the install's objects in ns that do not exist yet:
+// what a failed create has to delete again. The CRDs are not among them:
+// they stay, shared, as on destroy without remove_crds.
+func absentObjects(ctx context.Context, c client.Client, ns string) ([]client.Object, error) {
+	objs, err := runtimeObjects(ns, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []client.Object
+	for _, o := range objs {
+		probe := o.DeepCopyObject().(client.Object)
+		err := c.Get(ctx, client.ObjectKeyFromObject(o), probe)
+		switch {
+		case apierrors.IsNotFound(err):
+			out = append(out, o)
+		case err != nil:
+			return nil, fmt.Errorf("get %T %q: %w", o, o.GetName(), err)
+		}
+	}
+	return out, nil
+}
+
+// rollbackInstall deletes objs in reverse install order and waits until they
+// are gone, with a minute of its own (ctx may have ended: a rollout timeout).
+func rollbackInstall(ctx context.Context, c client.Client, objs []client.Object) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	var errs []error
+	for i := len(objs) - 1; i >= 0; i-- {
+		if err := deleteAndWait(ctx, c, objs[i], time.Minute); err != nil {
+			errs = append(errs, fmt.Errorf("delete %T %q: %w", objs[i], objs[i].GetName(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ValidateConfig checks that each request is at most its limit, which the API
+// server checks only when the Deployment is applied.
+func (r *runtimeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var obj types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("resources"), &obj)...)
+	if resp.Diagnostics.HasError() || obj.IsNull() || obj.IsUnknown() {
+		return
+	}
+	var rs runtimeResources
+	resp.Diagnostics.Append(obj.As(ctx, &rs, basetypes.ObjectAsOptions{})...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(validateRuntimeResources(&rs)...)
+}
+
+// validateRuntimeResources checks request <= limit for cpu and memory, when
+// both are known quantities.
+func validateRuntimeResources(rs *runtimeResources) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, p := range []struct {
+		name         string
+		req, limit   types.String
+		reqN, limitN string
+	}{
+		{"cpu", rs.CPURequest, rs.CPULimit, "cpu_request", "cpu_limit"},
+		{"memory", rs.MemoryRequest, rs.MemoryLimit, "memory_request", "memory_limit"},
+	} {
+		if p.req.IsNull() || p.req.IsUnknown() || p.limit.IsNull() || p.limit.IsUnknown() {
+			continue
+		}
+		rq, err1 := kresource.ParseQuantity(p.req.ValueString())
+		lq, err2 := kresource.ParseQuantity(p.limit.ValueString())
+		if err1 != nil || err2 != nil {
+			continue // the attributes' validators report it
+		}
+		if rq.Cmp(lq) > 0 {
+			diags.AddAttributeError(path.Root("resources").AtName(p.reqN), "Invalid resources."+p.reqN,
+				fmt.Sprintf("resources.%s (%s) must be at most resources.%s (%s): Kubernetes refuses a %s request above its limit. Lower the request or raise the limit.",
+					p.reqN, p.req.ValueString(), p.limitN, p.limit.ValueString(), p.name))
+		}
+	}
+	return diags
+}
+
 // install applies the CRDs (waiting until Established) and the runtime's
 // objects, then waits for the Deployment's rollout.
 func (r *runtimeResource) install(ctx context.Context, c client.Client, plan *runtimeModel, diags interface {
@@ -521,7 +638,7 @@ func (m runtimeModel) options() (config.Options, error) {
 		o.AWSRegion, o.EKSEndpoint, o.STSEndpoint = a.Region.ValueString(), a.EKSEndpoint.ValueString(), a.STSEndpoint.ValueString()
 	}
 	for _, d := range []struct {
-		v    types.String
+		v    durationString
 		dst  *time.Duration
 		attr string
 	}{{m.ProbeInterval, &o.ProbeInterval, "cluster_probe_interval"}, {m.ControlInterval, &o.ControlInterval, "control_interval"}} {
@@ -718,29 +835,19 @@ func runtimeObjects(ns, image string) ([]client.Object, error) {
 // waitRollout waits until the Deployment's latest generation is rolled out
 // and all its replicas are available.
 func waitRollout(ctx context.Context, c client.Client, ns string) error {
-	var last string
-	for {
+	return pollUntil(ctx, 250*time.Millisecond, untilDeadline(ctx, defaultRuntimeCreateTimeout), "the rollout", func(ctx context.Context) (bool, string, error) {
 		var d appsv1.Deployment
-		err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: config.Name}, &d)
-		if err == nil {
-			want := int32(1)
-			if d.Spec.Replicas != nil {
-				want = *d.Spec.Replicas
-			}
-			st := d.Status
-			if st.ObservedGeneration >= d.Generation && st.UpdatedReplicas == want && st.AvailableReplicas == want && st.Replicas == want {
-				return nil
-			}
-			last = fmt.Sprintf("%d of %d replicas updated, %d available", st.UpdatedReplicas, want, st.AvailableReplicas)
-		} else {
-			last = err.Error()
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: config.Name}, &d); err != nil {
+			return false, apiErrorState(err), nil
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s: %w", last, ctx.Err())
-		case <-time.After(250 * time.Millisecond):
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
 		}
-	}
+		st := d.Status
+		done := st.ObservedGeneration >= d.Generation && st.UpdatedReplicas == want && st.AvailableReplicas == want && st.Replicas == want
+		return done, fmt.Sprintf("%d of %d replicas updated, %d available", st.UpdatedReplicas, want, st.AvailableReplicas), nil
+	})
 }
 
 func crdNames() ([]string, error) {

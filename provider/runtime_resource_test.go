@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	tftypes "github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	appsv1 "k8s.io/api/apps/v1"
@@ -291,6 +292,10 @@ func TestAccRuntimeResource_invalid(t *testing.T) {
 		{"aws.region", `image = "a"` + "\n  aws = { region = \"Europe\" }", []string{"Invalid Attribute Value Match", "Attribute aws.region must be an AWS region such as eu-west-1, got: Europe"}},
 		{"service_account_annotations", `image = "a"` + "\n  service_account_annotations = { \"bad key!\" = \"x\" }", []string{"Invalid Attribute Value Match", "must be an annotation key"}},
 		{"memory_limit", `image = "a"` + "\n  resources = { memory_limit = \"lots\" }", []string{"Invalid resources.memory_limit", `resources.memory_limit "lots" is not a Kubernetes quantity`}},
+		{"memory limit below request", `image = "a"` + "\n  resources = { memory_request = \"256Mi\", memory_limit = \"128Mi\" }",
+			[]string{"Invalid resources.memory_request", "resources.memory_request (256Mi) must be at most resources.memory_limit (128Mi): Kubernetes refuses a memory request above its limit."}},
+		{"cpu limit below request", `image = "a"` + "\n  resources = { cpu_request = \"1\", cpu_limit = \"500m\" }",
+			[]string{"Invalid resources.cpu_request", "resources.cpu_request (1) must be at most resources.cpu_limit (500m)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -342,6 +347,71 @@ func TestAccRuntimeResource_existingNamespace(t *testing.T) {
 			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
   force_destroy = true`),
 			Check: resource.TestCheckResourceAttr("hca_runtime.this", "namespace_created", "false"),
+		}},
+	})
+}
+
+func TestValidateRuntimeResources(t *testing.T) {
+	str := func(v string) tftypes.String {
+		switch v {
+		case "":
+			return tftypes.StringNull()
+		case "?":
+			return tftypes.StringUnknown()
+		}
+		return tftypes.StringValue(v)
+	}
+	tests := []struct {
+		cpuReq, cpuLim, memReq, memLim string
+		want                           string
+	}{
+		{"100m", "1", "128Mi", "256Mi", ""},
+		{"1", "1", "1Gi", "1024Mi", ""},
+		{"", "500m", "", "64Mi", ""},
+		{"?", "500m", "1Gi", "?", ""},
+		{"1", "500m", "", "", "resources.cpu_request (1) must be at most resources.cpu_limit (500m): Kubernetes refuses a cpu request above its limit. Lower the request or raise the limit."},
+		{"", "", "0.5Gi", "256Mi", "resources.memory_request (0.5Gi) must be at most resources.memory_limit (256Mi): Kubernetes refuses a memory request above its limit. Lower the request or raise the limit."},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%s/%s/%s", tt.cpuReq, tt.cpuLim, tt.memReq, tt.memLim), func(t *testing.T) {
+			d := validateRuntimeResources(&runtimeResources{CPURequest: str(tt.cpuReq), CPULimit: str(tt.cpuLim), MemoryRequest: str(tt.memReq), MemoryLimit: str(tt.memLim)})
+			got := ""
+			if d.HasError() {
+				got = d.Errors()[0].Detail()
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAccRuntimeResource_rollback makes an install fail after it has created
+// the namespace and the cluster-wide RBAC (a CPU request no lab node fits:
+// the rollout never completes within the create timeout). Nothing is saved,
+// and everything the create made is deleted again.
+func TestAccRuntimeResource_rollback(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := fmt.Sprintf("hca-tf-rt-rb-%06d", rand.IntN(1e6))
+	accTest(t, resource.TestCase{
+		CheckDestroy: checkRuntimeGone(c, ns),
+		Steps: []resource.TestStep{{
+			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
+  resources = { cpu_request = "100000" }
+  timeouts  = { create = "20s" }`),
+			ExpectError: errorRe("Error installing runtime", fmt.Sprintf("The Deployment %s/hca-runtime did not roll out:", ns)),
+		}, {
+			// Nothing is left, and nothing was saved: the plan creates it.
+			PreConfig: func() {
+				if err := checkRuntimeGone(c, ns)(nil); err != nil {
+					t.Errorf("after the failed create: %v", err)
+				}
+			},
+			Config:             runtimeHCL(lab, ns, `image = "hca-runtime:v1"`),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
 		}},
 	})
 }

@@ -33,6 +33,7 @@ var (
 	_ resource.Resource                   = (*sloResource)(nil)
 	_ resource.ResourceWithConfigure      = (*sloResource)(nil)
 	_ resource.ResourceWithImportState    = (*sloResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*sloResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*sloResource)(nil)
 )
 
@@ -52,7 +53,7 @@ type sloModel struct {
 	Target             *sloTarget        `tfsdk:"target"`
 	SLO                *sloObjective     `tfsdk:"slo"`
 	Tolerance          types.String      `tfsdk:"tolerance"`
-	EvaluationInterval types.String      `tfsdk:"evaluation_interval"`
+	EvaluationInterval durationString    `tfsdk:"evaluation_interval"`
 	Stabilization      *sloStabilization `tfsdk:"stabilization"`
 	ElasticityStrategy *sloStrategy      `tfsdk:"elasticity_strategy"`
 	CurrentValue       types.String      `tfsdk:"current_value"`
@@ -83,16 +84,16 @@ type sloCPUUtilization struct {
 }
 
 type sloLatency struct {
-	Percentile      types.String `tfsdk:"percentile"`
-	Threshold       types.String `tfsdk:"threshold"`
-	HistogramMetric types.String `tfsdk:"histogram_metric"`
+	Percentile      types.String   `tfsdk:"percentile"`
+	Threshold       durationString `tfsdk:"threshold"`
+	HistogramMetric types.String   `tfsdk:"histogram_metric"`
 }
 
 type sloCostEfficiency struct {
-	ResponseTimeThreshold types.String `tfsdk:"response_time_threshold"`
-	TargetCostEfficiency  types.String `tfsdk:"target_cost_efficiency"`
-	MinRequestsPercentile types.Int64  `tfsdk:"min_requests_percentile"`
-	HistogramMetric       types.String `tfsdk:"histogram_metric"`
+	ResponseTimeThreshold durationString `tfsdk:"response_time_threshold"`
+	TargetCostEfficiency  types.String   `tfsdk:"target_cost_efficiency"`
+	MinRequestsPercentile types.Int64    `tfsdk:"min_requests_percentile"`
+	HistogramMetric       types.String   `tfsdk:"histogram_metric"`
 }
 
 type sloAvailability struct {
@@ -108,8 +109,8 @@ type sloCustom struct {
 }
 
 type sloStabilization struct {
-	ScaleUp   types.String `tfsdk:"scale_up"`
-	ScaleDown types.String `tfsdk:"scale_down"`
+	ScaleUp   durationString `tfsdk:"scale_up"`
+	ScaleDown durationString `tfsdk:"scale_down"`
 }
 
 type sloStrategy struct {
@@ -166,8 +167,10 @@ func metricNameAttr(desc, def string) schema.StringAttribute {
 
 func positiveDurationAttr(desc string) schema.StringAttribute {
 	return schema.StringAttribute{
-		Required:    true,
-		Description: desc + " A Go duration greater than 0, such as `200ms` or `1.5s`.",
+		Required:      true,
+		CustomType:    durationType{},
+		PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
+		Description:   desc + " A Go duration greater than 0, such as `200ms` or `1.5s`.",
 		Validators: []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"200ms\" or \"1.5s\""),
 			durationMax{positive: true}},
 	}
@@ -227,7 +230,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 					"cpu_utilization": schema.SingleNestedAttribute{Optional: true,
 						Description: "Met while the pods' mean CPU utilisation equals the target (compliance = utilisation / target x 100); only with type `cpu-utilization`.",
 						Attributes: map[string]schema.Attribute{
-							"target_average_utilization": schema.Int64Attribute{Required: true, Description: "Wanted mean CPU use in percent of the pods' requests, 1 to 100.",
+							"target_average_utilization": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "Wanted mean CPU use in percent of the pods' requests, 1 to 100.",
 								Validators: []validator.Int64{int64validator.Between(1, 100)}},
 						}},
 					"latency": schema.SingleNestedAttribute{Optional: true,
@@ -244,7 +247,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 							"response_time_threshold": positiveDurationAttr("Response time under which a request counts as fast."),
 							"target_cost_efficiency": schema.StringAttribute{Required: true, Description: "Wanted fast requests per second per unit of cost per hour, a decimal greater than 0 such as `50`.",
 								Validators: []validator.String{quantityRange{min: "0"}}},
-							"min_requests_percentile": schema.Int64Attribute{Optional: true, Description: "Share of requests, in percent (0 to 100), that must be faster than the threshold whatever the cost: below it the SLO is violated. Unset: no floor.",
+							"min_requests_percentile": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Share of requests, in percent (0 to 100), that must be faster than the threshold whatever the cost: below it the SLO is violated. Unset: no floor.",
 								Validators: []validator.Int64{int64validator.Between(0, 100)}},
 							"histogram_metric": metricNameAttr("Prometheus histogram of response times in seconds, without the `_bucket` suffix.", sloDefaultHistogramMetric),
 						}},
@@ -254,8 +257,8 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 							"target_percent": schema.StringAttribute{Required: true, Description: "Wanted share of successful requests, a decimal in (0, 100] such as `99.9`.",
 								Validators: []validator.String{quantityRange{min: "0", max: "100", maxIncl: true}}},
 							"requests_metric": metricNameAttr("Prometheus counter of requests, with a `code` label.", sloDefaultRequestsMetric),
-							"error_codes": schema.StringAttribute{Optional: true, Description: "Regular expression (PromQL `=~`) of the `code` label values that count as failures, 1 to 200 characters. The API's default is `5..`.",
-								Validators: []validator.String{stringvalidator.LengthBetween(1, 200)}},
+							"error_codes": schema.StringAttribute{Optional: true, Description: "Regular expression (PromQL `=~`) of the `code` label values that count as failures, 1 to 200 characters, matching at least one status code (`5..`, not `5xx`). The API's default is `5..`.",
+								Validators: []validator.String{stringvalidator.LengthBetween(1, 200), statusCodePattern{}}},
 						}},
 					"custom": schema.SingleNestedAttribute{Optional: true,
 						Description: "Compares a PromQL query's value with a target; only with type `custom`.",
@@ -289,9 +292,9 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 						Validators:  []validator.String{stringvalidator.OneOf(string(hcav1.StrategyHorizontal), string(hcav1.StrategyVertical), string(hcav1.StrategyBurst))}},
 					"horizontal": schema.SingleNestedAttribute{Optional: true, Description: "Bounds of the Horizontal strategy.",
 						Attributes: map[string]schema.Attribute{
-							"min_replicas": schema.Int64Attribute{Optional: true, Description: "Fewest replicas the strategy sets, 1 or more and at most `max_replicas`. The API's default is 1.",
+							"min_replicas": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Fewest replicas the strategy sets, 1 or more and at most `max_replicas`. The API's default is 1.",
 								Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
-							"max_replicas": schema.Int64Attribute{Required: true, Description: "Most replicas the strategy sets, 1 or more.",
+							"max_replicas": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "Most replicas the strategy sets, 1 or more.",
 								Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
 						}},
 					"vertical": schema.SingleNestedAttribute{Optional: true, Description: "Bounds and steps of the Vertical strategy, which moves the pods' CPU and memory requests in steps.",
@@ -324,6 +327,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"compliance_percent": schema.Int64Attribute{
+				CustomType:    intType{},
 				Computed:      true,
 				Description:   "Latest compliance: 100 = met exactly, above 100 violated, below 100 outperformed; null before the first evaluation.",
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
@@ -348,17 +352,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 				Description:   "Whether the SLO's Ready condition is True: the runtime evaluated it and wrote the compliance to the strategy. False before the first evaluation.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
-			"conditions": schema.ListNestedAttribute{
-				Computed:      true,
-				Description:   "The SLO's conditions as the runtime last reported, by type (`Degraded`, `MetricsAvailable`, `Ready`): `type`, `status` (`True`, `False`, `Unknown`), `reason`, `message`.",
-				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"type":    schema.StringAttribute{Computed: true, Description: "Condition type."},
-					"status":  schema.StringAttribute{Computed: true, Description: "`True`, `False` or `Unknown`."},
-					"reason":  schema.StringAttribute{Computed: true, Description: "Machine-readable reason of the last transition."},
-					"message": schema.StringAttribute{Computed: true, Description: "Human-readable details."},
-				}},
-			},
+			"conditions": conditionsResourceAttr("`Degraded`, `MetricsAvailable`, `Ready`", listplanmodifier.UseStateForUnknown()),
 		},
 	}
 }
@@ -429,6 +423,12 @@ func (r *sloResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 
 func (r *sloResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	slos.importState(ctx, req, resp)
+}
+
+// ModifyPlan plans no change when only values left unknown differ from the
+// state (planUnchangedAsState).
+func (r *sloResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	planUnchangedAsState(req, resp)
 }
 
 // ValidateConfig checks the ServiceLevelObjective's cross-field (CEL) rules
@@ -634,7 +634,7 @@ func quantityValue(v types.String, where string) (kresource.Quantity, error) {
 }
 
 // durationValue is durationPtr for a required duration.
-func durationValue(v types.String, where string) (metav1.Duration, error) {
+func durationValue(v durationString, where string) (metav1.Duration, error) {
 	d, err := durationPtr(v, where)
 	if err != nil || d == nil {
 		return metav1.Duration{}, err
@@ -662,7 +662,7 @@ func sloFromAPI(slo *hcav1.ServiceLevelObjective, prior *sloModel) sloModel {
 		m.Tolerance = types.StringValue(sloDefaultTolerance)
 	}
 	if m.EvaluationInterval.IsNull() {
-		m.EvaluationInterval = types.StringValue(sloDefaultEvaluationInterval)
+		m.EvaluationInterval = durationOf(sloDefaultEvaluationInterval)
 	}
 	pt := prior.Target
 	if pt == nil {
@@ -833,6 +833,6 @@ func (m *sloModel) setStatus(slo *hcav1.ServiceLevelObjective, onlyUnknown bool)
 		m.Ready = types.BoolValue(ready)
 	}
 	if set(m.Conditions) {
-		m.Conditions = conditionsValue(conds)
+		m.Conditions = conditionsList(conds)
 	}
 }

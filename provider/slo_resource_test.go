@@ -31,9 +31,9 @@ func minimalSLO() sloModel {
 		Name: types.StringValue("web-latency"), Namespace: types.StringValue("shop"),
 		Target: &sloTarget{Kind: types.StringNull(), Name: types.StringValue("web")},
 		SLO: &sloObjective{Type: types.StringValue("latency"), Latency: &sloLatency{
-			Percentile: types.StringValue("99.9"), Threshold: types.StringValue("200ms"), HistogramMetric: types.StringNull()}},
+			Percentile: types.StringValue("99.9"), Threshold: durationOf("200ms"), HistogramMetric: types.StringNull()}},
 		Tolerance:          types.StringValue("0.1"),
-		EvaluationInterval: types.StringValue("20s"),
+		EvaluationInterval: durationOf("20s"),
 		ElasticityStrategy: &sloStrategy{Kind: types.StringValue("Horizontal"),
 			Horizontal: &sloHorizontal{MinReplicas: types.Int64Null(), MaxReplicas: types.Int64Value(10)}},
 	}
@@ -96,13 +96,13 @@ func TestSLOConverters(t *testing.T) {
 	cpu.Target.Kind = types.StringValue("StatefulSet")
 	cpu.SLO = &sloObjective{Type: types.StringValue("cpu-utilization"), CPUUtilization: &sloCPUUtilization{TargetAverageUtilization: types.Int64Value(70)}}
 	cpu.Tolerance = types.StringValue("0")
-	cpu.EvaluationInterval = types.StringValue("60s")
-	cpu.Stabilization = &sloStabilization{ScaleUp: types.StringValue("30s"), ScaleDown: types.StringNull()}
+	cpu.EvaluationInterval = durationOf("60s")
+	cpu.Stabilization = &sloStabilization{ScaleUp: durationOf("30s"), ScaleDown: durationNull()}
 	cpu.ElasticityStrategy.Horizontal.MinReplicas = types.Int64Value(1)
 
 	cost := minimalSLO()
 	cost.SLO = &sloObjective{Type: types.StringValue("cost-efficiency"), CostEfficiency: &sloCostEfficiency{
-		ResponseTimeThreshold: types.StringValue("0.1s"), TargetCostEfficiency: types.StringValue("50"),
+		ResponseTimeThreshold: durationOf("0.1s"), TargetCostEfficiency: types.StringValue("50"),
 		MinRequestsPercentile: types.Int64Value(0), HistogramMetric: types.StringValue("rt_seconds")}}
 	cost.Tolerance = types.StringValue("100m")
 	cost.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("Vertical"),
@@ -119,7 +119,7 @@ func TestSLOConverters(t *testing.T) {
 	custom := minimalSLO()
 	custom.SLO = &sloObjective{Type: types.StringValue("custom"), Custom: &sloCustom{
 		Query: types.StringValue(`sum(rate(errors_total{app="web"}[1m]))`), TargetValue: types.StringValue("0.5"), Direction: types.StringValue("above")}}
-	custom.Stabilization = &sloStabilization{ScaleUp: types.StringNull(), ScaleDown: types.StringNull()}
+	custom.Stabilization = &sloStabilization{ScaleUp: durationNull(), ScaleDown: durationNull()}
 
 	tests := []struct {
 		name string
@@ -298,13 +298,13 @@ func TestSLOSetStatus(t *testing.T) {
 		want        string
 	}{
 		{"evaluated", slo, sloModel{}, false,
-			`"183ms" 92 "2025-03-01T09:04:05Z" "HorizontalElasticityStrategy" "web-latency" true [{"message":"","reason":"Evaluated","status":"False","type":"Degraded"},{"message":"compliance 92%","reason":"Evaluated","status":"True","type":"Ready"}]`},
+			`"183ms" 92 "2025-03-01T09:04:05Z" "HorizontalElasticityStrategy" "web-latency" true [{"last_transition_time":"","message":"","reason":"Evaluated","status":"False","type":"Degraded"},{"last_transition_time":"","message":"compliance 92%","reason":"Evaluated","status":"True","type":"Ready"}]`},
 		{"never evaluated", &hcav1.ServiceLevelObjective{}, sloModel{}, false, `"" <null> "" "" "" false []`},
 		{"degraded", &hcav1.ServiceLevelObjective{Status: hcav1.ServiceLevelObjectiveStatus{Conditions: []metav1.Condition{
 			{Type: hcav1.ConditionReady, Status: metav1.ConditionFalse, Reason: "NoData", Message: "no sample"}}}}, sloModel{}, false,
-			`"" <null> "" "" "" false [{"message":"no sample","reason":"NoData","status":"False","type":"Ready"}]`},
+			`"" <null> "" "" "" false [{"last_transition_time":"","message":"no sample","reason":"NoData","status":"False","type":"Ready"}]`},
 		{"planned values kept", slo, sloModel{CurrentValue: types.StringValue("1s"), CompliancePercent: types.Int64Unknown(), LastEvaluationTime: types.StringUnknown(),
-			StrategyKind: types.StringValue("k"), StrategyName: types.StringUnknown(), Ready: types.BoolValue(false), Conditions: types.ListNull(types.ObjectType{AttrTypes: statusConditionAttrs})}, true,
+			StrategyKind: types.StringValue("k"), StrategyName: types.StringUnknown(), Ready: types.BoolValue(false), Conditions: types.ListNull(types.ObjectType{AttrTypes: conditionAttrs})}, true,
 			`"1s" 92 "2025-03-01T09:04:05Z" "k" "web-latency" false <null>`},
 	}
 	for _, tt := range tests {
@@ -404,24 +404,14 @@ func TestSLOSchemaDescriptions(t *testing.T) {
 		t.Fatalf("schema implementation: %v", diags)
 	}
 	n := 0
-	var walk func(prefix string, as map[string]schema.Attribute)
-	walk = func(prefix string, as map[string]schema.Attribute) {
-		for name, a := range as {
-			n++
-			if strings.TrimSpace(a.GetDescription()) == "" {
-				t.Errorf("%s%s has no description", prefix, name)
-			}
-			switch na := a.(type) {
-			case schema.SingleNestedAttribute:
-				walk(prefix+name+".", na.Attributes)
-			case schema.ListNestedAttribute:
-				walk(prefix+name+"[].", na.NestedObject.Attributes)
-			}
+	walkResourceAttributes("", resp.Schema.Attributes, func(name string, a schema.Attribute) {
+		n++
+		if strings.TrimSpace(a.GetDescription()) == "" {
+			t.Errorf("%s has no description", name)
 		}
-	}
-	walk("", resp.Schema.Attributes)
-	if n != 58 {
-		t.Errorf("hca_slo has %d attributes, want 58 (update this test with the schema)", n)
+	})
+	if n != 59 {
+		t.Errorf("hca_slo has %d attributes, want 59 (update this test with the schema)", n)
 	}
 }
 
@@ -758,6 +748,8 @@ func TestAccSLOResource_invalid(t *testing.T) {
 			[]string{"Invalid slo.latency.percentile", `slo.latency.percentile must be a decimal greater than 0 and less than 100, got "100".`}},
 		{"threshold", `slo = { type = "latency", latency = { percentile = "99", threshold = "0s" } }` + "\n" + horizontal,
 			[]string{"Invalid slo.latency.threshold", `slo.latency.threshold must be greater than 0s, got "0s".`}},
+		{"error_codes 5xx", `slo = { type = "availability", availability = { target_percent = "99.9", error_codes = "5xx" } }` + "\n" + horizontal,
+			[]string{"Invalid slo.availability.error_codes", `slo.availability.error_codes "5xx" matches no HTTP status code (100 to 599)`}},
 		{"target_percent", `slo = { type = "availability", availability = { target_percent = "100.1" } }` + "\n" + horizontal,
 			[]string{"Invalid slo.availability.target_percent", `slo.availability.target_percent must be a decimal greater than 0 and at most 100, got "100.1".`}},
 		{"custom target_value", `slo = { type = "custom", custom = { query = "up", target_value = "0" } }` + "\n" + horizontal,

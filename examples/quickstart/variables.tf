@@ -44,9 +44,9 @@ variable "ack_endpoint" {
 }
 
 variable "runtime_image" {
-  description = "hca-runtime image of the installed Deployment."
+  description = "Container image of hca-runtime; null: the image released with the provider (ghcr.io/hca-project/hca-runtime:v<provider version>). Set it for a mirror or an air-gapped registry."
   type        = string
-  default     = "ghcr.io/hca-project/hca-runtime:v0.1.0"
+  default     = null
 }
 
 variable "app_namespace" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -586,6 +587,7 @@ func (l *Lab) Env() (map[string]string, error) {
 	if st.PodStartupDelay != nil {
 		env["HCA_LAB_POD_STARTUP_DELAY"] = st.PodStartupDelay.String()
 	}
+	maps.Copy(env, credentialsEnv())
 	return env, nil
 }
 

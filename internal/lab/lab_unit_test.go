@@ -160,3 +160,22 @@ func TestWriteEnvFileQuotes(t *testing.T) {
 		t.Fatalf("env file:\n%s\nwant suffix:\n%s", raw, want)
 	}
 }
+
+// TestCredentialsEnv checks that .lab/env exports the emulators' credentials
+// under the names the AWS SDK's default chain and the provider's alicloud
+// fallbacks read.
+func TestCredentialsEnv(t *testing.T) {
+	want := map[string]string{
+		"AWS_ACCESS_KEY_ID": AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY": AWSSecretAccessKey,
+		"ALICLOUD_ACCESS_KEY": AlicloudAccessKey, "ALICLOUD_SECRET_KEY": AlicloudAccessSecret,
+	}
+	got := credentialsEnv()
+	if len(got) != len(want) {
+		t.Errorf("credentialsEnv has %d variables, want %d: %v", len(got), len(want), got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}

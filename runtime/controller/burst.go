@@ -282,7 +282,9 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 	}
 	if err := errors.Join(errs...); err != nil {
 		log.FromContext(ctx).Info("burst policy reconciled with errors", "policy", client.ObjectKeyFromObject(p), "error", err.Error())
-		return res, err
+		// The error requeues with backoff, sooner than any RequeueAfter;
+		// controller-runtime ignores (and warns about) a result beside it.
+		return ctrl.Result{}, err
 	}
 	return res, nil
 }

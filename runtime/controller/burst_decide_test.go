@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -433,36 +434,118 @@ func TestBurstPlacementTarget(t *testing.T) {
 	}
 	const unlimited = math.MaxInt64 / 4
 	tests := []struct {
-		name string
-		view burstView
-		cur  int32
-		want scaling.BurstTarget
+		name     string
+		view     burstView
+		cur      int32
+		unprobed int32
+		want     scaling.BurstTarget
 	}{
-		{"defaults: weight 1, no cap, capacity unknown", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, hc: hc(0)}, 0,
+		{"defaults: weight 1, no cap, capacity unknown", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, hc: hc(0)}, 0, 0,
 			scaling.BurstTarget{Name: "b", Weight: 1, Reachable: true, Priority: 63, FreeCPUMilli: unlimited, FreeMemoryBytes: unlimited}},
 		{"weight, max, prices, later in the list", burstView{name: "b", index: 2, target: &hcav1.BurstTargetCluster{Cluster: "b", Weight: burstI32(5), MaxReplicas: burstI32(7)},
 			hc: hc(3, func(h *hcav1.HybridCluster) {
 				h.Spec.Prices = &hcav1.ClusterPrices{PerVCPUHour: "0.0464", PerGiBHour: "0.0058"}
-			})}, 2,
+			})}, 2, 0,
 			scaling.BurstTarget{Name: "b", Weight: 5, MaxReplicas: 7, Current: 2, Reachable: true, Priority: 3*64 + 61,
 				PricePerVCPUHour: 0.0464, PricePerGiBHour: 0.0058, FreeCPUMilli: unlimited, FreeMemoryBytes: unlimited}},
 		{"prober's free capacity", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, hc: hc(0, func(h *hcav1.HybridCluster) {
 			h.Status.Free = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("4Gi")}
-		})}, 0,
+		})}, 0, 0,
 			scaling.BurstTarget{Name: "b", Weight: 1, Reachable: true, Priority: 63, FreeCPUMilli: 3000, FreeMemoryBytes: 4 << 30}},
 		{"limits without a probe: max CPU minus what runs there, max pods caps", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b", MaxReplicas: burstI32(10)},
 			hc: hc(0, func(h *hcav1.HybridCluster) {
 				cpu := resource.MustParse("4")
 				h.Spec.Limits = &hcav1.ClusterLimits{MaxCPU: &cpu, MaxPods: burstI32(6)}
-			})}, 2,
+			})}, 2, 0,
 			scaling.BurstTarget{Name: "b", Weight: 1, MaxReplicas: 6, Current: 2, Reachable: true, Priority: 63, FreeCPUMilli: 3000, FreeMemoryBytes: unlimited}},
-		{"unreachable", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, err: errors.New("connection refused")}, 1,
+		{"unreachable", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, err: errors.New("connection refused")}, 1, 0,
 			scaling.BurstTarget{Name: "b", Weight: 1, Current: 1, FreeCPUMilli: unlimited, FreeMemoryBytes: unlimited}},
+		// 3 CPU / 4 GiB free at the probe; 2 replicas of 500m/1Gi placed
+		// since: 3000 - 2 x 500 = 2000m and 4 - 2 x 1 = 2 GiB left.
+		{"replicas placed since the probe are taken off its free capacity", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, hc: hc(0, func(h *hcav1.HybridCluster) {
+			h.Status.Free = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("4Gi")}
+		})}, 3, 2,
+			scaling.BurstTarget{Name: "b", Weight: 1, Current: 3, Reachable: true, Priority: 63, FreeCPUMilli: 2000, FreeMemoryBytes: 2 << 30}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := burstPlacementTarget(&tc.view, tc.cur, pod); got != tc.want {
+			if got := burstPlacementTarget(&tc.view, tc.cur, tc.unprobed, pod, false); got != tc.want {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBurstUnprobed(t *testing.T) {
+	probe := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	pod := func(name string, created time.Time, node string, of string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(created), Labels: map[string]string{BurstOfLabel: of}},
+			Spec: corev1.PodSpec{NodeName: node}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	}
+	probed := &hcav1.HybridCluster{Status: hcav1.HybridClusterStatus{LastProbeTime: &metav1.Time{Time: probe}}}
+	tests := []struct {
+		name    string
+		hc      *hcav1.HybridCluster
+		pods    []corev1.Pod
+		current int32
+		want    int32
+	}{
+		{"never probed: nothing to subtract (limits apply instead)", &hcav1.HybridCluster{}, nil, 3, 0},
+		// 3 replicas: one pod bound before the probe (counted by it), one
+		// created after, one not created yet: 2 unprobed.
+		{"pods bound before the probe are counted by it", probed, []corev1.Pod{
+			pod("a", probe.Add(-time.Minute), "n1", "shop.web"),
+			pod("b", probe.Add(time.Second), "n1", "shop.web"),
+		}, 3, 2},
+		{"a pod not bound at the probe was not counted", probed, []corev1.Pod{pod("a", probe.Add(-time.Minute), "", "shop.web")}, 1, 1},
+		{"another deployment's pods do not count", probed, []corev1.Pod{pod("a", probe.Add(-time.Minute), "n1", "shop.api")}, 1, 1},
+		{"more pods than replicas (terminating surplus): never negative", probed, []corev1.Pod{
+			pod("a", probe.Add(-time.Minute), "n1", "shop.web"), pod("b", probe.Add(-time.Minute), "n1", "shop.web"),
+		}, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := &burstView{name: "b", hc: tt.hc, pods: tt.pods}
+			if got := burstUnprobed(v, d, tt.current); got != tt.want {
+				t.Errorf("unprobed = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBurstGrowable(t *testing.T) {
+	group := func(name string, spot bool, max int32) hcav1.NodeGroup {
+		g := hcav1.NodeGroup{Name: name, MaxNodes: max, Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi")}}
+		if spot {
+			g.CapacityType = hcav1.CapacitySpot
+		}
+		return g
+	}
+	hc := func(groups []hcav1.NodeGroup, status ...hcav1.NodeGroupStatus) *hcav1.HybridCluster {
+		return &hcav1.HybridCluster{Spec: hcav1.HybridClusterSpec{NodeGroups: groups}, Status: hcav1.HybridClusterStatus{NodeGroups: status}}
+	}
+	tests := []struct {
+		name      string
+		hc        *hcav1.HybridCluster
+		allowSpot bool
+		wantNodes int64
+	}{
+		{"no node groups: nothing to add", hc(nil), false, 0},
+		{"never looked at: up to its maximum", hc([]hcav1.NodeGroup{group("od", false, 3)}), false, 3},
+		// max 4, desired 2 of which 2 still boot: 2 more may come and the 2
+		// booting are not in the prober's free capacity yet: 4 nodes.
+		{"booting nodes and room to grow", hc([]hcav1.NodeGroup{group("od", false, 4)}, hcav1.NodeGroupStatus{Name: "od", DesiredNodes: 2, RequestedNodes: 2}), false, 4},
+		{"at its maximum, all ready: nothing", hc([]hcav1.NodeGroup{group("od", false, 2)}, hcav1.NodeGroupStatus{Name: "od", DesiredNodes: 2, ReadyNodes: 2, Reason: "MaxReached"}), false, 0},
+		{"nodes that cannot come add nothing", hc([]hcav1.NodeGroup{group("od", false, 4)}, hcav1.NodeGroupStatus{Name: "od", Reason: "LaunchFailures"}), false, 0},
+		{"spot only for policies that allow it", hc([]hcav1.NodeGroup{group("spot", true, 2), group("od", false, 1)}), false, 1},
+		{"spot allowed", hc([]hcav1.NodeGroup{group("spot", true, 2), group("od", false, 1)}), true, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cpu, mem := burstGrowable(tt.hc, tt.allowSpot)
+			if cpu != tt.wantNodes*4000 || mem != tt.wantNodes*16<<30 {
+				t.Errorf("growable %dm CPU, %d bytes; want %d nodes of 4 CPU / 16Gi", cpu, mem, tt.wantNodes)
 			}
 		})
 	}

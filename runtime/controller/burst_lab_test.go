@@ -865,6 +865,20 @@ current-context: dead
 				d != nil && d.Status == metav1.ConditionTrue && d.Reason == controller.BurstReasonMetricsMissing && p.Status.Phase == hcav1.PhaseDegraded
 			return ok, fmt.Sprintf("phase %s, conditions %+v", p.Status.Phase, p.Status.Conditions)
 		})
+		burstEventually(t, wctx, "a Warning Event tells the operator the metrics are missing", func() (bool, string) {
+			var evs eventsv1.EventList
+			if err := bl.control.List(ctx, &evs, client.InNamespace(ns)); err != nil {
+				return false, err.Error()
+			}
+			var seen []string
+			for _, e := range evs.Items {
+				if e.Regarding.Kind == "BurstPolicy" && e.Reason == controller.BurstReasonMetricsMissing && e.Type == corev1.EventTypeWarning && strings.Contains(e.Note, "no data") {
+					return true, ""
+				}
+				seen = append(seen, e.Type+"/"+e.Reason)
+			}
+			return false, fmt.Sprintf("events %v", seen)
+		})
 		bl.scale(t, ctx, ns, 1) // a scale-down by hand is not a metric: held too
 		// Only the controller writes the primary back to 4, so this cannot
 		// pass without a round having seen the scale-down.

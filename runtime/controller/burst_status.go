@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,7 +78,7 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 			errs = append(errs, t.err.Error())
 		}
 		unplaced += t.unplaced
-		if t.metrics != nil && t.metrics.noScaleDown {
+		if t.metrics != nil && t.metrics.noScaleDown && !t.metrics.available {
 			holding = true
 		}
 		if len(t.plan.Actions) > 0 {
@@ -118,6 +119,12 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 				if _, u, _ := burstPodScheduling(pod); u {
 					cr.Pending++
 				}
+			}
+		}
+		if v.hc != nil {
+			for _, g := range v.hc.Status.NodeGroups {
+				cr.NodesReady += g.ReadyNodes
+				cr.NodesRequested += g.RequestedNodes
 			}
 		}
 		burstAfter += cr.Desired
@@ -233,7 +240,33 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	if err := r.client.Status().Patch(ctx, p, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("patch status of burst policy %s/%s: %w", p.Namespace, p.Name, err)
 	}
+	for _, e := range burstConditionEvents(before.Status.Conditions, p.Status.Conditions) {
+		r.event(p, nil, e.kind, e.reason, "Observe", "%s", e.note)
+	}
 	return nil
+}
+
+// burstConditionEvent is an Event for a condition that changed.
+type burstConditionEvent struct{ kind, reason, note string }
+
+// burstConditionEvents tells the operator, once per transition, what the
+// conditions tell a reader of the status: metrics lost or back, burst
+// clusters unreachable or reachable again.
+func burstConditionEvents(before, after []metav1.Condition) []burstConditionEvent {
+	var out []burstConditionEvent
+	for _, typ := range []string{hcav1.ConditionMetricsAvailable, hcav1.ConditionReachable} {
+		b, a := meta.FindStatusCondition(before, typ), meta.FindStatusCondition(after, typ)
+		if a == nil || a.Status == metav1.ConditionUnknown || b != nil && b.Status == a.Status {
+			continue
+		}
+		switch {
+		case a.Status == metav1.ConditionFalse:
+			out = append(out, burstConditionEvent{corev1.EventTypeWarning, a.Reason, a.Message})
+		case b != nil && b.Status == metav1.ConditionFalse: // recovered (not the first True)
+			out = append(out, burstConditionEvent{corev1.EventTypeNormal, a.Reason, a.Message})
+		}
+	}
+	return out
 }
 
 func burstStatusDistribution(reps []hcav1.ClusterReplicas) string {

@@ -140,7 +140,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 			cur = burstStatusReplicas(p, v.name) // best knowledge while unreachable
 		}
 		burstNow += cur
-		t := burstPlacementTarget(v, cur, req)
+		t := burstPlacementTarget(v, cur, burstUnprobed(v, d, cur), req, p.Spec.Capacity != nil && p.Spec.Capacity.AllowSpot)
 		if v.target == nil || (v.target.MaxReplicas != nil && *v.target.MaxReplicas == 0) {
 			in.Drain = append(in.Drain, t)
 		} else {

@@ -87,6 +87,8 @@ func (t *burstTotals) fromSLO(key string, s *hcav1.BurstElasticityStrategy, d *a
 // metric; the largest proposal wins, as in autoscaling/v2). It lives in memory:
 // after a restart the algorithms start fresh, as the HPA's do.
 type burstAlgoState struct {
+	// missingAt is the last evaluation with a metric missing.
+	missingAt time.Time
 	fingerprint string
 	algs        []scaling.Algorithm
 	last        time.Time
@@ -105,6 +107,11 @@ type burstMetricOutcome struct {
 	// next is when the next evaluation is due.
 	next time.Duration
 }
+
+// burstFreshWindow is how long after metrics return a scale-down waits: the
+// rate window of the CPU queries (metricInput), so that no decision shrinks
+// on a rate computed over the first few fresh samples.
+const burstFreshWindow = time.Minute
 
 // burstPodNameRE matches the pods of a Deployment's ReplicaSets.
 func burstPodNameRE(deployment string) string {
@@ -167,11 +174,20 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 			best, bestReason = dec.Desired, fmt.Sprintf("%s: metrics[%d] %s", st.algs[i].Name(), i, dec.Reason)
 		}
 	}
+	fresh := !st.missingAt.IsZero() && now.Sub(st.missingAt) < burstFreshWindow
 	switch {
 	case len(missing) > 0:
+		st.missingAt = now
 		out.available = false
 		out.noScaleDown = true
 		out.message = strings.Join(missing, "; ")
+	case fresh:
+		// Back after an outage: a rate over the first fresh samples reads
+		// low, so the total may rise but not fall until a full window of
+		// fresh data exists.
+		out.noScaleDown = true
+		out.message = fmt.Sprintf("%s; metrics back after an outage at %s: no scale-down before %s (a full %v window of fresh data)",
+			bestReason, st.missingAt.UTC().Format(time.RFC3339), st.missingAt.Add(burstFreshWindow).UTC().Format(time.RFC3339), burstFreshWindow)
 	case disabled != "":
 		out.message, best = disabled, -1
 	default:

@@ -215,8 +215,62 @@ func primaryFit(ctx context.Context, c client.Reader, spec *corev1.PodSpec, req 
 	return burstPrimaryFit(spec, req, nodes.Items, pods.Items), nil
 }
 
-// burstPlacementTarget converts a view into placement's view of a cluster.
-func burstPlacementTarget(v *burstView, current int32, pod scaling.PodRequests) scaling.BurstTarget {
+// burstUnprobed is how many of the replicas of the copy of d in v (current)
+// the prober's last free-capacity figure does not count: those without a pod
+// bound to a node when it probed (placed since, or whose pods do not exist
+// yet). Placement subtracts them from the free capacity, so that several
+// rounds between two probes do not place into the same room twice. Other
+// policies' replicas placed since the probe are not known here.
+func burstUnprobed(v *burstView, d *appsv1.Deployment, current int32) int32 {
+	if v.hc == nil || v.hc.Status.LastProbeTime == nil {
+		return 0
+	}
+	probe := v.hc.Status.LastProbeTime.Time
+	of := burstOf(d.Namespace, d.Name)
+	var probed int32
+	for i := range v.pods {
+		pod := &v.pods[i]
+		if pod.Labels[BurstOfLabel] == of && burstPodActive(pod) && pod.Spec.NodeName != "" && pod.CreationTimestamp.Time.Before(probe) {
+			probed++
+		}
+	}
+	return max(0, current-probed)
+}
+
+// burstGrowable is the capacity a cluster's node groups can still add for a
+// policy (allowSpot: it may use spot groups): the nodes booting (not in the
+// prober's figure yet) and those each group may still grow by, unless the
+// group's nodes cannot come (its status gives a reason other than its
+// maximum). Placement and capacity agree this way: replicas go where nodes
+// exist or can come.
+func burstGrowable(hc *hcav1.HybridCluster, allowSpot bool) (cpuMilli, memBytes int64) {
+	status := map[string]hcav1.NodeGroupStatus{}
+	for _, s := range hc.Status.NodeGroups {
+		status[s.Name] = s
+	}
+	for _, g := range hc.Spec.NodeGroups {
+		if g.CapacityType == hcav1.CapacitySpot && !allowSpot {
+			continue
+		}
+		st, seen := status[g.Name]
+		if seen && st.Reason != "" && st.Reason != "MaxReached" {
+			continue
+		}
+		nodes := int64(g.MaxNodes - st.DesiredNodes + st.RequestedNodes)
+		if !seen {
+			nodes = int64(g.MaxNodes)
+		}
+		nodes = max(nodes, 0)
+		cpuMilli += nodes * g.Allocatable.CPU.MilliValue()
+		memBytes += nodes * g.Allocatable.Memory.Value()
+	}
+	return cpuMilli, memBytes
+}
+
+// burstPlacementTarget converts a view into placement's view of a cluster;
+// unprobed replicas (burstUnprobed) are taken off the prober's free capacity,
+// what the cluster's node groups can still add (burstGrowable) is added.
+func burstPlacementTarget(v *burstView, current, unprobed int32, pod scaling.PodRequests, allowSpot bool) scaling.BurstTarget {
 	t := scaling.BurstTarget{Name: v.name, Current: current, Reachable: v.reachable(), Weight: 1,
 		FreeCPUMilli: math.MaxInt64 / 4, FreeMemoryBytes: math.MaxInt64 / 4}
 	if v.target != nil {
@@ -237,11 +291,14 @@ func burstPlacementTarget(v *burstView, current int32, pod scaling.PodRequests) 
 		if hc.Status.Free != nil {
 			// The prober's view; it counts the replicas already there as used.
 			if q, ok := hc.Status.Free[corev1.ResourceCPU]; ok {
-				t.FreeCPUMilli = q.MilliValue()
+				t.FreeCPUMilli = max(0, q.MilliValue()-int64(unprobed)*pod.CPUMilli)
 			}
 			if q, ok := hc.Status.Free[corev1.ResourceMemory]; ok {
-				t.FreeMemoryBytes = q.Value()
+				t.FreeMemoryBytes = max(0, q.Value()-int64(unprobed)*pod.MemoryBytes)
 			}
+			cpu, mem := burstGrowable(hc, allowSpot)
+			t.FreeCPUMilli += cpu
+			t.FreeMemoryBytes += mem
 		} else if l := hc.Spec.Limits; l != nil && l.MaxCPU != nil {
 			t.FreeCPUMilli = max(0, l.MaxCPU.MilliValue()-int64(current)*pod.CPUMilli)
 		}

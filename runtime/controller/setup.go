@@ -27,6 +27,11 @@ type Deps struct {
 	// BurstMetricsInterval is how often burst policies with metrics are
 	// evaluated (0: the controller's default).
 	BurstMetricsInterval time.Duration
+	// Cloud scales burst clusters' node groups (nil: no cloud access; the
+	// capacity controller says so in their status).
+	Cloud NodeGroupCloud
+	// CapacityInterval is how often node groups are looked at (0: 10s).
+	CapacityInterval time.Duration
 }
 
 // Setup registers every controller with the manager.
@@ -47,6 +52,10 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 	})
 	if err := burst.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up burst controller: %w", err)
+	}
+	capacityCtl := &CapacityReconciler{Client: mgr.GetClient(), Members: d.Members, Cloud: d.Cloud, Clock: d.Clock, Interval: d.CapacityInterval}
+	if err := capacityCtl.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up capacity controller: %w", err)
 	}
 	rec := mgr.GetEventRecorder("hca-runtime")
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{

@@ -275,10 +275,15 @@ func TestBurstEndToEnd(t *testing.T) {
 		t.Fatalf("burst replicas fell from %d to %d while Prometheus was down", bBefore, b)
 	}
 	labUp(t, root, env["HCA_LAB_DIR"])
+	back := time.Now()
+	var firstDrop time.Time
 
 	// Load dropped: back to the private cluster, slowly; the burst cluster is cleaned.
 	waitFor(t, ctx, 4*time.Minute, "the burst cluster to be emptied and cleaned and Consul deregistered", func() (bool, string) {
 		p, b, _, passing, cm := snapshot()
+		if b < bBefore && firstDrop.IsZero() {
+			firstDrop = time.Now()
+		}
 		var copies appsv1.DeploymentList
 		_ = burst.List(ctx, &copies, client.InNamespace(ns))
 		all, _, _ := consulClient.Catalog().Service(service, "", nil)
@@ -293,6 +298,11 @@ func TestBurstEndToEnd(t *testing.T) {
 		ok := b == 0 && len(copies.Items) == 0 && passing == 0 && remote == 0 && node == nil && !cm && got.Status.Phase == hcav1.PhaseWatching && p <= 8
 		return ok, fmt.Sprintf("primary=%d burst=%d copies=%d consul(burst)=%d node=%v configmap=%v phase=%s", p, b, len(copies.Items), remote, node != nil, cm, got.Status.Phase)
 	})
+	// No scale-down on the first fresh samples after the outage (a rate over
+	// them reads low): the runtime waits for a full 1-minute window.
+	if d := firstDrop.Sub(back); d < 50*time.Second {
+		t.Errorf("the burst shrank %v after Prometheus returned: want no scale-down before a full minute of fresh data", d.Round(time.Second))
+	}
 }
 
 // burstRounds waits until the runtime serving metrics on addr has finished n

@@ -130,12 +130,7 @@ func (a *AWSAPI) regional(region string) aws.Config {
 
 // DescribeCluster returns the cluster's endpoint and CA (PEM).
 func (a *AWSAPI) DescribeCluster(ctx context.Context, name, region string) (string, []byte, error) {
-	client := eks.NewFromConfig(a.regional(region), func(o *eks.Options) {
-		if a.EKSEndpoint != "" {
-			o.BaseEndpoint = aws.String(a.EKSEndpoint)
-		}
-	})
-	out, err := client.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+	out, err := a.eks(region).DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
 	if err != nil {
 		return "", nil, err
 	}

@@ -5,9 +5,9 @@ variable "private_kubeconfig" {
 }
 
 variable "runtime_image" {
-  description = "Container image of hca-runtime."
+  description = "Container image of hca-runtime; null: the image released with the provider (ghcr.io/hca-project/hca-runtime:v<provider version>). Set it for a mirror or an air-gapped registry."
   type        = string
-  default     = "ghcr.io/hca-project/hca-runtime:v0.1.0"
+  default     = null
 }
 
 variable "aws_region" {

@@ -7,7 +7,7 @@
 variable "runtime" {
   description = <<-EOT
     The HCA runtime installed into the control cluster (hca_runtime).
-    - image: container image of hca-runtime, such as "ghcr.io/hca-project/hca-runtime:v0.1.0"; no white space.
+    - image: container image of hca-runtime, such as "registry.internal:5000/hca/hca-runtime:v0.1.0" (a mirror); no white space. Default (null): the image released with the provider, ghcr.io/hca-project/hca-runtime:v<provider version>.
     - namespace: namespace of the runtime, created when missing, a DNS label; also where the clusters' credentials Secrets are written. Default "hca-system".
     - replicas: 1 to 10; more than 1 turns leader election on. Default 1.
     - prometheus_url: Prometheus the runtime reads metrics from (PromQL metrics, SLOs); null turns PromQL metrics off.
@@ -17,7 +17,7 @@ variable "runtime" {
     - force_destroy: destroy the runtime even while hca objects of other configurations exist in the control cluster. Default false.
   EOT
   type = object({
-    image          = string
+    image          = optional(string)
     namespace      = optional(string, "hca-system")
     replicas       = optional(number, 1)
     prometheus_url = optional(string)
@@ -33,7 +33,7 @@ variable "runtime" {
   })
 
   validation {
-    condition     = can(regex("^\\S+$", var.runtime.image))
+    condition     = var.runtime.image == null ? true : can(regex("^\\S+$", var.runtime.image))
     error_message = "runtime.image must be a container image reference such as \"ghcr.io/hca-project/hca-runtime:v0.1.0\", not empty and without white space."
   }
   validation {

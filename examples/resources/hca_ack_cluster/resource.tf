@@ -8,7 +8,7 @@ resource "hca_ack_cluster" "burst" {
   worker_instance_types = ["ecs.g6.large", "ecs.c6.xlarge"]
   worker_count          = 2
 
-  timeouts {
+  timeouts = {
     create = "45m"
   }
 }

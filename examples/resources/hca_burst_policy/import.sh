@@ -1,4 +1,6 @@
-# A BurstPolicy is imported by <namespace>/<name>. Durations are read back in
-# their shortest spelling ("1m", "1h30m", "90s" reads as "1m30s"), and quantities as
-# the API server prints them; arguments the API defaulted stay unset.
+# A BurstPolicy is imported by <namespace>/<name>. Durations are equal whatever
+# their spelling ("90s" and "1m30s"), so a configuration spelling them otherwise
+# than the API plans no change. Quantities are read as the API server prints
+# them; arguments the API defaulted stay unset (an argument set explicitly to
+# the API's default, such as algorithm.name = "kubernetes", shows as a change).
 terraform import hca_burst_policy.web shop/web

@@ -1,5 +1,6 @@
 # A HybridCluster is imported by its name. The connection arguments
-# (kubeconfig, host, token, certificates) are secrets that cannot be read back:
-# set them in the configuration; the next apply rewrites the credentials Secret
+# (kubeconfig, host, token, certificates) are secrets that are not read back
+# into the state: set them in the configuration. The first plan after import
+# shows them as an in-place update; its apply rewrites the credentials Secret
 # only if its content differs.
 terraform import hca_cluster.eks eks-eu-west-1

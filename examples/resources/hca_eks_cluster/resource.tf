@@ -27,7 +27,7 @@ resource "hca_eks_cluster" "burst" {
     desired_size = 2
   }
 
-  timeouts {
+  timeouts = {
     create = "40m"
     delete = "20m"
   }

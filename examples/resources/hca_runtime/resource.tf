@@ -1,6 +1,9 @@
-# Install the HCA runtime into the control cluster.
+# Install the HCA runtime into the control cluster. Without `image`, the
+# runtime is the image released with this provider,
+# ghcr.io/hca-project/hca-runtime:v<provider version>; set it to install from a
+# mirror or an air-gapped registry, e.g.
+#   image = "registry.internal:5000/hca/hca-runtime:v0.1.0"
 resource "hca_runtime" "this" {
-  image          = "ghcr.io/hca-project/hca-runtime:v0.1.0"
   namespace      = "hca-system"
   replicas       = 2 # leader election on
   prometheus_url = "http://prometheus.monitoring:9090"

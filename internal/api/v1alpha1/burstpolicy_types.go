@@ -138,6 +138,31 @@ type BurstPolicySpec struct {
 	// +kubebuilder:default="5s"
 	// +optional
 	PendingThreshold *metav1.Duration `json:"pendingThreshold,omitempty"`
+
+	// Capacity says which nodes the runtime may buy for this policy's burst
+	// replicas in burst clusters with node groups, and when it gives them
+	// back.
+	//
+	// +optional
+	Capacity *BurstCapacity `json:"capacity,omitempty"`
+}
+
+// BurstCapacity is a policy's say in the burst clusters' node groups.
+type BurstCapacity struct {
+	// AllowSpot lets the runtime buy spot nodes (cheaper, interruptible) for
+	// the policy's replicas; spot groups are then used first.
+	//
+	// +optional
+	AllowSpot bool `json:"allowSpot,omitempty"`
+
+	// ScaleDownDelay is how long a node must be empty before it is released
+	// (Go duration; Cluster Autoscaler's default: 10m).
+	//
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
+	// +kubebuilder:default="10m"
+	// +optional
+	ScaleDownDelay *metav1.Duration `json:"scaleDownDelay,omitempty"`
 }
 
 // BurstTarget selects the workload of a BurstPolicy, in the policy's namespace.
@@ -538,6 +563,16 @@ type ClusterReplicas struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	Pending int32 `json:"pending"`
+
+	// NodesReady and NodesRequested are the cluster's node-group nodes
+	// Ready and booting (burst clusters with node groups).
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	NodesReady int32 `json:"nodesReady,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	NodesRequested int32 `json:"nodesRequested,omitempty"`
 }
 
 // Decision records one decision of a controller.

@@ -78,6 +78,177 @@ type HybridClusterSpec struct {
 	//
 	// +optional
 	Limits *ClusterLimits `json:"limits,omitempty"`
+
+	// NodeGroups are the cluster's node groups the runtime grows for bursts
+	// and releases after them (scale from zero). Empty: the cluster's nodes
+	// are fixed and placement uses its free capacity only.
+	//
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	NodeGroups []NodeGroup `json:"nodeGroups,omitempty"`
+}
+
+// CapacityType says whether a node group's nodes are on-demand or spot.
+//
+// +kubebuilder:validation:Enum=OnDemand;Spot
+type CapacityType string
+
+const (
+	CapacityOnDemand CapacityType = "OnDemand"
+	CapacitySpot     CapacityType = "Spot"
+)
+
+// NodeGroup is a group of identical nodes the runtime may grow and shrink:
+// an EKS managed node group. Its size is the runtime's to set: Terraform
+// creates the group (hca_eks_cluster) and leaves its desired size alone.
+//
+// +kubebuilder:validation:XValidation:rule="self.minNodes <= self.maxNodes",message="minNodes must be <= maxNodes",fieldPath=".minNodes"
+type NodeGroup struct {
+	// Name identifies the group in statuses ("burst-spot").
+	//
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
+	Name string `json:"name"`
+
+	// EKS is the managed node group the group is.
+	//
+	// +required
+	EKS EKSNodeGroupRef `json:"eks"`
+
+	// InstanceType of the nodes ("m5.xlarge"), for statuses and events.
+	//
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	InstanceType string `json:"instanceType,omitempty"`
+
+	// CapacityType of the nodes: OnDemand or Spot (interruptible, cheaper;
+	// used only for policies that allow spot).
+	//
+	// +kubebuilder:default=OnDemand
+	// +optional
+	CapacityType CapacityType `json:"capacityType,omitempty"`
+
+	// Allocatable is what one node offers pods.
+	//
+	// +required
+	Allocatable NodeAllocatable `json:"allocatable"`
+
+	// PricePerHour is one node's price in dollars per hour ("0.192").
+	//
+	// +required
+	PricePerHour Price `json:"pricePerHour"`
+
+	// MinNodes is the fewest nodes the runtime leaves (0: scale to zero).
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MinNodes int32 `json:"minNodes"`
+
+	// MaxNodes is the most nodes the runtime asks for.
+	//
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +required
+	MaxNodes int32 `json:"maxNodes"`
+
+	// Labels the group's nodes carry (for pods' node selectors).
+	//
+	// +kubebuilder:validation:MaxProperties=64
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// Taints the group's nodes carry (pods must tolerate them).
+	//
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	Taints []corev1.Taint `json:"taints,omitempty"`
+}
+
+// EKSNodeGroupRef names an EKS managed node group.
+type EKSNodeGroupRef struct {
+	// ClusterName is the EKS cluster's name.
+	//
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=100
+	// +required
+	ClusterName string `json:"clusterName"`
+
+	// Region of the cluster ("eu-west-1").
+	//
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32
+	// +required
+	Region string `json:"region"`
+
+	// NodegroupName is the managed node group's name.
+	//
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	NodegroupName string `json:"nodegroupName"`
+}
+
+// NodeAllocatable is what one node offers pods.
+type NodeAllocatable struct {
+	// CPU allocatable per node ("3920m").
+	//
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="allocatable.cpu must be greater than 0"
+	// +required
+	CPU resource.Quantity `json:"cpu"`
+
+	// Memory allocatable per node ("15Gi").
+	//
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="allocatable.memory must be greater than 0"
+	// +required
+	Memory resource.Quantity `json:"memory"`
+
+	// Pods per node.
+	//
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:default=110
+	// +optional
+	Pods int32 `json:"pods,omitempty"`
+}
+
+// NodeGroupStatus is what the runtime last saw of and did with a node group.
+type NodeGroupStatus struct {
+	// Name of the group (spec.nodeGroups).
+	Name string `json:"name"`
+
+	// DesiredNodes is the cloud's desired size.
+	//
+	// +optional
+	DesiredNodes int32 `json:"desiredNodes"`
+
+	// ReadyNodes are the group's Ready nodes in the cluster.
+	//
+	// +optional
+	ReadyNodes int32 `json:"readyNodes"`
+
+	// RequestedNodes are asked for and not Ready yet (booting).
+	//
+	// +optional
+	RequestedNodes int32 `json:"requestedNodes"`
+
+	// LastScaleTime is when the runtime last changed the desired size.
+	//
+	// +optional
+	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
+
+	// Reason the group cannot grow now (NotFound, NotActive, LaunchFailures,
+	// MaxReached, Throttled, CloudError); empty when it can.
+	//
+	// +optional
+	Reason string `json:"reason,omitempty"`
+
+	// Message says more about Reason.
+	//
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // ClusterCredentials hold either a reference to a kubeconfig Secret (private,
@@ -210,6 +381,13 @@ type HybridClusterStatus struct {
 	//
 	// +optional
 	LastProbeTime *metav1.Time `json:"lastProbeTime,omitempty"`
+
+	// NodeGroups are the node groups' sizes and why one cannot grow.
+	//
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	NodeGroups []NodeGroupStatus `json:"nodeGroups,omitempty"`
 
 	// Conditions: Reachable, Ready.
 	//

@@ -39,14 +39,15 @@ func delayOr(d, def time.Duration) time.Duration {
 	return d
 }
 
-// Lab credentials. The emulators accept requests signed with these keys only, as
-// a cloud accepts only its own account's keys.
+// Lab credentials (defined in package lab, which exports them in .lab/env).
+// The emulators accept requests signed with these keys only, as a cloud
+// accepts only its own account's keys.
 const (
-	AWSAccessKeyID       = "AKIAHCALAB0000000001"
-	AWSSecretAccessKey   = "hcalabsecretkey0000000000000000000000001"
+	AWSAccessKeyID       = lab.AWSAccessKeyID
+	AWSSecretAccessKey   = lab.AWSSecretAccessKey
 	AWSAccountID         = "000000000000"
-	AlicloudAccessKey    = "LTAIhcalab00000001"
-	AlicloudAccessSecret = "hcalabalicloudsecret000000001"
+	AlicloudAccessKey    = lab.AlicloudAccessKey
+	AlicloudAccessSecret = lab.AlicloudAccessSecret
 )
 
 // AWSEnv is the environment that gives a process (the AWS SDK's default

@@ -87,7 +87,8 @@ func run(ctx context.Context, o runOptions) error {
 		if err != nil {
 			return fmt.Errorf("load AWS configuration: %w", err)
 		}
-		aws = &member.AWSAPI{Config: awsCfg, EKSEndpoint: o.eksEndpoint, STSEndpoint: o.stsEndpoint}
+		api := &member.AWSAPI{Config: awsCfg, EKSEndpoint: o.eksEndpoint, STSEndpoint: o.stsEndpoint}
+		aws, deps.Cloud = api, api
 	}
 	deps.Members = &controller.Members{Control: mgr.GetAPIReader(), AWS: aws, Clock: deps.Clock, Options: client.Options{Scheme: scheme}}
 	if o.consulAddr != "" {

@@ -1,0 +1,143 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// mapEntries checks each entry of a map of strings: key and value say what is
+// wrong with a key or a value, or "". The diagnostics name the attribute and
+// the entry.
+type mapEntries struct {
+	desc  string
+	key   func(k string) string
+	value func(v string) string
+}
+
+func (v mapEntries) Description(context.Context) string             { return v.desc }
+func (v mapEntries) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v mapEntries) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.ConfigValue.Elements())) {
+		if msg := v.key(k); msg != "" {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), fmt.Sprintf("%s has the key %q: %s", req.Path, k, msg))
+		}
+		s, ok := req.ConfigValue.Elements()[k].(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		if msg := v.value(s.ValueString()); msg != "" {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), fmt.Sprintf("%s[%q] = %q: %s", req.Path, k, s.ValueString(), msg))
+		}
+	}
+}
+
+// labelsValidator checks a map of Kubernetes labels: each key a qualified
+// name (an optional DNS subdomain prefix and '/', then up to 63 letters,
+// digits, '-', '_' or '.'), each value at most 63 of those, starting and
+// ending with a letter or digit, or empty.
+var labelsValidator = mapEntries{
+	desc: "keys and values must be valid Kubernetes labels",
+	key: func(k string) string {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return "not a Kubernetes label key: " + strings.Join(errs, "; ") + "."
+		}
+		return ""
+	},
+	value: func(v string) string {
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			return "not a Kubernetes label value: " + strings.Join(errs, "; ") + "."
+		}
+		return ""
+	},
+}
+
+// awsTagsValidator checks AWS resource tags against the limits AWS applies:
+// keys of 1 to 128 characters not starting with the reserved `aws:`, values
+// of at most 256 characters.
+var awsTagsValidator = mapEntries{
+	desc: "keys must have 1 to 128 characters and not start with \"aws:\"; values at most 256 characters",
+	key: func(k string) string {
+		switch n := len([]rune(k)); {
+		case n == 0 || n > 128:
+			return fmt.Sprintf("AWS tag keys have 1 to 128 characters, not %d.", n)
+		case strings.HasPrefix(strings.ToLower(k), "aws:"):
+			return "the prefix \"aws:\" is reserved for AWS; choose another key."
+		}
+		return ""
+	},
+	value: func(v string) string {
+		if n := len([]rune(v)); n > 256 {
+			return fmt.Sprintf("AWS tag values have at most 256 characters, not %d.", n)
+		}
+		return ""
+	},
+}
+
+// statusCodePattern checks a regular expression of HTTP status codes, as
+// PromQL's `=~` matches it (anchored, RE2): it must compile and match at
+// least one code from 100 to 599, so that "5xx" (which matches none) is
+// caught at plan time.
+type statusCodePattern struct{}
+
+func (statusCodePattern) Description(context.Context) string {
+	return "must be a regular expression matching HTTP status codes, such as \"5..\" or \"5[0-9]{2}|429\""
+}
+func (v statusCodePattern) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (statusCodePattern) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	re, err := regexp.Compile("^(?:" + s + ")$")
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			fmt.Sprintf("%s %q is not a regular expression (RE2, as PromQL's =~ reads it): %v. Use one such as \"5..\" or \"5[0-9]{2}|429\".", req.Path, s, err))
+		return
+	}
+	for code := 100; code <= 599; code++ {
+		if re.MatchString(strconv.Itoa(code)) {
+			return
+		}
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+		fmt.Sprintf("%s %q matches no HTTP status code (100 to 599): the code label holds numbers, so write \"5..\" rather than \"5xx\".", req.Path, s))
+}
+
+// uniqueStrings checks that a list of strings names each value once,
+// naming the attribute and both positions.
+type uniqueStrings struct{}
+
+func (uniqueStrings) Description(context.Context) string { return "must list each value once" }
+func (v uniqueStrings) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+func (uniqueStrings) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	seen := map[string]int{}
+	for i, e := range req.ConfigValue.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		if j, dup := seen[s.ValueString()]; dup {
+			resp.Diagnostics.AddAttributeError(req.Path.AtListIndex(i), "Invalid "+req.Path.String(),
+				fmt.Sprintf("%s[%d] and %s[%d] are both %q: list each value once.", req.Path, j, req.Path, i, s.ValueString()))
+			continue
+		}
+		seen[s.ValueString()] = i
+	}
+}
