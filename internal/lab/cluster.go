@@ -299,11 +299,19 @@ func (c *Clusters) CreateCluster(ctx context.Context, spec ClusterSpec) (info *C
 	if err := component(BinKubeScheduler, "scheduler.kubeconfig", st.Ports["scheduler"]); err != nil {
 		return nil, err
 	}
-	if err := start(BinKwok, "--kubeconfig="+st.KubeconfigPath,
+	kwokArgs := []string{"--kubeconfig=" + st.KubeconfigPath,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-		"--server-address=127.0.0.1:"+strconv.Itoa(st.Ports["kwok"]),
-		"--cidr=10.244.0.1/16", "--node-ip=127.0.0.1"); err != nil {
+		"--server-address=127.0.0.1:" + strconv.Itoa(st.Ports["kwok"]),
+		"--cidr=10.244.0.1/16", "--node-ip=127.0.0.1"}
+	if spec.PodStartupDelay > 0 {
+		cfg, err := writeKwokConfig(dir, spec.PodStartupDelay)
+		if err != nil {
+			return nil, err
+		}
+		kwokArgs = append(kwokArgs, "--config="+cfg)
+	}
+	if err := start(BinKwok, kwokArgs...); err != nil {
 		return nil, err
 	}
 	if err := c.save(st); err != nil {
@@ -364,11 +372,7 @@ func (c *Clusters) SetNodePool(ctx context.Context, cluster string, pool NodePoo
 	if err := validatePool(pool); err != nil {
 		return err
 	}
-	st, err := c.Get(cluster)
-	if err != nil {
-		return err
-	}
-	cs, err := st.clientset()
+	cs, err := c.client(cluster)
 	if err != nil {
 		return err
 	}
@@ -423,42 +427,46 @@ func setNodePool(ctx context.Context, cs kubernetes.Interface, cluster string, p
 	for _, n := range existing.Items {
 		have[n.Name] = true
 	}
-	pods := p.Pods
-	if pods == 0 {
-		pods = 110
-	}
 	for name := range want {
 		if have[name] {
 			continue
 		}
-		labels := map[string]string{
-			"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-			"type": "kwok", poolLabel: p.Name, "hca.dev/lab-cluster": cluster,
-		}
-		for k, v := range p.Labels {
-			labels[k] = v
-		}
-		capacity := corev1.ResourceList{
-			corev1.ResourceCPU:    resource.MustParse(p.CPU),
-			corev1.ResourceMemory: resource.MustParse(p.Memory),
-			corev1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
-		}
-		var taints []corev1.Taint
-		for _, t := range p.Taints {
-			taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
-		}
-		node := &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
-				Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}},
-			Spec: corev1.NodeSpec{Taints: taints},
-			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity,
-				NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "fake", OperatingSystem: "linux", Architecture: "amd64"}},
-		}
-		if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		if _, err := cs.CoreV1().Nodes().Create(ctx, newNode(cluster, p, name), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create node %s: %w", name, err)
 		}
 	}
 	return waitNodesReady(ctx, cs, p.Name, p.Count, 60*time.Second)
+}
+
+// newNode is the kwok Node object of one node of pool p.
+func newNode(cluster string, p NodePool, name string) *corev1.Node {
+	pods := p.Pods
+	if pods == 0 {
+		pods = 110
+	}
+	labels := map[string]string{
+		"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+		"type": "kwok", poolLabel: p.Name, "hca.dev/lab-cluster": cluster,
+	}
+	for k, v := range p.Labels {
+		labels[k] = v
+	}
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse(p.CPU),
+		corev1.ResourceMemory: resource.MustParse(p.Memory),
+		corev1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
+	}
+	var taints []corev1.Taint
+	for _, t := range p.Taints {
+		taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
+			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}},
+		Spec: corev1.NodeSpec{Taints: taints},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity,
+			NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "fake", OperatingSystem: "linux", Architecture: "amd64"}},
+	}
 }
 
 func waitNodesReady(ctx context.Context, cs kubernetes.Interface, pool string, n int, timeout time.Duration) error {
@@ -467,11 +475,9 @@ func waitNodesReady(ctx context.Context, cs kubernetes.Interface, pool string, n
 		list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: poolLabel + "=" + pool})
 		ready := 0
 		if err == nil {
-			for _, node := range list.Items {
-				for _, cond := range node.Status.Conditions {
-					if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
-						ready++
-					}
+			for i := range list.Items {
+				if nodeReady(&list.Items[i]) {
+					ready++
 				}
 			}
 			if ready == n && len(list.Items) == n {

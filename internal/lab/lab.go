@@ -42,7 +42,19 @@ type Options struct {
 	PrivateNodes int
 	// NodeCPU and NodeMemory size each private node (default "4" and "8Gi").
 	NodeCPU, NodeMemory string
+	// NodeBootDelay is how long a node asked of the cloud emulators takes to be
+	// Ready (DefaultNodeBootDelay when zero, none when negative).
+	NodeBootDelay time.Duration
+	// PodStartupDelay keeps pods of the private cluster and of the clusters the
+	// emulators create Pending for this long once bound (none when zero, the
+	// default, which the lab's tests are written for; DefaultPodStartupDelay is
+	// the realistic figure).
+	PodStartupDelay time.Duration
 }
+
+// DefaultNodeBootDelay is the lab's node boot delay: see
+// emulator.DefaultNodeBootDelay for the published figures it comes from.
+const DefaultNodeBootDelay = 75 * time.Second
 
 func (o Options) withDefaults() Options {
 	if o.PrivateNodes == 0 {
@@ -54,6 +66,12 @@ func (o Options) withDefaults() Options {
 	if o.NodeMemory == "" {
 		o.NodeMemory = "8Gi"
 	}
+	switch {
+	case o.NodeBootDelay == 0:
+		o.NodeBootDelay = DefaultNodeBootDelay
+	case o.NodeBootDelay < 0:
+		o.NodeBootDelay = 0
+	}
 	return o
 }
 
@@ -61,6 +79,10 @@ func (o Options) withDefaults() Options {
 type state struct {
 	Procs map[string]Proc `json:"procs"`
 	Ports map[string]int  `json:"ports"`
+	// NodeBootDelay and PodStartupDelay are the delays the running daemon was
+	// started with.
+	NodeBootDelay   *time.Duration `json:"nodeBootDelay,omitempty"`
+	PodStartupDelay *time.Duration `json:"podStartupDelay,omitempty"`
 }
 
 func (l *Lab) statePath() string { return filepath.Join(l.Dir, "state.json") }
@@ -132,6 +154,9 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 	if err := l.ensurePrivate(ctx, opts); err != nil {
 		return nil, err
 	}
+	startDaemon := func(ctx context.Context, st *state, bins map[string]string) error {
+		return l.startDaemon(ctx, st, opts.NodeBootDelay, opts.PodStartupDelay)
+	}
 	steps := []struct {
 		name string
 		fn   func(context.Context, *state, map[string]string) error
@@ -139,11 +164,14 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 		{compConsul, l.startConsul},
 		{compNginx, l.startNginx},
 		{compConsulTemplate, l.startConsulTemplate},
-		{compDaemon, l.startDaemon},
+		{compDaemon, startDaemon},
 		{compPrometheus, l.startPrometheus},
 	}
 	for _, s := range steps {
 		if p, ok := st.Procs[s.name]; ok && alive(p.PID) {
+			if s.name == compDaemon {
+				l.warnDelays(st, opts)
+			}
 			continue
 		}
 		if s.name == compDaemon && len(l.Daemon) == 0 {
@@ -168,6 +196,24 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 	}
 	l.logf("lab up in %s; environment in %s", time.Since(start).Round(time.Millisecond), filepath.Join(l.Dir, "env"))
 	return env, nil
+}
+
+// warnDelays says when a running daemon keeps delays other than the ones asked
+// for: they are fixed when it starts.
+func (l *Lab) warnDelays(st *state, opts Options) {
+	for _, d := range []struct {
+		name string
+		have *time.Duration
+		want time.Duration
+	}{{"node boot delay", st.NodeBootDelay, opts.NodeBootDelay}, {"pod start-up delay", st.PodStartupDelay, opts.PodStartupDelay}} {
+		have := time.Duration(0)
+		if d.have != nil {
+			have = *d.have
+		}
+		if have != d.want {
+			l.logf("the lab daemon is running with a %s of %s, not %s: run `go run ./tools/lab down` then `up` to change it", d.name, have, d.want)
+		}
+	}
 }
 
 // linkBins makes .lab/bin/<name> point at the cached binaries, so that tools that
@@ -202,7 +248,7 @@ func (l *Lab) ensurePrivate(ctx context.Context, opts Options) error {
 		}
 	}
 	t := time.Now()
-	_, err := l.Clusters.CreateCluster(ctx, ClusterSpec{Name: PrivateCluster, Pools: []NodePool{{
+	_, err := l.Clusters.CreateCluster(ctx, ClusterSpec{Name: PrivateCluster, PodStartupDelay: opts.PodStartupDelay, Pools: []NodePool{{
 		Name: "default", Count: opts.PrivateNodes, CPU: opts.NodeCPU, Memory: opts.NodeMemory,
 	}}})
 	if err != nil {
@@ -409,12 +455,15 @@ template {
 	})
 }
 
-func (l *Lab) startDaemon(ctx context.Context, st *state, _ map[string]string) error {
+func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay, podDelay time.Duration) error {
 	if err := pickPorts(st, "aws", "ack", "loadsim"); err != nil {
 		return err
 	}
+	st.NodeBootDelay, st.PodStartupDelay = &bootDelay, &podDelay
 	args := append(append([]string{}, l.Daemon[1:]...),
 		"--dir="+l.Dir,
+		"--node-boot-delay="+bootDelay.String(),
+		"--pod-startup-delay="+podDelay.String(),
 		"--aws-port="+strconv.Itoa(st.Ports["aws"]),
 		"--ack-port="+strconv.Itoa(st.Ports["ack"]),
 		"--loadsim-port="+strconv.Itoa(st.Ports["loadsim"]))
@@ -531,6 +580,12 @@ func (l *Lab) Env() (map[string]string, error) {
 		"HCA_LAB_ACK_ENDPOINT":           fmt.Sprintf("http://127.0.0.1:%d", st.Ports["ack"]),
 		"TF_ACC_TERRAFORM_PATH":          tf,
 		"KUBEBUILDER_ASSETS":             filepath.Join(abs, "bin"),
+	}
+	if st.NodeBootDelay != nil {
+		env["HCA_LAB_NODE_BOOT_DELAY"] = st.NodeBootDelay.String()
+	}
+	if st.PodStartupDelay != nil {
+		env["HCA_LAB_POD_STARTUP_DELAY"] = st.PodStartupDelay.String()
 	}
 	maps.Copy(env, credentialsEnv())
 	return env, nil

@@ -1,5 +1,7 @@
 package lab
 
+import "time"
+
 // NodePool is a group of identical fake (kwok) nodes in a lab cluster. The real
 // kube-scheduler enforces their capacity, so pods that do not fit stay Pending.
 type NodePool struct {
@@ -36,6 +38,10 @@ type ClusterSpec struct {
 	// TokenWebhookURL, when set, makes kube-apiserver send bearer tokens it does
 	// not know to this TokenReview webhook (how EKS-style tokens are accepted).
 	TokenWebhookURL string `json:"tokenWebhookURL,omitempty"`
+	// PodStartupDelay, when positive, keeps each pod Pending (bound, no IP) for
+	// this long before kwok makes it Running and Ready: image pull and readiness.
+	// A pod's annotation pod-ready.stage.kwok.x-k8s.io/delay overrides it.
+	PodStartupDelay time.Duration `json:"podStartupDelay,omitempty"`
 }
 
 // ClusterInfo tells how to reach a running lab cluster.

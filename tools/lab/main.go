@@ -1,6 +1,6 @@
 // Command lab runs the HCA lab: a local hybrid cloud of real components on loopback.
 //
-//	go run ./tools/lab up [--nodes N --node-cpu Q --node-memory Q]
+//	go run ./tools/lab up [--nodes N --node-cpu Q --node-memory Q --node-boot-delay D --pod-startup-delay D]
 //	go run ./tools/lab down [--purge]
 //	go run ./tools/lab status
 //	go run ./tools/lab env
@@ -81,6 +81,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	case "up":
 		fs := flag.NewFlagSet("up", flag.ContinueOnError)
 		opts := poolFlags(fs)
+		bootDelay := fs.Duration("node-boot-delay", envDuration("HCA_LAB_NODE_BOOT_DELAY", lab.DefaultNodeBootDelay),
+			"how long a node asked of the EKS/ACK emulators takes to be Ready, each node on its own timer (0: none; default from $HCA_LAB_NODE_BOOT_DELAY, else 75s)")
+		podDelay := fs.Duration("pod-startup-delay", envDuration("HCA_LAB_POD_STARTUP_DELAY", 0),
+			"how long pods stay Pending once bound, for image pull and readiness (0: none, the default; 10s is realistic; default from $HCA_LAB_POD_STARTUP_DELAY)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return usageError{err.Error()}
 		}
@@ -89,7 +93,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		l := lab.New(dir, bins, daemon, out)
-		env, err := l.Up(ctx, lab.Options{PrivateNodes: *opts.nodes, NodeCPU: *opts.cpu, NodeMemory: *opts.mem})
+		boot := *bootDelay
+		if boot == 0 {
+			boot = -1 // none
+		}
+		env, err := l.Up(ctx, lab.Options{PrivateNodes: *opts.nodes, NodeCPU: *opts.cpu, NodeMemory: *opts.mem, NodeBootDelay: boot, PodStartupDelay: *podDelay})
 		if err != nil {
 			return err
 		}
@@ -161,6 +169,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	default:
 		return usageError{fmt.Sprintf("unknown command %q", args[0])}
 	}
+}
+
+// envDuration reads a duration from the environment, or returns def.
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d >= 0 {
+		return d
+	}
+	return def
 }
 
 type poolOpts struct {

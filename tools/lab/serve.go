@@ -23,6 +23,8 @@ func serve(ctx context.Context, root string, args []string) error {
 	awsPort := fs.Int("aws-port", 0, "port of the EKS/STS emulator")
 	ackPort := fs.Int("ack-port", 0, "port of the ACK emulator")
 	loadsimPort := fs.Int("loadsim-port", 0, "port of loadsim")
+	podDelay := fs.Duration("pod-startup-delay", 0, "how long pods of the clusters the emulators create stay Pending once bound (0: none)")
+	bootDelay := fs.Duration("node-boot-delay", lab.DefaultNodeBootDelay, "how long a node asked of the cloud emulators takes to be Ready (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -31,7 +33,7 @@ func serve(ctx context.Context, root string, args []string) error {
 	}
 	logger := log.New(os.Stderr, "hca-lab ", log.LstdFlags|log.Lmicroseconds)
 	clusters := lab.NewClusters(*dir, &lab.Binaries{RepoDir: root})
-	handlers, run, err := daemonHandlers(ctx, clusters, *dir, *awsPort, *ackPort, *loadsimPort, logger)
+	handlers, run, err := daemonHandlers(ctx, clusters, *dir, *awsPort, *ackPort, *loadsimPort, *bootDelay, *podDelay, logger)
 	if err != nil {
 		return err
 	}

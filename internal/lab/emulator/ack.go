@@ -13,6 +13,17 @@ package emulator
 //	DeleteCluster                  DELETE /clusters/{ClusterId}
 //	DescribeClusterUserKubeconfig  GET    /k8s/{ClusterId}/user_config
 //	DescribeTaskInfo               GET    /tasks/{task_id}
+//	DescribeClusterNodePools       GET    /clusters/{ClusterId}/nodepools
+//	DescribeClusterNodePoolDetail  GET    /clusters/{ClusterId}/nodepools/{NodepoolId}
+//	ScaleClusterNodePool           POST   /clusters/{ClusterId}/nodepools/{NodepoolId}  ({"count": n}: n more nodes)
+//	ModifyClusterNodePool          PUT    /clusters/{ClusterId}/nodepools/{NodepoolId}  ({"scaling_group":{"desired_size": n}})
+//	DeleteClusterNodes             POST   /clusters/{ClusterId}/nodes  ({"nodes": [names], "release_node": true})
+//
+// (RemoveNodePoolNodes, DELETE /clusters/{id}/nodepools/{np}/nodes, is not in the
+// v1 SDK, v1.63: DeleteClusterNodes is its equivalent there.) Node pool scaling
+// follows the nodes' boot delay (see fleet): a scale-out returns a task that is
+// "running" until the new nodes are Ready and "fail" with ECS's error code
+// (QuotaExceed.ElasticQuota, OperationDenied.NoStock) when they cannot be created.
 //
 // Pointing the SDK at the emulator. The SDK builds every ROA URL as
 // scheme + "://" + Domain + ":" + Port + path (requests.RoaRequest.BuildUrl), so the
@@ -85,6 +96,8 @@ const (
 
 	ACKTaskCreate = "cluster_create"
 	ACKTaskDelete = "cluster_delete"
+	ACKTaskScale  = "nodepool_scale"
+	ACKTaskRemove = "nodepool_remove_nodes"
 )
 
 // ACK error codes the emulator answers with.
@@ -98,6 +111,12 @@ const (
 	ACKErrSignatureMismatch = "SignatureDoesNotMatch"
 	ACKErrActionNotFound    = "InvalidAction.NotFound"
 	ACKErrInternal          = "InternalError"
+	ACKErrNodePoolNotFound  = "ErrorNodePoolNotFound"
+	ACKErrThrottling        = "Throttling.User"
+	// ECS's errors when a scaling group cannot create instances, reported as
+	// the node pool scaling task's error.
+	ACKErrQuotaExceeded = "QuotaExceed.ElasticQuota"
+	ACKErrNoStock       = "OperationDenied.NoStock"
 )
 
 const (
@@ -124,6 +143,18 @@ type ACKOptions struct {
 	DeleteTimeout time.Duration
 	// Logf, when set, receives one line per state change (never secrets).
 	Logf func(format string, args ...any)
+	// NodeBootDelay is how long each node a node pool scales out by takes to
+	// become a Ready node: DefaultNodeBootDelay when zero, none when negative.
+	NodeBootDelay time.Duration
+	// SpotNotice is the interruption notice of a spot node
+	// (DefaultACKSpotNotice when zero, none when negative).
+	SpotNotice time.Duration
+	// VCPUQuota is the account's vCPU limit per capacity type ("ON_DEMAND" for
+	// pay-as-you-go, "SPOT" for preemptible instances); absent or 0: unlimited.
+	VCPUQuota map[string]int
+	// PodStartupDelay keeps the pods of the clusters it creates Pending for
+	// this long once bound (none when zero); see lab.ClusterSpec.
+	PodStartupDelay time.Duration
 }
 
 // ACK serves the emulated CS API. Create it with NewACK; it is an http.Handler.
@@ -134,6 +165,9 @@ type ACK struct {
 	ctx    context.Context // cancelled by Close: stops background work
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	labFaults
+	lab *http.ServeMux // the lab's control endpoints (/lab/v1/...)
 
 	mu     sync.Mutex
 	byID   map[string]*ackCluster
@@ -147,6 +181,7 @@ type ackCluster struct {
 	vpcID                                      string
 	vswitchIDs                                 []string
 	pools                                      []ackPool
+	tags                                       map[string]string
 	created, updated                           time.Time
 	state                                      string
 	failure                                    string // why it failed (no secrets)
@@ -160,11 +195,17 @@ type ackCluster struct {
 }
 
 type ackPool struct {
+	id           string // "np" and 32 hex digits
 	name         string
 	instanceType string
-	count        int
+	count        int // the desired size
 	cpu, memory  string
+	spotStrategy string // NoSpot, SpotWithPriceLimit, SpotAsPriceGo
+	created      time.Time
+	updated      time.Time
 }
+
+const ackNoSpot = "NoSpot"
 
 type ackTask struct {
 	id, clusterID, taskType string
@@ -188,14 +229,22 @@ func NewACK(clusters Clusters, opts ACKOptions) *ACK {
 		opts.DeleteTimeout = ackDefaultDeleteTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &ACK{
-		clusters: clusters,
-		opts:     opts,
-		ctx:      ctx,
-		cancel:   cancel,
-		byID:     map[string]*ackCluster{},
-		tasks:    map[string]*ackTask{},
+	a := &ACK{
+		clusters:  clusters,
+		opts:      opts,
+		ctx:       ctx,
+		cancel:    cancel,
+		byID:      map[string]*ackCluster{},
+		tasks:     map[string]*ackTask{},
+		labFaults: labFaults{throttle: &throttle{}},
+		lab:       http.NewServeMux(),
 	}
+	a.fleet = newFleet(clusters, delayOr(opts.NodeBootDelay, DefaultNodeBootDelay), delayOr(opts.SpotNotice, DefaultACKSpotNotice), a.logf)
+	for ct, n := range opts.VCPUQuota {
+		a.fleet.setQuota(ct, n)
+	}
+	labRoutes(a.lab, a.fleet, a.throttle, a.InterruptSpot)
+	return a
 }
 
 // Close cancels cluster starts still in progress and waits for all background work
@@ -207,6 +256,7 @@ func (a *ACK) Close() {
 	a.mu.Unlock()
 	a.cancel()
 	a.wg.Wait()
+	a.fleet.close()
 }
 
 func (a *ACK) logf(format string, args ...any) {
@@ -217,10 +267,21 @@ func (a *ACK) logf(format string, args ...any) {
 
 // ServeHTTP authenticates the request (ROA signature with the lab key) and routes it.
 func (a *ACK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/lab/v1/") {
+		a.lab.ServeHTTP(w, r)
+		return
+	}
 	reqID := ackRequestID()
 	w.Header().Set("x-acs-request-id", reqID)
 	body, ok := ackAuthenticate(w, r, reqID)
 	if !ok {
+		return
+	}
+	if !a.throttle.allow() {
+		// The POP gateway's answer to a call over the API's rate limit. The v1
+		// SDK does not retry it (it retries network errors and 5xx only): the
+		// caller backs off.
+		ackGatewayError(w, r, reqID, http.StatusBadRequest, ACKErrThrottling, "Request was denied due to user flow control.")
 		return
 	}
 	a.mu.Lock()
@@ -247,9 +308,19 @@ func (a *ACK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.describeUserKubeconfig(w, reqID, parts[1])
 	case len(parts) == 2 && parts[0] == "tasks" && parts[1] != "" && r.Method == http.MethodGet:
 		a.describeTaskInfo(w, reqID, parts[1])
+	case len(parts) == 3 && parts[0] == "clusters" && parts[2] == "nodepools" && r.Method == http.MethodGet:
+		a.describeNodePools(w, reqID, parts[1])
+	case len(parts) == 4 && parts[0] == "clusters" && parts[2] == "nodepools" && r.Method == http.MethodGet:
+		a.describeNodePoolDetail(w, reqID, parts[1], parts[3])
+	case len(parts) == 4 && parts[0] == "clusters" && parts[2] == "nodepools" && r.Method == http.MethodPost:
+		a.scaleNodePool(w, reqID, parts[1], parts[3], body)
+	case len(parts) == 4 && parts[0] == "clusters" && parts[2] == "nodepools" && r.Method == http.MethodPut:
+		a.modifyNodePool(w, reqID, parts[1], parts[3], body)
+	case len(parts) == 3 && parts[0] == "clusters" && parts[2] == "nodes" && r.Method == http.MethodPost:
+		a.deleteClusterNodes(w, reqID, parts[1], body)
 	default:
 		ackGatewayError(w, r, reqID, http.StatusNotFound, ACKErrActionNotFound,
-			fmt.Sprintf("the ACK emulator has no operation %s %s; it serves CreateCluster (POST /clusters), DescribeClusters (GET /clusters), DescribeClustersV1 (GET /api/v1/clusters), DescribeClusterDetail (GET /clusters/{id}), DeleteCluster (DELETE /clusters/{id}), DescribeClusterUserKubeconfig (GET /k8s/{id}/user_config) and DescribeTaskInfo (GET /tasks/{id})", r.Method, r.URL.Path))
+			fmt.Sprintf("the ACK emulator has no operation %s %s; it serves CreateCluster (POST /clusters), DescribeClusters (GET /clusters), DescribeClustersV1 (GET /api/v1/clusters), DescribeClusterDetail (GET /clusters/{id}), DeleteCluster (DELETE /clusters/{id}), DescribeClusterUserKubeconfig (GET /k8s/{id}/user_config), DescribeTaskInfo (GET /tasks/{id}), DescribeClusterNodePools (GET /clusters/{id}/nodepools), DescribeClusterNodePoolDetail (GET /clusters/{id}/nodepools/{np}), ScaleClusterNodePool (POST /clusters/{id}/nodepools/{np}), ModifyClusterNodePool (PUT /clusters/{id}/nodepools/{np}) and DeleteClusterNodes (POST /clusters/{id}/nodes)", r.Method, r.URL.Path))
 	}
 }
 
@@ -282,6 +353,7 @@ func (a *ACK) createCluster(w http.ResponseWriter, r *http.Request, reqID string
 		vpcID:        spec.vpcID,
 		vswitchIDs:   spec.vswitchIDs,
 		pools:        spec.pools,
+		tags:         spec.tags,
 		created:      now,
 		updated:      now,
 		state:        ACKStateInitial,
@@ -290,20 +362,15 @@ func (a *ACK) createCluster(w http.ResponseWriter, r *http.Request, reqID string
 	}
 	task := a.newTaskLocked(id, ACKTaskCreate, now)
 	a.byID[id] = c
-	labSpec := lab.ClusterSpec{Name: c.labName}
-	for _, p := range c.pools {
-		labSpec.Pools = append(labSpec.Pools, lab.NodePool{
-			Name:   p.name,
-			Count:  p.count,
-			CPU:    p.cpu,
-			Memory: p.memory,
-			Labels: map[string]string{
-				"node.kubernetes.io/instance-type": p.instanceType,
-				"topology.kubernetes.io/region":    c.region,
-				"alibabacloud.com/nodepool-name":   p.name,
-				"alibabacloud.com/cluster-id":      id,
-			},
-		})
+	labSpec := lab.ClusterSpec{Name: c.labName, PodStartupDelay: a.opts.PodStartupDelay}
+	for i := range c.pools {
+		p := &c.pools[i]
+		p.id, p.created, p.updated = "np"+ackRandHex(16), now, now
+		if p.count > 0 {
+			// Nodes asked for with the cluster start with it: their boot is
+			// part of the cluster's creation time.
+			labSpec.Pools = append(labSpec.Pools, ackLabPool(c, *p))
+		}
 	}
 	a.wg.Add(1)
 	a.mu.Unlock()
@@ -344,6 +411,13 @@ func (a *ACK) runCreate(ctx context.Context, c *ackCluster, taskID string, spec 
 	}
 	t.state = ACKTaskSuccess
 	c.server, c.kubeconfig = info.Server, kubeconfig
+	for _, p := range c.pools {
+		var existing []string
+		for i := range p.count {
+			existing = append(existing, fmt.Sprintf("%s-%s-%d", c.labName, p.name, i))
+		}
+		a.fleetSet(c, p, existing...)
+	}
 	if c.state == ACKStateInitial {
 		c.state, c.updated = ACKStateRunning, now
 		a.logf("cluster %s running at %s", c.id, info.Server)
@@ -366,6 +440,7 @@ func (a *ACK) deleteCluster(w http.ResponseWriter, reqID, id string) {
 		return
 	}
 	c.state, c.updated = ACKStateDeleting, now
+	a.fleet.forget(c.labName)
 	task := a.newTaskLocked(id, ACKTaskDelete, now)
 	c.deleteTask = task
 	a.wg.Add(1)

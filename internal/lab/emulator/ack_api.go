@@ -47,6 +47,7 @@ type ackCreateBody struct {
 	WorkerInstanceTypes []string            `json:"worker_instance_types"`
 	NumOfNodes          *int64              `json:"num_of_nodes"`
 	Nodepools           []ackCreateNodepool `json:"nodepools"`
+	Tags                []ackTag            `json:"tags"`
 }
 
 type ackCreateNodepool struct {
@@ -57,6 +58,7 @@ type ackCreateNodepool struct {
 		InstanceTypes []string `json:"instance_types"`
 		DesiredSize   *int64   `json:"desired_size"`
 		VSwitchIDs    []string `json:"vswitch_ids"`
+		SpotStrategy  string   `json:"spot_strategy"`
 	} `json:"scaling_group"`
 }
 
@@ -64,6 +66,7 @@ type ackCreateSpec struct {
 	name, region, clusterType, clusterSpec, vpcID string
 	vswitchIDs                                    []string
 	pools                                         []ackPool
+	tags                                          map[string]string
 }
 
 // ackParseCreate validates a CreateCluster body. Its errors name the field and the fix.
@@ -89,7 +92,10 @@ func ackParseCreate(body []byte, version string) (*ackCreateSpec, error) {
 	case b.KubernetesVersion != "" && b.KubernetesVersion != version:
 		return nil, fmt.Errorf("kubernetes_version %q is not offered: use %s or leave kubernetes_version unset", b.KubernetesVersion, version)
 	}
-	spec := &ackCreateSpec{name: b.Name, region: b.RegionID, clusterType: b.ClusterType, clusterSpec: b.ClusterSpec, vpcID: b.VpcID}
+	spec := &ackCreateSpec{name: b.Name, region: b.RegionID, clusterType: b.ClusterType, clusterSpec: b.ClusterSpec, vpcID: b.VpcID, tags: map[string]string{}}
+	for _, t := range b.Tags {
+		spec.tags[t.Key] = t.Value
+	}
 	if spec.clusterSpec == "" {
 		spec.clusterSpec = ackClusterSpecs[0]
 	} else if !ackContains(ackClusterSpecs, spec.clusterSpec) {
@@ -119,7 +125,8 @@ func ackParseCreate(body []byte, version string) (*ackCreateSpec, error) {
 			return nil, err
 		}
 		names[p.name] = true
-		if p.count > 0 {
+		if p.count > 0 || p.instanceType != "" { // 0 nodes of a known type: scalable later
+			p.spotStrategy = ackNoSpot
 			spec.pools = append(spec.pools, p)
 		}
 	}
@@ -148,9 +155,16 @@ func ackParseCreate(body []byte, version string) (*ackCreateSpec, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.count > 0 {
-			spec.pools = append(spec.pools, p)
+		switch np.ScalingGroup.SpotStrategy {
+		case "", ackNoSpot:
+			p.spotStrategy = ackNoSpot
+		case "SpotWithPriceLimit", "SpotAsPriceGo":
+			p.spotStrategy = np.ScalingGroup.SpotStrategy
+		default:
+			return nil, fmt.Errorf("%s.scaling_group.spot_strategy %q is invalid: use NoSpot, SpotWithPriceLimit or SpotAsPriceGo", prefix, np.ScalingGroup.SpotStrategy)
 		}
+		// A node pool of 0 nodes is kept: it can be scaled out later.
+		spec.pools = append(spec.pools, p)
 	}
 	return spec, nil
 }
@@ -299,6 +313,15 @@ func (a *ACK) detailLocked(c *ackCluster) ackClusterDetail {
 		VSwitchIDs:      vsw,
 		NetworkMode:     "vpc",
 		ResourceGroupID: "",
-		Tags:            []ackTag{},
+		Tags:            ackTagList(c.tags),
 	}
+}
+
+func ackTagList(tags map[string]string) []ackTag {
+	out := []ackTag{}
+	for k, v := range tags {
+		out = append(out, ackTag{Key: k, Value: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
 }

@@ -111,6 +111,26 @@ func (n ackNoClusters) SetNodePool(context.Context, string, lab.NodePool) error 
 	return errors.New("not allowed in this test")
 }
 
+func (n ackNoClusters) AddNode(context.Context, string, lab.NodePool, string) error {
+	n.t.Errorf("AddNode called")
+	return errors.New("not allowed in this test")
+}
+
+func (n ackNoClusters) DeleteNode(context.Context, string, string) error {
+	n.t.Errorf("DeleteNode called")
+	return errors.New("not allowed in this test")
+}
+
+func (n ackNoClusters) PoolNodes(context.Context, string, string) ([]lab.PoolNode, error) {
+	n.t.Errorf("PoolNodes called")
+	return nil, errors.New("not allowed in this test")
+}
+
+func (n ackNoClusters) TaintNode(context.Context, string, string, lab.Taint, bool) error {
+	n.t.Errorf("TaintNode called")
+	return errors.New("not allowed in this test")
+}
+
 func ackNewNoLab(t *testing.T) string {
 	a := NewACK(ackNoClusters{t}, ACKOptions{})
 	t.Cleanup(a.Close)

@@ -29,6 +29,18 @@ type AWSOptions struct {
 	// OperationTimeout bounds each lab operation (cluster creation, node pool
 	// resize, deletion); 5 minutes when zero.
 	OperationTimeout time.Duration
+	// NodeBootDelay is how long each node a node group asks for takes to become
+	// a Ready node: DefaultNodeBootDelay when zero, none when negative.
+	NodeBootDelay time.Duration
+	// SpotNotice is the interruption notice of a spot node (DefaultSpotNotice
+	// when zero, none when negative).
+	SpotNotice time.Duration
+	// VCPUQuota is the account's vCPU limit per capacity type ("ON_DEMAND",
+	// "SPOT"); absent or 0: unlimited. See SetVCPUQuota.
+	VCPUQuota map[string]int
+	// PodStartupDelay keeps the pods of the clusters it creates Pending for
+	// this long once bound (none when zero); see lab.ClusterSpec.
+	PodStartupDelay time.Duration
 }
 
 // AWS emulates the EKS and STS APIs and the EKS token authenticator on one base
@@ -40,7 +52,9 @@ type AWS struct {
 	now      func() time.Time
 	log      *slog.Logger
 	opTTL    time.Duration
+	podDelay time.Duration
 	mux      *http.ServeMux
+	labFaults
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -69,6 +83,7 @@ func NewAWS(clusters Clusters, opts AWSOptions) (*AWS, error) {
 		now:      opts.Now,
 		log:      opts.Logger,
 		opTTL:    opts.OperationTimeout,
+		podDelay: opts.PodStartupDelay,
 		eks:      map[string]*eksClusterState{},
 		lab:      map[string]string{},
 		upds:     map[string]*eksUpdateState{},
@@ -83,8 +98,16 @@ func NewAWS(clusters Clusters, opts AWSOptions) (*AWS, error) {
 		a.opTTL = 5 * time.Minute
 	}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
+	a.labFaults = labFaults{throttle: &throttle{}}
+	a.fleet = newFleet(clusters, delayOr(opts.NodeBootDelay, DefaultNodeBootDelay), delayOr(opts.SpotNotice, DefaultSpotNotice), func(format string, args ...any) {
+		a.log.Warn("aws emulator: " + fmt.Sprintf(format, args...))
+	})
+	for ct, n := range opts.VCPUQuota {
+		a.fleet.setQuota(ct, n)
+	}
 	a.mux = http.NewServeMux()
 	a.routeEKS()
+	labRoutes(a.mux, a.fleet, a.throttle, a.InterruptSpot)
 	a.mux.HandleFunc("POST /authenticate/{cluster}", a.serveTokenReview)
 	a.mux.HandleFunc("/{$}", a.serveSTS)
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -108,6 +131,7 @@ func (a *AWS) BaseURL() string { return a.base.String() }
 func (a *AWS) Close() {
 	a.cancel()
 	a.wg.Wait()
+	a.fleet.close()
 }
 
 // Wait blocks until no background lab operation is running.

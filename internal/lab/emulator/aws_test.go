@@ -31,13 +31,25 @@ func (c *awsTestClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 // its base URL and clock.
 func awsServe(t testing.TB, clusters Clusters) (*AWS, string, *awsTestClock) {
 	t.Helper()
+	clock := &awsTestClock{}
+	a, base := awsServeOpts(t, clusters, AWSOptions{Now: clock.now, NodeBootDelay: awsTestBootDelay})
+	return a, base, clock
+}
+
+// awsTestBootDelay is the node boot delay of the tests' emulators: short, but
+// long enough that a node is absent right after the call that asked for it.
+const awsTestBootDelay = 500 * time.Millisecond
+
+// awsServeOpts serves a new AWS emulator with opts (BaseURL set here).
+func awsServeOpts(t testing.TB, clusters Clusters, opts AWSOptions) (*AWS, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
 	base := "http://" + ln.Addr().String()
-	clock := &awsTestClock{}
-	a, err := NewAWS(clusters, AWSOptions{BaseURL: base, Now: clock.now})
+	opts.BaseURL = base
+	a, err := NewAWS(clusters, opts)
 	if err != nil {
 		t.Fatalf("NewAWS: %v", err)
 	}
@@ -47,7 +59,7 @@ func awsServe(t testing.TB, clusters Clusters) (*AWS, string, *awsTestClock) {
 		_ = srv.Close()
 		a.Close()
 	})
-	return a, base, clock
+	return a, base
 }
 
 // awsNoLab is a real lab cluster manager on an empty directory, for tests of

@@ -31,7 +31,6 @@ const (
 
 	eksUpdateInProgress = "InProgress"
 	eksUpdateSuccessful = "Successful"
-	eksUpdateFailed     = "Failed"
 
 	eksDefaultVersion = "1.34"
 	// eksMaxNodes bounds a node group's maxSize: every node is a kwok node in
@@ -99,6 +98,10 @@ func (a *AWS) routeEKS() {
 			caller, aerr := a.awsVerify(awsFromHTTP(r, a.base.Scheme, body), "eks")
 			if aerr != nil {
 				eksAuthError(w, aerr)
+				return
+			}
+			if !a.throttle.allow() {
+				eksThrottled(w)
 				return
 			}
 			fn(w, r, eksCall{region: caller.Region, body: body})
@@ -314,6 +317,7 @@ func (a *AWS) eksCreateCluster(w http.ResponseWriter, r *http.Request, c eksCall
 	spec := lab.ClusterSpec{
 		Name:            labName,
 		TokenWebhookURL: a.base.String() + "/authenticate/" + url.PathEscape(in.Name),
+		PodStartupDelay: a.podDelay,
 	}
 	name := in.Name
 	a.background("create eks cluster "+name, func(ctx context.Context) error {
@@ -419,6 +423,7 @@ func (a *AWS) eksDeleteCluster(w http.ResponseWriter, r *http.Request, _ eksCall
 	st.view.Status = eksStatusDeleting
 	eksJSON(w, map[string]any{"cluster": st.view})
 	labName := st.labName
+	a.fleet.forget(labName)
 	a.background("delete eks cluster "+name, func(ctx context.Context) error {
 		if err := a.clusters.DeleteCluster(ctx, labName); err != nil {
 			return fmt.Errorf("delete lab cluster %s: %w", labName, err)
@@ -454,9 +459,10 @@ func eksCheckScaling(s eksScaling) string {
 	case minS > maxS:
 		return fmt.Sprintf("Minimum capacity %d can't be greater than maximum capacity %d (scalingConfig.minSize > scalingConfig.maxSize)", minS, maxS)
 	case des > maxS:
-		return fmt.Sprintf("Desired capacity %d can't be greater than max size %d (scalingConfig.desiredSize > scalingConfig.maxSize)", des, maxS)
+		// EKS's own wording (scalingConfig.desiredSize above maxSize).
+		return "desiredSize can't be greater than maxSize"
 	case des < minS:
-		return fmt.Sprintf("Desired capacity %d can't be less than min size %d (scalingConfig.desiredSize < scalingConfig.minSize)", des, minS)
+		return fmt.Sprintf("Minimum capacity %d can't be greater than desired size %d", minS, des)
 	}
 	return ""
 }
@@ -640,10 +646,17 @@ func (a *AWS) eksCreateNodegroup(w http.ResponseWriter, r *http.Request, c eksCa
 	cl.nodegroups[in.NodegroupName] = ng
 	eksJSON(w, map[string]any{"nodegroup": ng.view})
 
-	labName, pool, ngName := cl.labName, ng.pool, in.NodegroupName
+	// The node group is ACTIVE once its first nodes have booted and joined, as
+	// EKS reports it; CREATE_FAILED when they cannot launch.
+	key, ngName := fleetKey{cl.labName, ng.pool.Name}, in.NodegroupName
+	a.eksFleetSet(key, ng)
 	a.background("create eks node group "+cname+"/"+ngName, func(ctx context.Context) error {
-		if err := a.clusters.SetNodePool(ctx, labName, pool); err != nil {
-			return fmt.Errorf("create node pool %s in lab cluster %s: %w", pool.Name, labName, err)
+		st, err := a.fleet.waitSettled(ctx, key)
+		if err != nil {
+			return fmt.Errorf("wait for the nodes of node group %s: %w", ngName, err)
+		}
+		if st.issue != nil {
+			return eksLaunchError{eksIssueOf(st.issue, ng.view)}
 		}
 		return nil
 	}, func(err error) {
@@ -652,7 +665,11 @@ func (a *AWS) eksCreateNodegroup(w http.ResponseWriter, r *http.Request, c eksCa
 		ng.view.ModifiedAt = eksTime(a.now())
 		if err != nil {
 			ng.view.Status = eksStatusCreateFailed
-			ng.view.Health.Issues = append(ng.view.Health.Issues, eksIssue{Code: "NodeCreationFailure", Message: err.Error(), ResourceIDs: []string{ngName}})
+			issue := eksIssue{Code: "NodeCreationFailure", Message: err.Error(), ResourceIDs: []string{ngName}}
+			if le, ok := err.(eksLaunchError); ok {
+				issue = le.issue
+			}
+			ng.view.Health.Issues = append(ng.view.Health.Issues, issue)
 			return
 		}
 		ng.view.Status = eksStatusActive
@@ -678,11 +695,16 @@ func (a *AWS) eksFindNodegroup(w http.ResponseWriter, cname, ngName string) (*ek
 func (a *AWS) eksDescribeNodegroup(w http.ResponseWriter, r *http.Request, _ eksCall) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	_, ng, ok := a.eksFindNodegroup(w, r.PathValue("name"), r.PathValue("ng"))
+	cl, ng, ok := a.eksFindNodegroup(w, r.PathValue("name"), r.PathValue("ng"))
 	if !ok {
 		return
 	}
-	eksJSON(w, map[string]any{"nodegroup": ng.view})
+	view := ng.view
+	view.Health.Issues = slices.Clone(view.Health.Issues)
+	if st := a.fleet.status(fleetKey{cl.labName, ng.pool.Name}); st.issue != nil && ng.view.Status == eksStatusActive {
+		view.Health.Issues = append(view.Health.Issues, eksIssueOf(st.issue, ng.view))
+	}
+	eksJSON(w, map[string]any{"nodegroup": view})
 }
 
 func (a *AWS) eksListNodegroups(w http.ResponseWriter, r *http.Request, _ eksCall) {
@@ -828,37 +850,17 @@ func (a *AWS) eksUpdateNodegroupConfig(w http.ResponseWriter, r *http.Request, c
 		},
 	}
 	a.upds[upd.view.ID] = upd
-	ng.view.Status = eksStatusUpdating
-	ng.view.ModifiedAt = eksTime(now)
 	eksJSON(w, map[string]any{"update": upd.view})
 
-	pool := eksPool(next, ng.pool.Name, eksNodegroupRegion(cl.view.Arn))
-	labName := cl.labName
-	a.background("update eks node group "+cname+"/"+ngName, func(ctx context.Context) error {
-		if err := a.clusters.SetNodePool(ctx, labName, pool); err != nil {
-			return fmt.Errorf("resize node pool %s in lab cluster %s: %w", pool.Name, labName, err)
-		}
-		return nil
-	}, func(err error) {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if err != nil {
-			upd.view.Status = eksUpdateFailed
-			upd.view.Errors = append(upd.view.Errors, eksErrorDetail{ErrorCode: "Unknown", ErrorMessage: err.Error(), ResourceIDs: []string{ngName}})
-			ng.view.Status = eksStatusActive
-			ng.view.ModifiedAt = eksTime(a.now())
-			return
-		}
-		status := ng.view.Status
-		ng.view = next
-		ng.view.Status = status
-		if status == eksStatusUpdating {
-			ng.view.Status = eksStatusActive
-		}
-		ng.view.ModifiedAt = eksTime(a.now())
-		ng.pool = pool
-		upd.view.Status = eksUpdateSuccessful
-	})
+	// EKS accepts the new configuration at once: the node group stays ACTIVE and
+	// shows the new desiredSize while the Auto Scaling group launches (each after
+	// the boot delay) or terminates nodes. New labels and taints apply to nodes
+	// launched from now on (the lab does not roll the existing ones).
+	next.ModifiedAt = eksTime(now)
+	ng.view = next
+	ng.pool = eksPool(next, ng.pool.Name, eksNodegroupRegion(cl.view.Arn))
+	upd.view.Status = eksUpdateSuccessful
+	a.eksFleetSet(fleetKey{cl.labName, ng.pool.Name}, ng)
 }
 
 func (a *AWS) eksDescribeUpdate(w http.ResponseWriter, r *http.Request, _ eksCall) {
@@ -898,12 +900,10 @@ func (a *AWS) eksDeleteNodegroup(w http.ResponseWriter, r *http.Request, _ eksCa
 	ng.view.ModifiedAt = eksTime(a.now())
 	eksJSON(w, map[string]any{"nodegroup": ng.view})
 
-	pool := ng.pool
-	pool.Count = 0
-	labName := cl.labName
+	key := fleetKey{cl.labName, ng.pool.Name}
 	a.background("delete eks node group "+cname+"/"+ngName, func(ctx context.Context) error {
-		if err := a.clusters.SetNodePool(ctx, labName, pool); err != nil {
-			return fmt.Errorf("remove node pool %s from lab cluster %s: %w", pool.Name, labName, err)
+		if err := a.fleet.remove(ctx, key); err != nil {
+			return fmt.Errorf("remove node pool %s from lab cluster %s: %w", key.pool, key.cluster, err)
 		}
 		return nil
 	}, func(err error) {

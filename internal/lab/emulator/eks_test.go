@@ -1,12 +1,14 @@
 package emulator
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -22,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/hca-project/terraform-provider-hca/internal/cloud"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
@@ -129,7 +132,7 @@ func TestEKSRefusals(t *testing.T) {
 		{name: "desired above max", call: func() error {
 			_, err := cli.CreateNodegroup(ctx, eksTestNodegroupInput("nope", "ng", "m5.large", 1, 3, 5))
 			return err
-		}, wantType: &invalid, wantMsg: "Desired capacity 5 can't be greater than max size 3"},
+		}, wantType: &invalid, wantMsg: "desiredSize can't be greater than maxSize"},
 		{name: "list page size", call: func() error {
 			_, err := cli.ListClusters(ctx, &eks.ListClustersInput{MaxResults: aws.Int32(500)})
 			return err
@@ -184,6 +187,20 @@ func eksNodes(ctx context.Context, t *testing.T, cs kubernetes.Interface, ng str
 		t.Fatalf("list nodes of node group %s with an EKS token: %v", ng, err)
 	}
 	return list.Items
+}
+
+// eksWaitNodes waits (up to a minute) until node group ng has n nodes and
+// returns them.
+func eksWaitNodes(ctx context.Context, t *testing.T, cs kubernetes.Interface, ng string, n int) []corev1.Node {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		nodes := eksNodes(ctx, t, cs, ng)
+		if len(nodes) == n || time.Now().After(deadline) {
+			return nodes
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func eksCheckNodes(t *testing.T, nodes []corev1.Node, want int, cpu, memory, instanceType string) {
@@ -341,7 +358,8 @@ func TestEKSLabRoundTrip(t *testing.T) {
 	if ngNow.Nodegroup.Status != types.NodegroupStatusActive || aws.ToInt32(ngNow.Nodegroup.ScalingConfig.DesiredSize) != 3 {
 		t.Errorf("node group after update: %s desired %d, want ACTIVE 3", ngNow.Nodegroup.Status, aws.ToInt32(ngNow.Nodegroup.ScalingConfig.DesiredSize))
 	}
-	eksCheckNodes(t, eksNodes(ctx, t, cs, ng), 3, "2", "8Gi", "m5.large")
+	// The third node joins after its boot delay.
+	eksCheckNodes(t, eksWaitNodes(ctx, t, cs, ng, 3), 3, "2", "8Gi", "m5.large")
 
 	// A cluster with node groups cannot be deleted.
 	if _, err := cli.DeleteCluster(ctx, &eks.DeleteClusterInput{Name: aws.String(name)}); !errors.As(err, &inUse) || !strings.Contains(err.Error(), "nodegroups attached") {
@@ -412,5 +430,116 @@ func TestEKSLabNames(t *testing.T) {
 				t.Errorf("eksLabName is not stable: %q then %q", got, again)
 			}
 		})
+	}
+}
+
+// TestEKSLabSpotAndScaleIn runs the fleet against a real lab cluster: a spot
+// node under notice is tainted and cordoned in Kubernetes, deleted when the
+// notice ends and replaced; scaling in keeps the node that runs a pod.
+func TestEKSLabSpotAndScaleIn(t *testing.T) {
+	clusters := awsLab(t)
+	a, base := awsServeOpts(t, clusters, AWSOptions{NodeBootDelay: 300 * time.Millisecond, SpotNotice: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cli := eksClient(awsLabConfig(), base)
+	name := eksUniqueName("spot")
+	const ng = "spot"
+	t.Cleanup(func() {
+		a.Wait()
+		_ = clusters.DeleteCluster(context.Background(), "eks-"+name)
+	})
+	if _, err := cli.CreateCluster(ctx, eksTestClusterInput(name)); err != nil {
+		t.Fatalf("CreateCluster: %v", err)
+	}
+	if err := eks.NewClusterActiveWaiter(cli, func(o *eks.ClusterActiveWaiterOptions) { o.MinDelay, o.MaxDelay = 250*time.Millisecond, time.Second }).
+		Wait(ctx, &eks.DescribeClusterInput{Name: aws.String(name)}, 3*time.Minute); err != nil {
+		t.Fatalf("waiting for ACTIVE: %v", err)
+	}
+	in := eksTestNodegroupInput(name, ng, "m5.large", 0, 3, 2)
+	in.CapacityType = types.CapacityTypesSpot
+	if _, err := cli.CreateNodegroup(ctx, in); err != nil {
+		t.Fatalf("CreateNodegroup: %v", err)
+	}
+	if err := eks.NewNodegroupActiveWaiter(cli, func(o *eks.NodegroupActiveWaiterOptions) { o.MinDelay, o.MaxDelay = 250*time.Millisecond, time.Second }).
+		Wait(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(ng)}, 2*time.Minute); err != nil {
+		t.Fatalf("waiting for node group ACTIVE: %v", err)
+	}
+	st, err := clusters.Get("eks-" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", st.KubeconfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	nodes := eksWaitNodes(ctx, t, cs, ng, 2)
+	if len(nodes) != 2 {
+		t.Fatalf("node group has %d nodes, want 2", len(nodes))
+	}
+	for _, n := range nodes {
+		if n.Labels["eks.amazonaws.com/capacityType"] != "SPOT" {
+			t.Errorf("node %s capacityType label %q, want SPOT", n.Name, n.Labels["eks.amazonaws.com/capacityType"])
+		}
+	}
+
+	victim := nodes[0].Name
+	doomed := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "doomed", Namespace: "default"},
+		Spec: corev1.PodSpec{NodeName: victim, Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}}}}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, doomed, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create pod: %v", err)
+	}
+	raw, _ := json.Marshal(SpotInterruption{Cluster: name, Node: victim})
+	resp, err := http.Post(base+"/lab/v1/spot-interruptions", "application/json", bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("spot interruption answered %s", resp.Status)
+	}
+	n, err := cs.CoreV1().Nodes().Get(ctx, victim, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("node under notice: %v", err)
+	}
+	tainted := false
+	for _, tn := range n.Spec.Taints {
+		tainted = tainted || (tn.Key == SpotInterruptionTaint && tn.Effect == corev1.TaintEffectNoSchedule)
+	}
+	if !tainted || !n.Spec.Unschedulable {
+		t.Errorf("node under notice: taints %v unschedulable %v, want %s NoSchedule and cordoned", n.Spec.Taints, n.Spec.Unschedulable, SpotInterruptionTaint)
+	}
+	for {
+		_, err := cs.CoreV1().Nodes().Get(ctx, victim, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("interrupted node %s still there", victim)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := cs.CoreV1().Pods("default").Get(ctx, "doomed", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("pod of the interrupted node after it is gone: %v, want NotFound", err)
+	}
+	nodes = eksWaitNodes(ctx, t, cs, ng, 2)
+	if len(nodes) != 2 || nodes[0].Name == victim || nodes[1].Name == victim {
+		t.Fatalf("nodes after the interruption: %d, want 2 with a replacement", len(nodes))
+	}
+
+	// A pod on one node: scaling 2 -> 1 keeps that node.
+	busy := nodes[1].Name
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "busy", Namespace: "default"},
+		Spec: corev1.PodSpec{NodeName: busy, Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}}}}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create pod: %v", err)
+	}
+	if _, err := cli.UpdateNodegroupConfig(ctx, &eks.UpdateNodegroupConfigInput{ClusterName: aws.String(name), NodegroupName: aws.String(ng),
+		ScalingConfig: &types.NodegroupScalingConfig{DesiredSize: aws.Int32(1)}}); err != nil {
+		t.Fatalf("UpdateNodegroupConfig: %v", err)
+	}
+	nodes = eksWaitNodes(ctx, t, cs, ng, 1)
+	if len(nodes) != 1 || nodes[0].Name != busy {
+		t.Errorf("node left after scaling in: %v, want %s (it runs a pod)", nodes, busy)
 	}
 }

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"context"
+	"time"
 
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
 )
@@ -16,6 +17,26 @@ type Clusters interface {
 	DeleteCluster(ctx context.Context, name string) error
 	// SetNodePool creates, resizes (Count) or removes (Count 0) a node pool.
 	SetNodePool(ctx context.Context, cluster string, pool lab.NodePool) error
+	// AddNode adds one node of pool's shape and waits until it is Ready.
+	AddNode(ctx context.Context, cluster string, pool lab.NodePool, name string) error
+	// DeleteNode deletes one node (a missing node is not an error).
+	DeleteNode(ctx context.Context, cluster, name string) error
+	// PoolNodes lists a pool's nodes with their pod counts.
+	PoolNodes(ctx context.Context, cluster, pool string) ([]lab.PoolNode, error)
+	// TaintNode taints a node and, with cordon, marks it unschedulable.
+	TaintNode(ctx context.Context, cluster, name string, taint lab.Taint, cordon bool) error
+}
+
+// delayOr maps an Options duration to the one used: def when zero, none when
+// negative.
+func delayOr(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 // Lab credentials (defined in package lab, which exports them in .lab/env).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
 )
@@ -53,4 +54,26 @@ func Clusters(t testing.TB) *lab.Clusters {
 	t.Helper()
 	env := Require(t, "HCA_LAB_DIR")
 	return lab.NewClusters(env["HCA_LAB_DIR"], &lab.Binaries{RepoDir: RepoRoot(t)})
+}
+
+// NodeBootDelay is the running lab's node boot delay ($HCA_LAB_NODE_BOOT_DELAY):
+// how long a node asked of the lab daemon's emulators takes to be Ready. A lab
+// whose daemon predates the variable boots nodes at once: 0.
+func NodeBootDelay(t testing.TB) time.Duration { return envDelay(t, "HCA_LAB_NODE_BOOT_DELAY") }
+
+// PodStartupDelay is the running lab's pod start-up delay
+// ($HCA_LAB_POD_STARTUP_DELAY), 0 when unset.
+func PodStartupDelay(t testing.TB) time.Duration { return envDelay(t, "HCA_LAB_POD_STARTUP_DELAY") }
+
+func envDelay(t testing.TB, name string) time.Duration {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("$%s is %q, not a Go duration: source the lab's env (. .lab/env)", name, v)
+	}
+	return d
 }
