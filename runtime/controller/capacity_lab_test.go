@@ -16,6 +16,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -63,7 +64,10 @@ func TestCapacityLab(t *testing.T) {
 	}
 	if _, err := eksc.CreateNodegroup(ctx, &eks.CreateNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst"),
 		NodeRole: aws.String("arn:aws:iam::000000000000:role/eks-node"), Subnets: []string{"subnet-0a1b2c3d"}, InstanceTypes: []string{"m5.xlarge"},
-		Labels:        map[string]string{"hca.dev/test-pool": pool},
+		Labels: map[string]string{"hca.dev/test-pool": pool},
+		// The lab boots nodes after its realistic delay (75 s); this test
+		// shortens it for its own group with the emulator's tag.
+		Tags:          map[string]string{"hca.dev/lab-node-boot-delay": "2s"},
 		ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(0)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +111,8 @@ func TestCapacityLab(t *testing.T) {
 	})
 	ns := bl.namespace(t, ctx, "capacity")
 	bl.deploy(t, ctx, ns, pool, 6)
-	d := &appsv1.Deployment{}
-	if err := bl.control.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, d); err != nil {
-		t.Fatal(err)
-	}
-	d.Spec.Template.Spec.NodeSelector = map[string]string{"hca.dev/test-pool": pool}
-	if err := bl.control.Update(ctx, d); err != nil {
+	sel := fmt.Sprintf(`{"spec":{"template":{"spec":{"nodeSelector":{"hca.dev/node-pool":null,"hca.dev/test-pool":%q}}}}}`, pool)
+	if err := bl.control.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, client.RawPatch(types.MergePatchType, []byte(sel))); err != nil {
 		t.Fatal(err)
 	}
 
