@@ -106,17 +106,26 @@ type bpAlgorithm struct {
 // parameters are set (so that a kubernetes block written when kubernetes
 // was the default keeps its meaning), else the API's default, adaptive.
 func (a *bpAlgorithm) implied() string {
+	if a == nil {
+		return "adaptive"
+	}
+	return impliedAlgorithm(a.Kubernetes != nil, a.FRSS != nil, a.Panic != nil, a.Adaptive != nil)
+}
+
+// impliedAlgorithm names the algorithm whose parameter block alone is set,
+// else adaptive.
+func impliedAlgorithm(kubernetes, frss, panic, adaptive bool) string {
 	switch {
-	case a == nil:
-	case a.Kubernetes != nil && a.FRSS == nil && a.Panic == nil && a.Adaptive == nil:
+	case kubernetes && !frss && !panic && !adaptive:
 		return "kubernetes"
-	case a.FRSS != nil && a.Kubernetes == nil && a.Panic == nil && a.Adaptive == nil:
+	case frss && !kubernetes && !panic && !adaptive:
 		return "frss"
-	case a.Panic != nil && a.Kubernetes == nil && a.FRSS == nil && a.Adaptive == nil:
+	case panic && !kubernetes && !frss && !adaptive:
 		return "panic"
 	}
 	return "adaptive"
 }
+
 
 type bpAdaptive struct {
 	ScaleDownStabilizationWindow durationString `tfsdk:"scale_down_stabilization_window"`
@@ -836,7 +845,14 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 	if pa == nil {
 		pa = &bpAlgorithm{}
 	}
-	alg := &bpAlgorithm{Name: optString(pa.Name, string(a.Name), pa.implied())}
+	implied := pa.implied()
+	if prior.Algorithm == nil {
+		// No configuration to go by (import, or a block added outside
+		// Terraform): the name the API's parameter block implies, so that an
+		// imported unnamed block plans no change.
+		implied = impliedAlgorithm(a.Kubernetes != nil, a.FRSS != nil, a.Panic != nil, a.Adaptive != nil)
+	}
+	alg := &bpAlgorithm{Name: optString(pa.Name, string(a.Name), implied)}
 	if ad := a.Adaptive; ad != nil {
 		pad := pa.Adaptive
 		if pad == nil {

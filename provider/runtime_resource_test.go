@@ -93,7 +93,7 @@ func TestAccRuntimeResource_basic(t *testing.T) {
 					resource.TestCheckResourceAttr("hca_runtime.this", "id", ns),
 					resource.TestCheckResourceAttr("hca_runtime.this", "namespace_created", "true"),
 					resource.TestCheckResourceAttr("hca_runtime.this", "cluster_role", "hca-runtime-"+ns),
-					resource.TestCheckResourceAttr("hca_runtime.this", "crds.#", "6"),
+					resource.TestCheckResourceAttr("hca_runtime.this", "crds.#", "7"),
 					checkDeployment(c, ns, func(d *appsv1.Deployment) error {
 						uid = d.UID
 						ctr := d.Spec.Template.Spec.Containers[0]

@@ -628,7 +628,7 @@ func TestAccSLOResource(t *testing.T) {
 					resource.TestCheckResourceAttr(addr, "conditions.0.type", "MetricsAvailable"),
 					resource.TestCheckResourceAttr(addr, "conditions.1.type", "Ready"),
 					resource.TestCheckResourceAttr(addr, "conditions.1.status", "True"),
-					resource.TestCheckResourceAttr(addr, "conditions.1.message", "compliance 96% written to BurstPolicy web"),
+					resource.TestCheckResourceAttr(addr, "conditions.1.message", "compliance 96% written to BurstElasticityStrategy "+name),
 				),
 			},
 			// A new name replaces the object.

@@ -412,7 +412,7 @@ func testInvalid(t *testing.T, ctx context.Context, a *labAPI) {
 		{"utilisation zero", "BurstPolicy", `spec: {metrics: [{type: Resource, resource: {name: cpu, targetAverageUtilization: 0}}]}`,
 			[]string{"spec.metrics[0].resource.targetAverageUtilization", "should be greater than or equal to 1"}},
 		{"unknown algorithm", "BurstPolicy", `spec: {algorithm: {name: magic, frss: null}}`,
-			[]string{`spec.algorithm.name: Unsupported value: "magic": supported values: "kubernetes", "frss", "panic"`}},
+			[]string{`spec.algorithm.name: Unsupported value: "magic": supported values: "adaptive", "kubernetes", "frss", "panic"`}},
 		{"parameters of another algorithm", "BurstPolicy", `spec: {algorithm: {name: kubernetes}}`,
 			[]string{"spec.algorithm", "algorithm.frss is set but algorithm.name is kubernetes: set name to frss or remove frss"}},
 		{"frss tolerance one", "BurstPolicy", `spec: {algorithm: {frss: {tolerance: "1"}}}`,
@@ -579,8 +579,8 @@ func testDefaults(t *testing.T, ctx context.Context, a *labAPI) {
 			},
 		}, &got)
 		s := got.Spec
-		if s.Placement != v1alpha1.PlacementPriority || s.MinReplicas != 1 || s.Algorithm.Name != v1alpha1.AlgorithmKubernetes {
-			t.Errorf("placement %q minReplicas %d algorithm %q, want priority, 1, kubernetes", s.Placement, s.MinReplicas, s.Algorithm.Name)
+		if s.Placement != v1alpha1.PlacementPriority || s.MinReplicas != 1 || s.Algorithm.Name != v1alpha1.AlgorithmAdaptive {
+			t.Errorf("placement %q minReplicas %d algorithm %q, want priority, 1, adaptive", s.Placement, s.MinReplicas, s.Algorithm.Name)
 		}
 		if w := s.BurstTargets[0].Weight; w == nil || *w != 1 {
 			t.Errorf("burstTargets[0].weight = %v, want 1", w)
