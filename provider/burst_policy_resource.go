@@ -126,7 +126,6 @@ func impliedAlgorithm(kubernetes, frss, panic, adaptive bool) string {
 	return "adaptive"
 }
 
-
 type bpAdaptive struct {
 	ScaleDownStabilizationWindow durationString `tfsdk:"scale_down_stabilization_window"`
 	ForecastHorizon              durationString `tfsdk:"forecast_horizon"`
