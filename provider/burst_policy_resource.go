@@ -844,14 +844,7 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 	if pa == nil {
 		pa = &bpAlgorithm{}
 	}
-	implied := pa.implied()
-	if prior.Algorithm == nil {
-		// No configuration to go by (import, or a block added outside
-		// Terraform): the name the API's parameter block implies, so that an
-		// imported unnamed block plans no change.
-		implied = impliedAlgorithm(a.Kubernetes != nil, a.FRSS != nil, a.Panic != nil, a.Adaptive != nil)
-	}
-	alg := &bpAlgorithm{Name: optString(pa.Name, string(a.Name), implied)}
+	alg := &bpAlgorithm{Name: optString(pa.Name, string(a.Name), pa.implied())}
 	if ad := a.Adaptive; ad != nil {
 		pad := pa.Adaptive
 		if pad == nil {

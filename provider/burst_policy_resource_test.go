@@ -557,6 +557,7 @@ resource "hca_burst_policy" "web" {
   max_replicas      = 10
   pending_threshold = "90s"
   algorithm = {
+    name = "kubernetes" # import reads the name back; an unnamed block would plan it away
     kubernetes = {
       scale_down = {
         stabilization_window = "300s"
