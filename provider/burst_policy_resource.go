@@ -186,7 +186,8 @@ type bpConsul struct {
 
 var (
 	durationRE    = regexp.MustCompile(`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`)
-	replicasAttrs = map[string]attr.Type{"cluster": types.StringType, "desired": types.Int64Type, "ready": types.Int64Type, "pending": types.Int64Type}
+	replicasAttrs = map[string]attr.Type{"cluster": types.StringType, "desired": types.Int64Type, "ready": types.Int64Type, "pending": types.Int64Type,
+		"nodes_ready": types.Int64Type, "nodes_requested": types.Int64Type}
 )
 
 func (r *burstPolicyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -444,12 +445,14 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 			},
 			"replicas": schema.ListNestedAttribute{
 				Computed:    true,
-				Description: "Replicas of the workload per cluster as the runtime last reported: `cluster`, `desired`, `ready`, `pending` (Unschedulable).",
+				Description: "Replicas of the workload per cluster as the runtime last reported: `cluster`, `desired`, `ready`, `pending` (Unschedulable), and the cluster's node-group nodes `nodes_ready` and `nodes_requested` (booting).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"cluster": schema.StringAttribute{Computed: true, Description: "HybridCluster name."},
-					"desired": schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Replica count set there."},
-					"ready":   schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Ready pods there."},
-					"pending": schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Unschedulable pods there."},
+					"cluster":         schema.StringAttribute{Computed: true, Description: "HybridCluster name."},
+					"desired":         schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Replica count set there."},
+					"ready":           schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Ready pods there."},
+					"pending":         schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Unschedulable pods there."},
+					"nodes_ready":     schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Ready nodes of the cluster's node groups (0 without node groups)."},
+					"nodes_requested": schema.Int64Attribute{CustomType: intType{}, Computed: true, Description: "Nodes the runtime asked the cloud for that are not Ready yet (booting)."},
 				}},
 			},
 		},
@@ -993,7 +996,8 @@ func replicasList(replicas []hcav1.ClusterReplicas) types.List {
 	elems := make([]attr.Value, len(rs))
 	for i, r := range rs {
 		elems[i] = types.ObjectValueMust(replicasAttrs, map[string]attr.Value{"cluster": types.StringValue(string(r.Cluster)),
-			"desired": types.Int64Value(int64(r.Desired)), "ready": types.Int64Value(int64(r.Ready)), "pending": types.Int64Value(int64(r.Pending))})
+			"desired": types.Int64Value(int64(r.Desired)), "ready": types.Int64Value(int64(r.Ready)), "pending": types.Int64Value(int64(r.Pending)),
+			"nodes_ready": types.Int64Value(int64(r.NodesReady)), "nodes_requested": types.Int64Value(int64(r.NodesRequested))})
 	}
 	return types.ListValueMust(types.ObjectType{AttrTypes: replicasAttrs}, elems)
 }

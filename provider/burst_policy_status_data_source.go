@@ -105,12 +105,15 @@ func (d *burstPolicyStatusDataSource) Schema(_ context.Context, _ datasource.Sch
 			"replicas": schema.ListNestedAttribute{
 				Computed: true,
 				Description: "Replicas of the workload per cluster (the primary and the burst targets that have some), " +
-					"sorted by cluster: `cluster`, `desired`, `ready`, `pending` (Unschedulable). Empty before the runtime acts.",
+					"sorted by cluster: `cluster`, `desired`, `ready`, `pending` (Unschedulable), and the cluster's node-group nodes " +
+					"`nodes_ready` and `nodes_requested` (booting). Empty before the runtime acts.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"cluster": schema.StringAttribute{Computed: true, Description: "HybridCluster name."},
-					"desired": schema.Int64Attribute{Computed: true, Description: "Replica count set there."},
-					"ready":   schema.Int64Attribute{Computed: true, Description: "Ready pods there."},
-					"pending": schema.Int64Attribute{Computed: true, Description: "Unschedulable pods there."},
+					"cluster":         schema.StringAttribute{Computed: true, Description: "HybridCluster name."},
+					"desired":         schema.Int64Attribute{Computed: true, Description: "Replica count set there."},
+					"ready":           schema.Int64Attribute{Computed: true, Description: "Ready pods there."},
+					"pending":         schema.Int64Attribute{Computed: true, Description: "Unschedulable pods there."},
+					"nodes_ready":     schema.Int64Attribute{Computed: true, Description: "Ready nodes of the cluster's node groups (0 without node groups)."},
+					"nodes_requested": schema.Int64Attribute{Computed: true, Description: "Nodes the runtime asked the cloud for that are not Ready yet (booting)."},
 				}},
 			},
 			"desired_replicas": schema.Int64Attribute{

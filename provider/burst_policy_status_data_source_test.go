@@ -22,9 +22,11 @@ import (
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
 
-func replicaValue(cluster string, desired, ready, pending int64) attr.Value {
+func replicaValue(cluster string, desired, ready, pending int64, nodes ...int64) attr.Value {
+	nodes = append(nodes, 0, 0)
 	return types.ObjectValueMust(replicasAttrs, map[string]attr.Value{"cluster": types.StringValue(cluster),
-		"desired": types.Int64Value(desired), "ready": types.Int64Value(ready), "pending": types.Int64Value(pending)})
+		"desired": types.Int64Value(desired), "ready": types.Int64Value(ready), "pending": types.Int64Value(pending),
+		"nodes_ready": types.Int64Value(nodes[0]), "nodes_requested": types.Int64Value(nodes[1])})
 }
 
 func replicaList(elems ...attr.Value) types.List {
@@ -58,8 +60,8 @@ func TestBurstPolicyStatusFromAPI(t *testing.T) {
 				ObservedGeneration: 4, Phase: hcav1.PhaseBursting,
 				Replicas: []hcav1.ClusterReplicas{
 					{Cluster: "private", Desired: 8, Ready: 8, Pending: 2},
-					{Cluster: "eks", Desired: 10, Ready: 9},
-					{Cluster: "ack", Desired: 2, Pending: 1},
+					{Cluster: "eks", Desired: 10, Ready: 9, NodesReady: 3},
+					{Cluster: "ack", Desired: 2, Pending: 1, NodesReady: 1, NodesRequested: 1},
 				},
 				LastDecision: &hcav1.Decision{Time: at("2026-05-01T12:00:00Z"), Desired: 22, Reason: "cpu 180% of target: 22 replicas; deficit 2 to eks"},
 				Conditions: []metav1.Condition{
@@ -69,7 +71,7 @@ func TestBurstPolicyStatusFromAPI(t *testing.T) {
 			},
 			want: burstPolicyStatusModel{
 				Phase: types.StringValue("Bursting"), Ready: types.BoolValue(true), ObservedGeneration: types.Int64Value(4),
-				Replicas:        replicaList(replicaValue("ack", 2, 0, 1), replicaValue("eks", 10, 9, 0), replicaValue("private", 8, 8, 2)),
+				Replicas:        replicaList(replicaValue("ack", 2, 0, 1, 1, 1), replicaValue("eks", 10, 9, 0, 3, 0), replicaValue("private", 8, 8, 2)),
 				DesiredReplicas: types.Int64Value(22), CurrentReplicas: types.Int64Value(20),
 				ReadyReplicas: types.Int64Value(17), PendingReplicas: types.Int64Value(3), BurstReplicas: types.Int64Value(12),
 				LastDecisionTime:   types.StringValue("2026-05-01T12:00:00Z"),
@@ -133,7 +135,8 @@ func createBurstPolicy(t *testing.T, c client.Client, ns, name string) *hcav1.Bu
 
 func replicaCheck(cluster string, desired, ready, pending int64) knownvalue.Check {
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{"cluster": knownvalue.StringExact(cluster),
-		"desired": knownvalue.Int64Exact(desired), "ready": knownvalue.Int64Exact(ready), "pending": knownvalue.Int64Exact(pending)})
+		"desired": knownvalue.Int64Exact(desired), "ready": knownvalue.Int64Exact(ready), "pending": knownvalue.Int64Exact(pending),
+		"nodes_ready": knownvalue.Int64Exact(0), "nodes_requested": knownvalue.Int64Exact(0)})
 }
 
 // TestAccBurstPolicyStatusDataSource reads a policy before the runtime acts,
