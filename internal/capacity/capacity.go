@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -259,7 +260,7 @@ func perReplica(g Group, r Resources) float64 {
 
 // unusable says why set s cannot use group g ("" when it can).
 func unusable(s PodSet, g Group) string {
-	if len(s.Clusters) > 0 && !contains(s.Clusters, g.Cluster) {
+	if len(s.Clusters) > 0 && !slices.Contains(s.Clusters, g.Cluster) {
 		return "not a burst target of the policy"
 	}
 	if g.Spot && !s.AllowSpot {
@@ -323,15 +324,6 @@ func larger(a, b Resources) bool {
 		return a.CPUMilli > b.CPUMilli
 	}
 	return a.MemoryBytes > b.MemoryBytes
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func validate(sets []PodSet, groups []Group) error {

@@ -38,6 +38,12 @@ func Release(now time.Time, groups []Group, nodes []Node, delay map[string]time.
 	for i := range groups {
 		byGroup[groups[i].Cluster+"/"+groups[i].Name] = &groups[i]
 	}
+	delayOf := func(key string) time.Duration {
+		if d, ok := delay[key]; ok {
+			return d
+		}
+		return DefaultScaleDownDelay
+	}
 	candidates := map[string][]Node{}
 	var next time.Duration
 	for _, n := range nodes {
@@ -46,15 +52,11 @@ func Release(now time.Time, groups []Group, nodes []Node, delay map[string]time.
 		if g == nil || grow[key] || !n.Ready || !n.Empty {
 			continue
 		}
-		d, ok := delay[key]
-		if !ok {
-			d = DefaultScaleDownDelay
-		}
 		since := n.EmptySince
 		if since.IsZero() {
 			since = now
 		}
-		if wait := since.Add(d).Sub(now); wait > 0 {
+		if wait := since.Add(delayOf(key)).Sub(now); wait > 0 {
 			if next == 0 || wait < next {
 				next = wait
 			}
@@ -84,12 +86,8 @@ func Release(now time.Time, groups []Group, nodes []Node, delay map[string]time.
 			if size <= g.Min {
 				break
 			}
-			d, ok := delay[key]
-			if !ok {
-				d = DefaultScaleDownDelay
-			}
 			out = append(out, Removal{Cluster: n.Cluster, Group: n.Group, Node: n.Name,
-				Reason: fmt.Sprintf("empty since %s (longer than the scale-down delay of %v)", n.EmptySince.UTC().Format(time.RFC3339), d)})
+				Reason: fmt.Sprintf("empty since %s (longer than the scale-down delay of %v)", n.EmptySince.UTC().Format(time.RFC3339), delayOf(key))})
 			size--
 		}
 	}

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -109,7 +110,7 @@ func burstCleanupPlanFor(in burstCleanupInput) burstCleanupPlan {
 			if c.Gone {
 				continue
 			}
-			for _, name := range sortedKeys(c.Copies) {
+			for _, name := range slices.Sorted(maps.Keys(c.Copies)) {
 				plan.DeleteCopies = append(plan.DeleteCopies, burstCopyRef{Cluster: c.Name, Name: name})
 			}
 			plan.Clean = append(plan.Clean, c.Name)
@@ -122,7 +123,7 @@ func burstCleanupPlanFor(in burstCleanupInput) burstCleanupPlan {
 			continue
 		}
 		left := 0
-		for _, name := range sortedKeys(c.Copies) {
+		for _, name := range slices.Sorted(maps.Keys(c.Copies)) {
 			if sources[name] {
 				left++
 				continue
@@ -137,13 +138,4 @@ func burstCleanupPlanFor(in burstCleanupInput) burstCleanupPlan {
 		}
 	}
 	return plan
-}
-
-func sortedKeys(m map[string]int32) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -149,7 +148,8 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 		r.setAll(hc, "ClusterUnreachable", err.Error())
 		return ctrl.Result{RequeueAfter: r.Interval}, nil
 	}
-	groups := r.readGroups(ctx, hc, nodes.Items, pods.Items)
+	use := nodeUsage(pods.Items)
+	groups := r.readGroups(ctx, hc, nodes.Items, use)
 	sets, delays, err := r.demand(ctx, hc, groups, pods.Items)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -187,7 +187,7 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 			sumUnplaced(plan.Unplaced), strings.Join(reasons, "; "))
 	}
 
-	obs, err := r.markEmpty(ctx, m, groups, nodes.Items, pods.Items, now)
+	obs, err := r.markEmpty(ctx, m, groups, nodes.Items, use, now)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -214,26 +214,7 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 
 // readGroups reads each group's state from the cloud and its nodes from the
 // cluster.
-func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridCluster, nodes []corev1.Node, pods []corev1.Pod) []*capacityGroup {
-	used := map[string]corev1.ResourceList{} // node -> requests of its active pods
-	count := map[string]int64{}
-	for i := range pods {
-		p := &pods[i]
-		if p.Spec.NodeName == "" || !burstPodActive(p) {
-			continue
-		}
-		req := burstPodRequests(&p.Spec)
-		u := used[p.Spec.NodeName]
-		if u == nil {
-			u = corev1.ResourceList{}
-		}
-		cpu, mem := u[corev1.ResourceCPU], u[corev1.ResourceMemory]
-		cpu.Add(*resource.NewMilliQuantity(req.CPUMilli, resource.DecimalSI))
-		mem.Add(*resource.NewQuantity(req.MemoryBytes, resource.BinarySI))
-		u[corev1.ResourceCPU], u[corev1.ResourceMemory] = cpu, mem
-		used[p.Spec.NodeName] = u
-		count[p.Spec.NodeName]++
-	}
+func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridCluster, nodes []corev1.Node, use map[string]nodeUse) []*capacityGroup {
 	prev := map[string]hcav1.NodeGroupStatus{}
 	for _, s := range hc.Status.NodeGroups {
 		prev[s.Name] = s
@@ -256,12 +237,11 @@ func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridClu
 			if n.Labels[EKSNodegroupLabel] == spec.EKS.NodegroupName && burstNodeReady(n) && n.DeletionTimestamp == nil {
 				g.status.ReadyNodes++
 				if !n.Spec.Unschedulable {
-					a := n.Status.Allocatable
-					u := used[n.Name]
+					a, u := n.Status.Allocatable, use[n.Name]
 					g.plan.Room = append(g.plan.Room, capacity.Resources{
-						CPUMilli:    a.Cpu().MilliValue() - u.Cpu().MilliValue(),
-						MemoryBytes: a.Memory().Value() - u.Memory().Value(),
-						Pods:        a.Pods().Value() - count[n.Name]})
+						CPUMilli:    a.Cpu().MilliValue() - u.CPUMilli,
+						MemoryBytes: a.Memory().Value() - u.MemoryBytes,
+						Pods:        a.Pods().Value() - u.Pods})
 				}
 			}
 		}
@@ -372,15 +352,7 @@ func (r *CapacityReconciler) demand(ctx context.Context, hc *hcav1.HybridCluster
 
 // markEmpty keeps EmptySinceAnnotation on the groups' nodes current and
 // returns them as capacity.Release sees them.
-func (r *CapacityReconciler) markEmpty(ctx context.Context, m *Member, groups []*capacityGroup, nodes []corev1.Node, pods []corev1.Pod, now time.Time) ([]capacity.Node, error) {
-	busy := map[string]bool{}
-	for i := range pods {
-		p := &pods[i]
-		if p.Spec.NodeName == "" || !burstPodActive(p) || workloadless(p) {
-			continue
-		}
-		busy[p.Spec.NodeName] = true
-	}
+func (r *CapacityReconciler) markEmpty(ctx context.Context, m *Member, groups []*capacityGroup, nodes []corev1.Node, use map[string]nodeUse, now time.Time) ([]capacity.Node, error) {
 	byNodegroup := map[string]string{}
 	for _, g := range groups {
 		byNodegroup[g.spec.EKS.NodegroupName] = g.spec.Name
@@ -393,7 +365,7 @@ func (r *CapacityReconciler) markEmpty(ctx context.Context, m *Member, groups []
 		if !ok || n.DeletionTimestamp != nil {
 			continue
 		}
-		empty := !busy[n.Name]
+		empty := !use[n.Name].workload
 		since, marked := n.Annotations[EmptySinceAnnotation]
 		var patch string
 		switch {
@@ -419,6 +391,32 @@ func (r *CapacityReconciler) markEmpty(ctx context.Context, m *Member, groups []
 		out = append(out, obs)
 	}
 	return out, errors.Join(errs...)
+}
+
+// nodeUse is what a node's active pods take: their requests and count, and
+// whether one of them is a workload (keeps the node busy).
+type nodeUse struct {
+	capacity.Resources
+	workload bool
+}
+
+// nodeUsage sums, per node, the requests of its active pods.
+func nodeUsage(pods []corev1.Pod) map[string]nodeUse {
+	out := map[string]nodeUse{}
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName == "" || !burstPodActive(p) {
+			continue
+		}
+		req := burstPodRequests(&p.Spec)
+		u := out[p.Spec.NodeName]
+		u.CPUMilli += req.CPUMilli
+		u.MemoryBytes += req.MemoryBytes
+		u.Pods++
+		u.workload = u.workload || !workloadless(p)
+		out[p.Spec.NodeName] = u
+	}
+	return out
 }
 
 // workloadless reports pods that do not keep a node busy: DaemonSet pods
