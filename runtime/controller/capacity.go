@@ -229,6 +229,12 @@ func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridClu
 		if spec.Allocatable.Pods == 0 {
 			g.plan.Allocatable.Pods = 110
 		}
+		if spec.EKS == nil {
+			g.status.Reason, g.status.Message = "NotSupported", "ACK node pools are not scaled by this runtime yet"
+			g.plan.Unavailable = g.status.Message
+			out = append(out, g)
+			continue
+		}
 		for _, t := range spec.Taints {
 			g.plan.Taints = append(g.plan.Taints, capacity.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
 		}
@@ -355,7 +361,9 @@ func (r *CapacityReconciler) demand(ctx context.Context, hc *hcav1.HybridCluster
 func (r *CapacityReconciler) markEmpty(ctx context.Context, m *Member, groups []*capacityGroup, nodes []corev1.Node, use map[string]nodeUse, now time.Time) ([]capacity.Node, error) {
 	byNodegroup := map[string]string{}
 	for _, g := range groups {
-		byNodegroup[g.spec.EKS.NodegroupName] = g.spec.Name
+		if g.spec.EKS != nil {
+			byNodegroup[g.spec.EKS.NodegroupName] = g.spec.Name
+		}
 	}
 	var out []capacity.Node
 	var errs []error

@@ -87,7 +87,7 @@ func TestCapacityLab(t *testing.T) {
 	hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{controller.ClassLabel: bl.class()}}, Spec: hcav1.HybridClusterSpec{
 		Role: hcav1.RoleBurst, Provider: hcav1.ProviderEKS, Priority: 5,
 		Credentials: hcav1.ClusterCredentials{EKS: &hcav1.EKSCredentials{ClusterName: name, Region: region}},
-		NodeGroups: []hcav1.NodeGroup{{Name: "burst", EKS: hcav1.EKSNodeGroupRef{ClusterName: name, Region: region, NodegroupName: "burst"},
+		NodeGroups: []hcav1.NodeGroup{{Name: "burst", EKS: &hcav1.EKSNodeGroupRef{ClusterName: name, Region: region, NodegroupName: "burst"},
 			InstanceType: "m5.xlarge", PricePerHour: "0.192", MinNodes: 0, MaxNodes: 3, Labels: map[string]string{"hca.dev/test-pool": pool},
 			Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 58}}},
 	}}

@@ -101,10 +101,12 @@ const (
 )
 
 // NodeGroup is a group of identical nodes the runtime may grow and shrink:
-// an EKS managed node group. Its size is the runtime's to set: Terraform
-// creates the group (hca_eks_cluster) and leaves its desired size alone.
+// an EKS managed node group or an ACK node pool. Its size is the runtime's
+// to set: Terraform creates the group (hca_eks_cluster, hca_ack_cluster) and
+// leaves its desired size alone.
 //
 // +kubebuilder:validation:XValidation:rule="self.minNodes <= self.maxNodes",message="minNodes must be <= maxNodes",fieldPath=".minNodes"
+// +kubebuilder:validation:XValidation:rule="has(self.eks) != has(self.ack)",message="set exactly one of eks (an EKS managed node group) or ack (an ACK node pool)"
 type NodeGroup struct {
 	// Name identifies the group in statuses ("burst-spot").
 	//
@@ -114,10 +116,15 @@ type NodeGroup struct {
 	// +required
 	Name string `json:"name"`
 
-	// EKS is the managed node group the group is.
+	// EKS is the managed node group the group is (exactly one of eks, ack).
 	//
-	// +required
-	EKS EKSNodeGroupRef `json:"eks"`
+	// +optional
+	EKS *EKSNodeGroupRef `json:"eks,omitempty"`
+
+	// ACK is the ACK node pool the group is (exactly one of eks, ack).
+	//
+	// +optional
+	ACK *ACKNodePoolRef `json:"ack,omitempty"`
 
 	// InstanceType of the nodes ("m5.xlarge"), for statuses and events.
 	//
@@ -190,6 +197,31 @@ type EKSNodeGroupRef struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +required
 	NodegroupName string `json:"nodegroupName"`
+}
+
+// ACKNodePoolRef names an Alibaba Cloud ACK node pool. Its nodes carry the
+// label alibabacloud.com/nodepool-id with NodePoolID.
+type ACKNodePoolRef struct {
+	// ClusterID is the ACK cluster's ID ("c82e6987e2961451182edacd74faf0000").
+	//
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +required
+	ClusterID string `json:"clusterID"`
+
+	// Region of the cluster ("cn-hangzhou").
+	//
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32
+	// +required
+	Region string `json:"region"`
+
+	// NodePoolID is the node pool's ID ("np1234abcd").
+	//
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +required
+	NodePoolID string `json:"nodePoolID"`
 }
 
 // NodeAllocatable is what one node offers pods.
