@@ -315,7 +315,7 @@ func (r *BurstReconciler) cleanupInput(p *hcav1.BurstPolicy, deps []*appsv1.Depl
 			c.Err = v.err.Error()
 		}
 		for name := range v.copies {
-			c.Copies[name] = v.copyReplicas(name)
+			c.Copies[name] = burstCopyNeed(v, name) // a spot surge is not given back
 		}
 		in.Clusters = append(in.Clusters, c)
 	}

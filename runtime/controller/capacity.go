@@ -242,6 +242,12 @@ func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridClu
 			n := &nodes[i]
 			if n.Labels[EKSNodegroupLabel] == spec.EKS.NodegroupName && burstNodeReady(n) && n.DeletionTimestamp == nil {
 				g.status.ReadyNodes++
+				if burstNodeNoticed(n) {
+					// Going away: no room, and new nodes go to other
+					// groups first (burst_spot.go moves its replicas).
+					g.plan.Interrupted++
+					continue
+				}
 				if !n.Spec.Unschedulable {
 					a, u := n.Status.Allocatable, use[n.Name]
 					g.plan.Room = append(g.plan.Room, capacity.Resources{
