@@ -54,8 +54,8 @@ type readySampler struct {
 	// at that moment; replacedAt when the Ready pods elsewhere first
 	// reached the need after the notice.
 	noticeAt, replacedAt, firstLeavingGone time.Time
-	readyElsewhereAtRemoval               int
-	samples                               int
+	readyElsewhereAtRemoval                int
+	samples                                int
 }
 
 func (s *readySampler) count() (ready, elsewhere int) {
