@@ -98,7 +98,13 @@ type BurstOptions struct {
 // Its permissions in the control cluster are in rbac.go; in burst clusters it
 // needs, through the HybridCluster credentials: namespaces get/create/delete;
 // deployments, configmaps, secrets and services get/list/create/update/delete;
-// deployments/scale patch; pods list/watch.
+// deployments/scale patch; pods list/watch/patch; nodes list/watch.
+//
+// Spot interruptions (burst_spot.go, decided by interruption.Decide): replicas
+// on a burst cluster's node under a spot interruption notice are replaced
+// first (the copy surges by their count, recorded in
+// BurstSpotSurgeAnnotation) and removed once the replacements are Ready (their
+// pod-deletion-cost makes the ReplicaSet take exactly those).
 type BurstReconciler struct {
 	client client.Client
 	// reader reads what decisions depend on (the policy, the primary

@@ -58,7 +58,9 @@ type NodeGroupCloud interface {
 // and capacity.Release. Outputs: the groups' desired sizes
 // (UpdateNodegroupConfig, never above the group's maximum), released nodes
 // cordoned first, EmptySinceAnnotation on nodes, status.nodeGroups and Events
-// on the HybridCluster.
+// on the HybridCluster. A node under a spot interruption notice
+// (SpotInterruptionTaint) is no room, and its group is the last choice for new
+// nodes while the notice lasts (capacity.Group.Interrupted).
 //
 // Releasing lowers the desired size by the number of empty nodes it picked,
 // after cordoning them; which instance the cloud then terminates is its
