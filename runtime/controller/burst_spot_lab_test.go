@@ -120,8 +120,63 @@ func (s *readySampler) notice(node string) {
 // the noticed node only once the replacements are Ready: a watch on the burst
 // cluster's pods checks that Ready replicas never fall below the 2 needed.
 func TestSpotInterruptionLab(t *testing.T) {
+	r := spotInterruption(t, 3*time.Second)
+	t.Logf("spot interruption: min Ready %d (need %d) over %d pod events; replacements Ready %s after the notice, first leaving replica removed %s after it (Ready elsewhere then: %d)",
+		r.minReady, r.need, r.samples, r.replaced.Round(time.Millisecond), r.removed.Round(time.Millisecond), r.readyAtRemoval)
+	if r.minReady < r.need {
+		t.Errorf("Ready replicas fell to %d during the interruption; need %d", r.minReady, r.need)
+	}
+	if r.readyAtRemoval < r.need {
+		t.Errorf("the first replica on the noticed node was removed with %d Ready replicas elsewhere; need %d first", r.readyAtRemoval, r.need)
+	}
+	if r.removed < r.replaced {
+		t.Errorf("a replica on the noticed node was removed (%s after the notice) before the replacements were Ready (%s)", r.removed, r.replaced)
+	}
+	if r.maxInterrupted != int32(r.need) {
+		t.Errorf("the policy's status showed at most %d interrupted replicas in the burst cluster; want the %d on the noticed node", r.maxInterrupted, r.need)
+	}
+	if !strings.Contains(r.events, "SpotInterruption") || !strings.Contains(r.events, "ReplacementsReady") {
+		t.Errorf("events on the burst policy: %s; want SpotInterruption and ReplacementsReady", r.events)
+	}
+}
+
+// BenchmarkSpotInterruptionLab measures the same scenario for realistic boot
+// delays of the replacement node (the lab's pod start-up delay applies too):
+// the minimum of Ready replicas against the need, and the time from the notice
+// to the replacements Ready. Run with -benchtime=1x; one iteration per delay.
+func BenchmarkSpotInterruptionLab(b *testing.B) {
+	for _, boot := range []time.Duration{0, 30 * time.Second, 60 * time.Second, 90 * time.Second} {
+		b.Run(fmt.Sprintf("boot=%s", boot), func(b *testing.B) {
+			for range b.N {
+				r := spotInterruption(b, boot)
+				b.ReportMetric(float64(r.minReady), "min-ready")
+				b.ReportMetric(float64(r.need), "need")
+				b.ReportMetric(r.replaced.Seconds(), "s-to-replacements-ready")
+				b.ReportMetric(r.removed.Seconds(), "s-to-leaving-removed")
+			}
+		})
+	}
+}
+
+// spotResult is what one spot interruption scenario measured.
+type spotResult struct {
+	need, minReady, samples, readyAtRemoval int
+	// replaced and removed are the times from the notice to the
+	// replacements Ready and to the first leaving replica removed.
+	replaced, removed time.Duration
+	// events are the reasons of the policy's Events, comma-separated.
+	events string
+	// maxInterrupted is the highest status.replicas[].interrupted seen for
+	// the burst cluster.
+	maxInterrupted int32
+}
+
+// spotInterruption runs the scenario of TestSpotInterruptionLab with the
+// node groups' boot delay boot, and returns what it measured.
+func spotInterruption(tb testing.TB, boot time.Duration) spotResult {
+	t := tb
 	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT")
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	bl := newBurstLab(t, ctx)
 
@@ -156,8 +211,8 @@ func TestSpotInterruptionLab(t *testing.T) {
 		if _, err := eksc.CreateNodegroup(ctx, &eks.CreateNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(g.name),
 			NodeRole: aws.String("arn:aws:iam::000000000000:role/eks-node"), Subnets: []string{"subnet-0a1b2c3d"}, InstanceTypes: []string{"m5.xlarge"},
 			CapacityType: g.typ, Labels: map[string]string{"hca.dev/test-pool": pool},
-			// Nodes boot in 3 s instead of the lab's realistic 75 s.
-			Tags:          map[string]string{"hca.dev/lab-node-boot-delay": "3s"},
+			// The lab's tag for the boot delay of the group's nodes.
+			Tags:          map[string]string{"hca.dev/lab-node-boot-delay": boot.String()},
 			ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(0)}}); err != nil {
 			t.Fatal(err)
 		}
@@ -266,6 +321,31 @@ func TestSpotInterruptionLab(t *testing.T) {
 	})
 	node := spotNodes()[0].Name
 
+	// The policy's status, every write of it (a watch): its highest count of
+	// interrupted replicas in the burst cluster.
+	var statusMu sync.Mutex
+	var maxInterrupted int32
+	pw, err := bl.control.Watch(ctx, &hcav1.BurstPolicyList{}, client.InNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Stop()
+	go func() {
+		for ev := range pw.ResultChan() {
+			got, ok := ev.Object.(*hcav1.BurstPolicy)
+			if !ok {
+				continue
+			}
+			statusMu.Lock()
+			for _, c := range got.Status.Replicas {
+				if string(c.Cluster) == name && c.Interrupted > maxInterrupted {
+					maxInterrupted = c.Interrupted
+				}
+			}
+			statusMu.Unlock()
+		}
+	}()
+
 	// The notice: POST /lab/v1/spot-interruptions, as the demo does.
 	s.notice(node)
 	body, _ := json.Marshal(emulator.SpotInterruption{Cluster: name, Node: node})
@@ -303,24 +383,17 @@ func TestSpotInterruptionLab(t *testing.T) {
 			onNoticed, elsewhere, ptr.Deref(copyDep.Spec.Replicas, 0), surged, desired("od"))
 	})
 
+	res := spotResult{need: need}
+	statusMu.Lock()
+	res.maxInterrupted = maxInterrupted
+	statusMu.Unlock()
 	s.mu.Lock()
-	minReady, samples, readyAtRemoval := s.min, s.samples, s.readyElsewhereAtRemoval
-	replaced, removed := s.replacedAt.Sub(s.noticeAt), s.firstLeavingGone.Sub(s.noticeAt)
+	res.minReady, res.samples, res.readyAtRemoval = s.min, s.samples, s.readyElsewhereAtRemoval
+	res.replaced, res.removed = s.replacedAt.Sub(s.noticeAt), s.firstLeavingGone.Sub(s.noticeAt)
 	replacedSeen, removedSeen := !s.replacedAt.IsZero(), !s.firstLeavingGone.IsZero()
 	s.mu.Unlock()
-	t.Logf("spot interruption: min Ready %d (need %d) over %d pod events; replacements Ready %s after the notice, first leaving replica removed %s after it (Ready elsewhere then: %d)",
-		minReady, need, samples, replaced.Round(time.Millisecond), removed.Round(time.Millisecond), readyAtRemoval)
-	if minReady < need {
-		t.Errorf("Ready replicas fell to %d during the interruption; need %d", minReady, need)
-	}
 	if !replacedSeen || !removedSeen {
 		t.Fatalf("replacements Ready seen %v, leaving replica removal seen %v", replacedSeen, removedSeen)
-	}
-	if readyAtRemoval < need {
-		t.Errorf("the first replica on the noticed node was removed with %d Ready replicas elsewhere; need %d first", readyAtRemoval, need)
-	}
-	if removed < replaced {
-		t.Errorf("a replica on the noticed node was removed (%s after the notice) before the replacements were Ready (%s)", removed, replaced)
 	}
 
 	var evs eventsv1.EventList
@@ -333,7 +406,6 @@ func TestSpotInterruptionLab(t *testing.T) {
 			reasons = append(reasons, e.Reason)
 		}
 	}
-	if got := strings.Join(reasons, ","); !strings.Contains(got, "SpotInterruption") || !strings.Contains(got, "ReplacementsReady") {
-		t.Errorf("events on the burst policy: %s; want SpotInterruption and ReplacementsReady", got)
-	}
+	res.events = strings.Join(reasons, ",")
+	return res
 }
