@@ -120,9 +120,9 @@ func (s *readySampler) notice(node string) {
 // the noticed node only once the replacements are Ready: a watch on the burst
 // cluster's pods checks that Ready replicas never fall below the 2 needed.
 func TestSpotInterruptionLab(t *testing.T) {
-	r := spotInterruption(t, 3*time.Second)
-	t.Logf("spot interruption: min Ready %d (need %d) over %d pod events; replacements Ready %s after the notice, first leaving replica removed %s after it (Ready elsewhere then: %d)",
-		r.minReady, r.need, r.samples, r.replaced.Round(time.Millisecond), r.removed.Round(time.Millisecond), r.readyAtRemoval)
+	r := spotInterruption(t, 3*time.Second, false)
+	t.Logf("spot interruption: min Ready %d (need %d) over %d pod events; replacements Ready %s after the notice, first leaving replica removed %s after it (Ready elsewhere then: %d); events %s",
+		r.minReady, r.need, r.samples, r.replaced.Round(time.Millisecond), r.removed.Round(time.Millisecond), r.readyAtRemoval, r.events)
 	if r.minReady < r.need {
 		t.Errorf("Ready replicas fell to %d during the interruption; need %d", r.minReady, r.need)
 	}
@@ -148,7 +148,7 @@ func BenchmarkSpotInterruptionLab(b *testing.B) {
 	for _, boot := range []time.Duration{0, 30 * time.Second, 60 * time.Second, 90 * time.Second} {
 		b.Run(fmt.Sprintf("boot=%s", boot), func(b *testing.B) {
 			for range b.N {
-				r := spotInterruption(b, boot)
+				r := spotInterruption(b, boot, false)
 				b.ReportMetric(float64(r.minReady), "min-ready")
 				b.ReportMetric(float64(r.need), "need")
 				b.ReportMetric(r.replaced.Seconds(), "s-to-replacements-ready")
@@ -172,8 +172,10 @@ type spotResult struct {
 }
 
 // spotInterruption runs the scenario of TestSpotInterruptionLab with the
-// node groups' boot delay boot, and returns what it measured.
-func spotInterruption(tb testing.TB, boot time.Duration) spotResult {
+// node groups' boot delay boot, and returns what it measured. noRoom: the
+// burst cluster has only the spot group, at most 1 node, so the replacements
+// cannot be placed (TestSpotInterruptionNoRoomLab).
+func spotInterruption(tb testing.TB, boot time.Duration, noRoom bool) spotResult {
 	t := tb
 	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -239,6 +241,10 @@ func spotInterruption(tb testing.TB, boot time.Duration) spotResult {
 		Credentials: hcav1.ClusterCredentials{EKS: &hcav1.EKSCredentials{ClusterName: name, Region: region}},
 		NodeGroups:  []hcav1.NodeGroup{nodeGroup("spot", hcav1.CapacitySpot, "0.0672"), nodeGroup("od", hcav1.CapacityOnDemand, "0.192")},
 	}}
+	if noRoom {
+		hc.Spec.NodeGroups = hc.Spec.NodeGroups[:1]
+		hc.Spec.NodeGroups[0].MaxNodes = 1
+	}
 	if err := bl.control.Create(ctx, hc); err != nil {
 		t.Fatal(err)
 	}
@@ -360,6 +366,9 @@ func spotInterruption(tb testing.TB, boot time.Duration) spotResult {
 		t.Fatalf("interrupt node %s: %s %v", node, resp.Status, out)
 	}
 
+	if noRoom {
+		return spotNoRoom(t, ctx, bl, m, s, ns, node, need)
+	}
 	burstEventually(t, ctx, "the replicas on the noticed node are replaced on an on-demand node, then removed", func() (bool, string) {
 		var pods corev1.PodList
 		if err := m.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
@@ -396,16 +405,86 @@ func spotInterruption(tb testing.TB, boot time.Duration) spotResult {
 		t.Fatalf("replacements Ready seen %v, leaving replica removal seen %v", replacedSeen, removedSeen)
 	}
 
+	res.events = bl.policyEvents(t, ctx, ns, p.Name)
+	return res
+}
+
+// TestSpotInterruptionNoRoomLab: the notice arrives with no room anywhere
+// (the only node group is the spot one, at its maximum of 1 node). The
+// replacements stay Pending, the policy gets a ReplacementsUnschedulable
+// Event, and the 2 replicas on the noticed node keep serving: the copy keeps
+// need + 2 replicas, and the Ready replicas do not fall while the node lives.
+func TestSpotInterruptionNoRoomLab(t *testing.T) {
+	r := spotInterruption(t, 3*time.Second, true)
+	t.Logf("spot interruption without room: min Ready %d (need %d) over %d pod events; events %s", r.minReady, r.need, r.samples, r.events)
+	if r.minReady < r.need {
+		t.Errorf("Ready replicas fell to %d while the noticed node lived; need %d", r.minReady, r.need)
+	}
+	if !strings.Contains(r.events, "SpotInterruption") || !strings.Contains(r.events, "ReplacementsUnschedulable") {
+		t.Errorf("events on the burst policy: %s; want SpotInterruption and ReplacementsUnschedulable", r.events)
+	}
+	if strings.Contains(r.events, "ReplacementsReady") {
+		t.Errorf("events on the burst policy: %s; no replacement could be Ready", r.events)
+	}
+}
+
+// spotNoRoom waits, after the notice, for the replacements to be Pending
+// and the copy surged, then watches 10 s more (the noticed node lives 2
+// minutes) and returns what the sampler saw.
+func spotNoRoom(t testing.TB, ctx context.Context, bl *burstLab, m *controller.Member, s *readySampler, ns, node string, need int32) spotResult {
+	burstEventually(t, ctx, "2 replacements Pending, the copy at need + 2, the leaving replicas kept", func() (bool, string) {
+		var pods corev1.PodList
+		if err := m.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		var onNoticed, pending int
+		for _, pod := range pods.Items {
+			switch {
+			case pod.DeletionTimestamp != nil:
+			case pod.Spec.NodeName == node:
+				onNoticed++
+			case pod.Spec.NodeName == "":
+				pending++
+			}
+		}
+		var copyDep appsv1.Deployment
+		_ = m.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &copyDep)
+		ok := onNoticed == int(need) && pending == int(need) && ptr.Deref(copyDep.Spec.Replicas, 0) == 2*need
+		return ok, fmt.Sprintf("pods on the noticed node %d, pending %d, copy replicas %d", onNoticed, pending, ptr.Deref(copyDep.Spec.Replicas, 0))
+	})
+	select {
+	case <-time.After(10 * time.Second):
+	case <-ctx.Done():
+		t.Fatal(ctx.Err())
+	}
+	var res spotResult
+	s.mu.Lock()
+	res.need, res.minReady, res.samples = int(need), s.min, s.samples
+	onNoticed := 0
+	for _, p := range s.pods {
+		if p.Spec.NodeName == node && p.DeletionTimestamp == nil {
+			onNoticed++
+		}
+	}
+	s.mu.Unlock()
+	if onNoticed != int(need) {
+		t.Errorf("%d replicas left on the noticed node while it lives; want all %d kept", onNoticed, need)
+	}
+	res.events = bl.policyEvents(t, ctx, ns, "web")
+	return res
+}
+
+// policyEvents are the reasons of a BurstPolicy's Events, comma-separated.
+func (bl *burstLab) policyEvents(t testing.TB, ctx context.Context, ns, name string) string {
 	var evs eventsv1.EventList
 	if err := bl.control.List(ctx, &evs, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	var reasons []string
 	for _, e := range evs.Items {
-		if e.Regarding.Kind == "BurstPolicy" && e.Regarding.Name == p.Name {
+		if e.Regarding.Kind == "BurstPolicy" && e.Regarding.Name == name {
 			reasons = append(reasons, e.Reason)
 		}
 	}
-	res.events = strings.Join(reasons, ",")
-	return res
+	return strings.Join(reasons, ",")
 }
