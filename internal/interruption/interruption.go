@@ -40,6 +40,10 @@ type Input struct {
 	Surge int32
 	// Pods are the workload's active pods there.
 	Pods []Pod
+	// NodesComing: nodes for the cluster are booting or can still be
+	// ordered, so Unschedulable replacements are waiting for a node, not
+	// stuck.
+	NodesComing bool
 }
 
 // Decision is what to write.
@@ -64,9 +68,9 @@ type Decision struct {
 	// Lost: a surge ends because the leaving replicas are gone (their node was
 	// reclaimed) before the replacements were Ready.
 	Lost bool
-	// Stuck counts replacements the scheduler cannot place (no room and no
-	// node coming): the leaving replicas are kept as long as their node
-	// lives.
+	// Stuck counts replacements the scheduler cannot place while no node is
+	// coming (no room anywhere): the leaving replicas are kept as long as
+	// their node lives.
 	Stuck int32
 }
 
@@ -133,8 +137,10 @@ func Decide(in Input) (Decision, error) {
 		d.Replicas = in.Need + d.Surge
 		d.Started = d.Surge > in.Surge
 	}
-	if d.Leaving == 0 {
-		d.Stuck = 0 // Pending replicas without a notice are the placement's business
+	if d.Leaving == 0 || in.NodesComing {
+		// Pending replicas without a notice are the placement's business;
+		// with nodes coming, they wait for them.
+		d.Stuck = 0
 	}
 	return d, nil
 }

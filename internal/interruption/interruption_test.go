@@ -83,6 +83,11 @@ func TestDecide(t *testing.T) {
 		in:   Input{Need: 4, Surge: 2, Pods: pods(0, 2, 2, 0, 2)},
 		want: Decision{Replicas: 6, Surge: 2, Leaving: 2, ReadyElsewhere: 2, Stuck: 2},
 	}, {
+		// The same with a node booting for them: they wait, not stuck.
+		name: "replacements waiting for a node",
+		in:   Input{Need: 4, Surge: 2, Pods: pods(0, 2, 2, 0, 2), NodesComing: true},
+		want: Decision{Replicas: 6, Surge: 2, Leaving: 2, ReadyElsewhere: 2},
+	}, {
 		// The node was reclaimed before the replacements ran: the leaving
 		// pods are gone, the surge ends (6 -> 4) and the 2 Unschedulable
 		// replacements are the 4's missing part (Lost, not Replaced).

@@ -135,6 +135,10 @@ func (r *BurstReconciler) spotSteps(ctx context.Context, p *hcav1.BurstPolicy, d
 			continue
 		}
 		in := burstSpotInput(v, d, want)
+		if v.hc != nil {
+			cpu, _ := burstGrowable(v.hc, p.Spec.Capacity != nil && p.Spec.Capacity.AllowSpot)
+			in.NodesComing = cpu > 0
+		}
 		dec, err := interruption.Decide(in)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("decide spot replacements of %s/%s in %s: %w", d.Namespace, d.Name, v.name, err))
@@ -202,7 +206,7 @@ func (r *BurstReconciler) spotEvents(p *hcav1.BurstPolicy, d *appsv1.Deployment,
 	}
 	if dec.Stuck > 0 {
 		r.event(p, d, corev1.EventTypeWarning, "ReplacementsUnschedulable", "Replace",
-			"%s/%s: %d replacements in %s fit no node and none is coming; the %d leaving replicas are kept while their nodes live",
+			"%s/%s: %d replacements in %s fit no node and no node group can grow; the %d leaving replicas are kept while their nodes live",
 			d.Namespace, d.Name, dec.Stuck, v.name, dec.Leaving)
 	}
 }

@@ -138,6 +138,9 @@ func TestSpotInterruptionLab(t *testing.T) {
 	if !strings.Contains(r.events, "SpotInterruption") || !strings.Contains(r.events, "ReplacementsReady") {
 		t.Errorf("events on the burst policy: %s; want SpotInterruption and ReplacementsReady", r.events)
 	}
+	if strings.Contains(r.events, "ReplacementsUnschedulable") {
+		t.Errorf("events on the burst policy: %s; the replacements waited for an on-demand node being ordered, not stuck", r.events)
+	}
 }
 
 // BenchmarkSpotInterruptionLab measures the same scenario for realistic boot
