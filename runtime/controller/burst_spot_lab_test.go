@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -477,14 +478,17 @@ func spotNoRoom(t testing.TB, ctx context.Context, bl *burstLab, m *controller.M
 	return res
 }
 
-// policyEvents are the reasons of a BurstPolicy's Events, comma-separated.
+// policyEvents are the reasons of a BurstPolicy's Events, oldest first,
+// comma-separated.
 func (bl *burstLab) policyEvents(t testing.TB, ctx context.Context, ns, name string) string {
 	var evs eventsv1.EventList
 	if err := bl.control.List(ctx, &evs, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
+	items := evs.Items
+	sort.SliceStable(items, func(i, j int) bool { return items[i].CreationTimestamp.Before(&items[j].CreationTimestamp) })
 	var reasons []string
-	for _, e := range evs.Items {
+	for _, e := range items {
 		if e.Regarding.Kind == "BurstPolicy" && e.Regarding.Name == name {
 			reasons = append(reasons, e.Reason)
 		}
