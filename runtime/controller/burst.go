@@ -122,6 +122,10 @@ type BurstReconciler struct {
 
 	mu    sync.Mutex
 	swept map[types.UID]bool
+	// stuck remembers, per policy, target and cluster, the replacements last
+	// reported stuck, so that ReplacementsUnschedulable is emitted when the
+	// count changes, not every round (Events only; no decision reads it).
+	stuck map[string]int32
 }
 
 // NewBurstReconciler returns the burst controller. c must be the manager's
@@ -142,6 +146,7 @@ func NewBurstReconciler(c client.Client, opts BurstOptions) *BurstReconciler {
 		objects: memberObjects{primary: c, timeout: opts.ClusterTimeout},
 		totals:  newBurstTotals(opts.Metrics, opts.MetricsInterval),
 		swept:   map[types.UID]bool{},
+		stuck:   map[string]int32{},
 	}
 	if opts.Consul != nil {
 		r.publisher = &burstPublisher{catalog: opts.Consul}
@@ -439,6 +444,13 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) er
 		return fmt.Errorf("remove finalizer of burst policy %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	r.totals.forget(p.Namespace + "/" + p.Name + "/")
+	r.mu.Lock()
+	for k := range r.stuck {
+		if strings.HasPrefix(k, p.Namespace+"/"+p.Name+"/") {
+			delete(r.stuck, k)
+		}
+	}
+	r.mu.Unlock()
 	if tm := r.opts.Telemetry; tm != nil {
 		tm.Replicas.DeletePartialMatch(map[string]string{"policy": p.Namespace + "/" + p.Name})
 	}

@@ -188,7 +188,8 @@ func (r *BurstReconciler) writeSpot(ctx context.Context, v *burstView, c *appsv1
 	return nil
 }
 
-// spotEvents reports a round's spot decision on the policy.
+// spotEvents reports a round's spot decision on the policy
+// (ReplacementsUnschedulable when the stuck count changes).
 func (r *BurstReconciler) spotEvents(p *hcav1.BurstPolicy, d *appsv1.Deployment, v *burstView, in interruption.Input, dec interruption.Decision) {
 	switch {
 	case dec.Started:
@@ -204,7 +205,16 @@ func (r *BurstReconciler) spotEvents(p *hcav1.BurstPolicy, d *appsv1.Deployment,
 			"%s/%s: the noticed nodes in %s were reclaimed before the replacements were Ready (%d Ready, need %d)",
 			d.Namespace, d.Name, v.name, dec.ReadyElsewhere, in.Need)
 	}
+	key := p.Namespace + "/" + p.Name + "/" + d.Name + "/" + v.name
+	r.mu.Lock()
+	changed := r.stuck[key] != dec.Stuck
 	if dec.Stuck > 0 {
+		r.stuck[key] = dec.Stuck
+	} else {
+		delete(r.stuck, key)
+	}
+	r.mu.Unlock()
+	if dec.Stuck > 0 && changed {
 		r.event(p, d, corev1.EventTypeWarning, "ReplacementsUnschedulable", "Replace",
 			"%s/%s: %d replacements in %s fit no node and no node group can grow; the %d leaving replicas are kept while their nodes live",
 			d.Namespace, d.Name, dec.Stuck, v.name, dec.Leaving)

@@ -491,6 +491,7 @@ func (bl *burstLab) policyEvents(t testing.TB, ctx context.Context, ns, name str
 	for _, e := range items {
 		if e.Regarding.Kind == "BurstPolicy" && e.Regarding.Name == name {
 			reasons = append(reasons, e.Reason)
+			t.Logf("event %s %s: %s", e.CreationTimestamp.Format("15:04:05"), e.Reason, e.Note)
 		}
 	}
 	return strings.Join(reasons, ",")
