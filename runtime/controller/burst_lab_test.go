@@ -265,8 +265,9 @@ func (bl *burstLab) policyObserved(t *testing.T, ctx context.Context, ns string)
 	})
 }
 
-// deploy creates a ConfigMap and a Deployment of 1-CPU pods on pool.
-func (bl *burstLab) deploy(tb testing.TB, ctx context.Context, ns, pool string, replicas int32) {
+// deploy creates a ConfigMap and a Deployment of 1-CPU pods on pool (mods
+// change the Deployment before it is created).
+func (bl *burstLab) deploy(tb testing.TB, ctx context.Context, ns, pool string, replicas int32, mods ...func(*appsv1.Deployment)) {
 	tb.Helper()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web-config", Namespace: ns}, Data: map[string]string{"greeting": "hello"}}
 	if err := bl.control.Create(ctx, cm); err != nil {
@@ -289,6 +290,9 @@ func (bl *burstLab) deploy(tb testing.TB, ctx context.Context, ns, pool string, 
 				},
 			},
 		},
+	}
+	for _, m := range mods {
+		m(d)
 	}
 	if err := bl.control.Create(ctx, d); err != nil {
 		tb.Fatal(err)

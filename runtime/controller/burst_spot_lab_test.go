@@ -21,7 +21,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
@@ -264,11 +263,12 @@ func spotInterruption(tb testing.TB, boot time.Duration, noRoom bool) spotResult
 		_ = bl.clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0})
 	})
 	ns := bl.namespace(t, ctx, "spot")
-	bl.deploy(t, ctx, ns, pool, 4+need)
-	sel := fmt.Sprintf(`{"spec":{"template":{"spec":{"nodeSelector":{"hca.dev/node-pool":null,"hca.dev/test-pool":%q}}}}}`, pool)
-	if err := bl.control.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, client.RawPatch(types.MergePatchType, []byte(sel))); err != nil {
-		t.Fatal(err)
-	}
+	// The replicas select the pool by a label the node groups' nodes carry
+	// too, from the start: patching the selector afterwards would roll the
+	// primary out (new pods Unschedulable for a while) during the test.
+	bl.deploy(t, ctx, ns, pool, 4+need, func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.NodeSelector = map[string]string{"hca.dev/test-pool": pool}
+	})
 
 	mgr, err := ctrl.NewManager(bl.cfg, ctrl.Options{Scheme: bl.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
@@ -429,6 +429,11 @@ func TestSpotInterruptionNoRoomLab(t *testing.T) {
 	}
 	if strings.Contains(r.events, "ReplacementsReady") {
 		t.Errorf("events on the burst policy: %s; no replacement could be Ready", r.events)
+	}
+	// One Event per change of the stuck count (0 -> 1 -> 2 at most), not
+	// one per round.
+	if n := strings.Count(r.events, "ReplacementsUnschedulable"); n > r.need {
+		t.Errorf("%d ReplacementsUnschedulable Events for %d replacements: %s", n, r.need, r.events)
 	}
 }
 
