@@ -243,3 +243,19 @@ func wallClock(y int, mo time.Month, d, h, m int, loc *time.Location) time.Time 
 	}
 	return t
 }
+
+// RaiseToFloor lifts a total replica count to the schedule's floor f.Min
+// (capped at maxR). total is the algorithm's decision when decided, else the
+// count that stands (current). It returns the count, whether the floor
+// raised it, and the reason naming the windows in force.
+func RaiseToFloor(total int32, decided bool, current, maxR int32, f ScheduleFloor) (int32, bool, string) {
+	base := total
+	if !decided {
+		base = current
+	}
+	floor := min(f.Min, maxR)
+	if floor <= base {
+		return total, false, ""
+	}
+	return floor, true, fmt.Sprintf("schedule %s keeps at least %d replicas", strings.Join(f.Active, ", "), floor)
+}

@@ -240,3 +240,33 @@ func BenchmarkScheduleFloorBusiness(b *testing.B) {
 		s.Floor(now, time.Minute)
 	}
 }
+
+func TestRaiseToFloor(t *testing.T) {
+	f := ScheduleFloor{Min: 8, Active: []string{"business", "lunch"}}
+	tests := []struct {
+		name           string
+		total          int32
+		decided        bool
+		current, maxR  int32
+		floor          ScheduleFloor
+		want           int32
+		wantRaised     bool
+		wantReasonPart string
+	}{
+		{"decision below the floor is raised", 3, true, 5, 20, f, 8, true, "schedule business, lunch keeps at least 8"},
+		{"decision above the floor stands", 12, true, 5, 20, f, 12, false, ""},
+		{"decision equal to the floor stands", 8, true, 5, 20, f, 8, false, ""},
+		{"floor capped at max", 3, true, 5, 6, f, 6, true, "at least 6"},
+		{"no decision: current below the floor is raised", 0, false, 4, 20, f, 8, true, "at least 8"},
+		{"no decision: current above the floor is kept", 0, false, 10, 20, f, 0, false, ""},
+		{"no window", 3, true, 5, 20, ScheduleFloor{}, 3, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, raised, reason := RaiseToFloor(tt.total, tt.decided, tt.current, tt.maxR, tt.floor)
+			if got != tt.want || raised != tt.wantRaised || !strings.Contains(reason, tt.wantReasonPart) {
+				t.Fatalf("RaiseToFloor = %d, %v, %q; want %d, %v, containing %q", got, raised, reason, tt.want, tt.wantRaised, tt.wantReasonPart)
+			}
+		})
+	}
+}
