@@ -150,8 +150,11 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 			st.algs = append(st.algs, alg)
 		}
 		t.algos[key] = st
+		t.mu.Unlock()
+		t.warm(ctx, st, p, d, now)
+	} else {
+		t.mu.Unlock()
 	}
-	t.mu.Unlock()
 
 	req := burstPodRequests(&d.Spec.Template.Spec)
 	out := burstMetricOutcome{source: burstTotalFromAlgorithm, available: true, next: interval}
