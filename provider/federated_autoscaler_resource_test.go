@@ -378,6 +378,9 @@ func TestAccFederatedAutoscalerResource(t *testing.T) {
     { type = "Resource", resource = { name = "memory", target_average_utilization = 75 } },
   ]
   scale_forbidden_window = "90s"
+  schedules = [
+    { name = "sale", start = "0 8 27 11 *", duration = "12h", time_zone = "America/New_York", min_replicas = 20 },
+  ]
   timeouts               = { delete = "1m" }`
 	step3 := federatedAutoscalerHCL(lab, ns, name, updated)
 	renamed := federatedAutoscalerHCL(lab, ns, name, `
@@ -456,6 +459,10 @@ func TestAccFederatedAutoscalerResource(t *testing.T) {
 						}
 						if s.ScaleForbiddenWindow.Duration != 90*time.Second {
 							return fmt.Errorf("scaleForbiddenWindow %v", s.ScaleForbiddenWindow)
+						}
+						if len(s.Schedules) != 1 || s.Schedules[0].Start != "0 8 27 11 *" || s.Schedules[0].Duration.Duration != 12*time.Hour ||
+							s.Schedules[0].TimeZone != "America/New_York" || s.Schedules[0].MinReplicas != 20 {
+							return fmt.Errorf("schedules %+v", s.Schedules)
 						}
 						return nil
 					}),
