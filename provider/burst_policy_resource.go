@@ -439,7 +439,7 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 						Validators: []validator.Set{setvalidator.SizeAtMost(32), setvalidator.ValueStringsAre(stringvalidator.LengthBetween(1, 255))}},
 				},
 			},
-			"schedules": schedulesAttr("the total replica count's floor (all clusters) to `min_replicas`, from each `start` for `duration`, and ahead by the adaptive algorithm's `forecast_horizon` so the replicas are ready when the window opens"),
+			"schedules": schedulesAttr("the floor of the total replica count (all clusters) to its `min_replicas`; it is in force from each `start`, less the adaptive algorithm's `forecast_horizon` so that the replicas are ready when it opens, for `duration`"),
 			"pending_threshold": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("5s"), CustomType: durationType{},
 				PlanModifiers: []planmodifier.String{keepDurationSpelling{}},

@@ -160,7 +160,7 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 				"autoscaling/v2 HPA evaluates them without Prometheus (use `hca_burst_policy` for PromQL). Unset: CPU at 80 % of requests (the API's default).",
 				"`Resource` (set `resource`). `PromQL` has the same shape as in `hca_burst_policy` but is rejected here."),
 			"scale_forbidden_window": window,
-			"schedules":              schedulesAttr("`min_replicas` over all members to the window's `min_replicas`, from each `start` for `duration` (the members' HPAs start the replicas, so no lead time is added)"),
+			"schedules":              schedulesAttr("`min_replicas` over all members to its `min_replicas`; it is in force from each `start` for `duration` (the members' HPAs start the replicas, so no lead time is added)"),
 			"current_replicas": schema.Int64Attribute{
 				CustomType:    intType{},
 				Computed:      true,

@@ -40,7 +40,7 @@ func schedulesAttr(floor string) schema.ListNestedAttribute {
 	duration.Optional, duration.Required = false, true
 	return schema.ListNestedAttribute{
 		Optional: true,
-		Description: "Scheduled windows, at most 20, that raise " + floor + " while they are in force (e.g. before a known Monday-morning peak). " +
+		Description: "Scheduled windows (at most 20) for load whose time is known, such as a Monday-morning rush. While a window is in force it raises " + floor + ". " +
 			"A start whose wall-clock time a daylight-saving jump skips happens at the end of the jump; one that occurs twice happens once, at the first occurrence. Overlapping windows keep the highest floor.",
 		Validators: []validator.List{listvalidator.SizeAtMost(20)},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
