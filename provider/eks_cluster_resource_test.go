@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,8 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
@@ -153,6 +156,7 @@ func (l eksLab) deleteOutOfBand(name, ng string) resource.TestCheckFunc {
 	}
 }
 
+// TestAccEKSCluster_basic runs the deprecated node_group, which keeps working.
 func TestAccEKSCluster_basic(t *testing.T) {
 	l := requireEKSLab(t)
 	name := acctest.RandomWithPrefix("hca-acc")
@@ -183,12 +187,7 @@ func TestAccEKSCluster_basic(t *testing.T) {
 				),
 			},
 			{
-				ResourceName:      "hca_eks_cluster.test",
-				ImportState:       true,
-				ImportStateId:     name,
-				ImportStateVerify: true,
-			},
-			{
+				// The deprecated node_group is imported as cluster:node_group.
 				ResourceName:      "hca_eks_cluster.test",
 				ImportState:       true,
 				ImportStateId:     name + ":workers",
@@ -305,7 +304,7 @@ func TestAccEKSCluster_invalid(t *testing.T) {
 		{"min greater than max", with(func(c *eksTestConfig) { c.minSize, c.maxSize, c.desired = 4, 3, 3 }),
 			errorRe("Invalid node_group scaling", "node_group.min_size (4) is greater than node_group.max_size (3): set min_size to at most max_size.")},
 		{"desired above max", with(func(c *eksTestConfig) { c.desired = 5 }),
-			errorRe("Invalid node_group scaling", "node_group.desired_size (5) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size.")},
+			errorRe("Invalid node_group scaling", "node_group.desired_size (5) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size")},
 		{"desired below min", with(func(c *eksTestConfig) { c.desired = 0 }),
 			errorRe("Invalid node_group scaling", "node_group.desired_size (0) is outside [min_size, max_size] = [1, 3]")},
 		{"one subnet", with(func(c *eksTestConfig) { c.subnets = `["subnet-0a1"]` }),
@@ -332,20 +331,24 @@ func TestAccEKSCluster_invalid(t *testing.T) {
 }
 
 func TestEKSScalingProblem(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
 	tests := []struct {
-		min, max, desired int64
-		want              string
+		min, max int64
+		desired  *int64
+		want     string
 	}{
-		{1, 3, 2, ""},
-		{0, 1, 0, ""},
-		{3, 3, 3, ""},
-		{4, 3, 3, "node_group.min_size (4) is greater than node_group.max_size (3): set min_size to at most max_size."},
-		{1, 3, 4, "node_group.desired_size (4) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size."},
-		{2, 3, 1, "node_group.desired_size (1) is outside [min_size, max_size] = [2, 3]: set desired_size from min_size to max_size."},
+		{1, 3, n(2), ""},
+		{0, 1, n(0), ""},
+		{3, 3, n(3), ""},
+		{0, 5, nil, ""},
+		{4, 3, nil, "g.min_size (4) is greater than g.max_size (3): set min_size to at most max_size."},
+		{4, 3, n(3), "g.min_size (4) is greater than g.max_size (3): set min_size to at most max_size."},
+		{1, 3, n(4), "g.desired_size (4) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size, or remove it to hand the size to the HCA runtime."},
+		{2, 3, n(1), "g.desired_size (1) is outside [min_size, max_size] = [2, 3]: set desired_size from min_size to max_size, or remove it to hand the size to the HCA runtime."},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%d-%d-%d", tt.min, tt.max, tt.desired), func(t *testing.T) {
-			if got := eksScalingProblem(tt.min, tt.max, tt.desired); got != tt.want {
+		t.Run(fmt.Sprintf("%d-%d-%v", tt.min, tt.max, tt.desired), func(t *testing.T) {
+			if got := eksScalingProblem("g", tt.min, tt.max, tt.desired); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -513,4 +516,264 @@ func TestAccEKSClusterResource_example(t *testing.T) {
 			ExpectNonEmptyPlan: true,
 		}},
 	})
+}
+
+// eksGroupsHCL is an hca_eks_cluster with node_groups (the HCL of its elements).
+func eksGroupsHCL(name string, groups ...string) string {
+	return fmt.Sprintf(`
+resource "hca_eks_cluster" "test" {
+  name       = %q
+  version    = "1.34"
+  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
+  subnet_ids = ["subnet-0a1", "subnet-0b2"]
+  node_groups = [%s]
+}
+`, name, strings.Join(groups, ",\n"))
+}
+
+// eksGroupHCL is one node_groups element; extra is more HCL inside it.
+func eksGroupHCL(name, instanceType string, minSize, maxSize int, extra string) string {
+	return fmt.Sprintf(`{
+    name           = %q
+    node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
+    instance_types = [%q]
+    min_size       = %d
+    max_size       = %d
+    %s
+  }`, name, instanceType, minSize, maxSize, extra)
+}
+
+// setDesiredOutOfBand changes a node group's desired size through the SDK,
+// as the HCA runtime does, and waits for the update.
+func (l eksLab) setDesiredOutOfBand(t *testing.T, cluster, ng string, desired int32) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := l.client.UpdateNodegroupConfig(ctx, &eks.UpdateNodegroupConfigInput{
+		ClusterName: aws.String(cluster), NodegroupName: aws.String(ng),
+		ScalingConfig: &ekstypes.NodegroupScalingConfig{DesiredSize: aws.Int32(desired)},
+	})
+	if err != nil {
+		t.Fatalf("UpdateNodegroupConfig %s/%s desired %d: %v", cluster, ng, desired, err)
+	}
+	if err := eksWaitUpdate(ctx, l.client, cluster, ng, aws.ToString(out.Update.Id)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkNodegroup asks the emulator for a node group's capacity type, scaling
+// (min/max/desired) and labels.
+func (l eksLab) checkNodegroup(cluster, ng string, capacity ekstypes.CapacityTypes, minSize, maxSize, desired int32, labels string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		out, err := l.client.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(ng)})
+		if err != nil {
+			return fmt.Errorf("DescribeNodegroup %s/%s: %w", cluster, ng, err)
+		}
+		n := out.Nodegroup
+		sc := n.ScalingConfig
+		got := fmt.Sprintf("%s %d/%d/%d %v", n.CapacityType, aws.ToInt32(sc.MinSize), aws.ToInt32(sc.MaxSize), aws.ToInt32(sc.DesiredSize), n.Labels)
+		if want := fmt.Sprintf("%s %d/%d/%d %s", capacity, minSize, maxSize, desired, labels); got != want {
+			return fmt.Errorf("node group %s/%s in EKS is %q (capacity min/max/desired labels), want %q", cluster, ng, got, want)
+		}
+		return nil
+	}
+}
+
+// TestAccEKSCluster_nodeGroups creates an on-demand and a spot group at 0
+// nodes whose sizes are the runtime's, scales one through the SDK as the
+// runtime does (the next plan is empty and apply leaves it alone), then
+// changes the groups in place: a max_size below the runtime's size clamps
+// it, a group is added, one removed, labels change, the cluster is kept.
+func TestAccEKSCluster_nodeGroups(t *testing.T) {
+	l := requireEKSLab(t)
+	name := acctest.RandomWithPrefix("hca-acc")
+	const r = "hca_eks_cluster.test"
+	onDemand := eksGroupHCL("on-demand", "m5.large", 0, 4, `labels = { "hca.dev/capacity" = "on-demand" }`)
+	spot := eksGroupHCL("spot", "m5.large", 0, 6, `capacity_type = "SPOT"
+    labels = { "hca.dev/capacity" = "spot" }
+    taints = [{ key = "hca.dev/spot", value = "true", effect = "NO_SCHEDULE" }]`)
+	first := eksProviderHCL(l.endpoint) + eksGroupsHCL(name, onDemand, spot)
+	onDemand2 := eksGroupHCL("on-demand", "m5.large", 0, 1, `labels = { "hca.dev/capacity" = "on-demand", team = "web" }`)
+	fixed := eksGroupHCL("fixed", "t3.medium", 1, 2, "desired_size = 1")
+	// fixed comes first: an import lists groups by name.
+	second := eksProviderHCL(l.endpoint) + eksGroupsHCL(name, fixed, onDemand2)
+	var clusterARN string
+	accTest(t, resource.TestCase{
+		CheckDestroy: l.checkDestroyed,
+		Steps: []resource.TestStep{
+			{
+				Config: first,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(r, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("eks").AtMapKey("nodegroup_name"), knownvalue.StringExact("spot")),
+						plancheck.ExpectKnownValue(r, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("eks").AtMapKey("cluster_name"), knownvalue.StringExact(name)),
+						plancheck.ExpectKnownValue(r, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("eks").AtMapKey("region"), knownvalue.StringExact(eksTestRegion)),
+					},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(r, "node_groups.#", "2"),
+					resource.TestCheckNoResourceAttr(r, "node_group"),
+					resource.TestCheckResourceAttr(r, "node_groups.0.status", "ACTIVE"),
+					resource.TestCheckResourceAttr(r, "node_groups.0.capacity_type", "ON_DEMAND"),
+					resource.TestCheckNoResourceAttr(r, "node_groups.0.desired_size"),
+					resource.TestCheckResourceAttr(r, "node_groups.1.capacity_type", "SPOT"),
+					resource.TestCheckResourceAttr(r, "node_groups.1.taints.0.effect", "NO_SCHEDULE"),
+					resource.TestMatchResourceAttr(r, "node_groups.1.arn", regexp.MustCompile(`^arn:aws:eks:us-east-1:000000000000:nodegroup/`+name+`/spot/`)),
+					resource.TestCheckResourceAttr(r, "node_groups.1.eks.nodegroup_name", "spot"),
+					l.checkNodegroup(name, "on-demand", ekstypes.CapacityTypesOnDemand, 0, 4, 0, "map[hca.dev/capacity:on-demand]"),
+					l.checkNodegroup(name, "spot", ekstypes.CapacityTypesSpot, 0, 6, 0, "map[hca.dev/capacity:spot]"),
+					func(s *terraform.State) error {
+						clusterARN = s.RootModule().Resources[r].Primary.Attributes["arn"]
+						return nil
+					},
+				),
+			},
+			{
+				// The runtime grows both groups: Terraform plans nothing and
+				// leaves the sizes alone.
+				PreConfig: func() {
+					l.setDesiredOutOfBand(t, name, "on-demand", 3)
+					l.setDesiredOutOfBand(t, name, "spot", 2)
+				},
+				Config: first,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					l.checkNodegroup(name, "on-demand", ekstypes.CapacityTypesOnDemand, 0, 4, 3, "map[hca.dev/capacity:on-demand]"),
+					l.checkNodegroup(name, "spot", ekstypes.CapacityTypesSpot, 0, 6, 2, "map[hca.dev/capacity:spot]"),
+				),
+			},
+			{
+				Config: second,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(r, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(r, "node_groups.#", "2"),
+					resource.TestCheckResourceAttr(r, "node_groups.0.name", "fixed"),
+					resource.TestCheckResourceAttr(r, "node_groups.0.desired_size", "1"),
+					resource.TestCheckNoResourceAttr(r, "node_groups.1.desired_size"),
+					resource.TestCheckResourceAttrWith(r, "arn", func(v string) error {
+						if v != clusterARN {
+							return fmt.Errorf("cluster ARN %s, want %s (kept)", v, clusterARN)
+						}
+						return nil
+					}),
+					// max_size 1 is below the runtime's 3: the size is clamped.
+					l.checkNodegroup(name, "on-demand", ekstypes.CapacityTypesOnDemand, 0, 1, 1, "map[hca.dev/capacity:on-demand team:web]"),
+					l.checkNodegroup(name, "fixed", ekstypes.CapacityTypesOnDemand, 1, 2, 1, "map[]"),
+					l.checkNodegroupGone(name, "spot"),
+				),
+			},
+			{
+				// Import by cluster name: every group, sizes left to the runtime
+				// (fixed's desired_size is then taken back by the next apply).
+				ResourceName:            r,
+				ImportState:             true,
+				ImportStateId:           name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"node_groups.0.desired_size"},
+			},
+		},
+	})
+}
+
+// checkNodegroupGone asks the emulator that a node group no longer exists.
+func (l eksLab) checkNodegroupGone(cluster, ng string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		_, err := l.client.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(ng)})
+		if !eksNotFound(err) {
+			return fmt.Errorf("DescribeNodegroup %s/%s: %v, want ResourceNotFoundException", cluster, ng, err)
+		}
+		return nil
+	}
+}
+
+// TestAccEKSCluster_nodeGroupToNodeGroups moves the deprecated node_group
+// into node_groups without desired_size: the node group is kept (same ARN)
+// and its size, from then on the runtime's, is not changed.
+func TestAccEKSCluster_nodeGroupToNodeGroups(t *testing.T) {
+	l := requireEKSLab(t)
+	name := acctest.RandomWithPrefix("hca-acc")
+	const r = "hca_eks_cluster.test"
+	legacy := eksTestConfig{name: name, minSize: 0, maxSize: 3, desired: 1}
+	var ngARN string
+	accTest(t, resource.TestCase{
+		CheckDestroy: l.checkDestroyed,
+		Steps: []resource.TestStep{
+			{
+				Config: eksProviderHCL(l.endpoint) + legacy.hcl(),
+				Check: func(s *terraform.State) error {
+					ngARN = s.RootModule().Resources[r].Primary.Attributes["node_group.arn"]
+					return nil
+				},
+			},
+			{
+				Config: eksProviderHCL(l.endpoint) + fmt.Sprintf(`
+resource "hca_eks_cluster" "test" {
+  name       = %q
+  version    = "1.34"
+  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
+  subnet_ids = ["subnet-0a1", "subnet-0b2"]
+  tags       = { team = "hca" }
+  node_groups = [%s]
+}
+`, name, eksGroupHCL("workers", "t3.medium", 0, 3, "")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(r, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckNoResourceAttr(r, "node_group"),
+					resource.TestCheckResourceAttrWith(r, "node_groups.0.arn", func(v string) error {
+						if v != ngARN {
+							return fmt.Errorf("node group ARN %s, want %s (kept)", v, ngARN)
+						}
+						return nil
+					}),
+					l.checkNodegroup(name, "workers", ekstypes.CapacityTypesOnDemand, 0, 3, 1, "map[]"),
+				),
+			},
+		},
+	})
+}
+
+// TestAccEKSCluster_nodeGroupsInvalid checks node_groups' plan-time
+// diagnostics: nothing is created.
+func TestAccEKSCluster_nodeGroupsInvalid(t *testing.T) {
+	ok := eksGroupHCL("a", "m5.large", 0, 2, "")
+	tests := []struct {
+		name   string
+		config string
+		want   *regexp.Regexp
+	}{
+		{"min greater than max", eksGroupsHCL("c", ok, eksGroupHCL("b", "m5.large", 3, 2, "")),
+			errorRe("Invalid node_groups scaling", "node_groups[1].min_size (3) is greater than node_groups[1].max_size (2): set min_size to at most max_size.")},
+		{"desired above max", eksGroupsHCL("c", eksGroupHCL("a", "m5.large", 0, 2, "desired_size = 3")),
+			errorRe("Invalid node_groups scaling", "node_groups[0].desired_size (3) is outside [min_size, max_size] = [0, 2]", "or remove it to hand the size to the HCA runtime.")},
+		{"same name twice", eksGroupsHCL("c", ok, ok),
+			errorRe("Invalid node_groups", `node_groups[0] and node_groups[1] are both named "a": give each node group its own name.`)},
+		{"bad capacity type", eksGroupsHCL("c", eksGroupHCL("a", "m5.large", 0, 2, `capacity_type = "spot"`)),
+			errorRe("Invalid Attribute Value Match", `value must be one of: ["ON_DEMAND" "SPOT"], got: "spot"`)},
+		{"bad taint effect", eksGroupsHCL("c", eksGroupHCL("a", "m5.large", 0, 2, `taints = [{ key = "k", effect = "NoSchedule" }]`)),
+			errorRe("Invalid Attribute Value Match", `got: "NoSchedule"`)},
+		{"bad label", eksGroupsHCL("c", eksGroupHCL("a", "m5.large", 0, 2, `labels = { "a b" = "x" }`)),
+			errorRe("Invalid node_groups[0].labels", "not a Kubernetes label key")},
+		{"no node groups", `
+resource "hca_eks_cluster" "test" {
+  name       = "c"
+  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
+  subnet_ids = ["subnet-0a1", "subnet-0b2"]
+}`, errorRe("Missing node_groups", "hca_eks_cluster needs its node groups: set node_groups")},
+		{"both forms", strings.Replace(eksTestConfig{name: "c", minSize: 0, maxSize: 1, desired: 0}.hcl(), "node_group = {", "node_groups = ["+ok+"]\n  node_group = {", 1),
+			errorRe("Invalid node_group", "node_group and node_groups are both set: move node_group into node_groups (node_group is deprecated).")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prepareAccEnv(t)
+			accTest(t, resource.TestCase{
+				Steps: []resource.TestStep{{Config: tt.config, PlanOnly: true, ExpectError: tt.want}},
+			})
+		})
+	}
 }
