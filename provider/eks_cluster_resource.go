@@ -1555,7 +1555,9 @@ func eksLabelsUpdate(old, next map[string]string) *ekstypes.UpdateLabelsPayload 
 }
 
 func eksTaintsUpdate(old, next []ekstypes.Taint) *ekstypes.UpdateTaintsPayload {
-	same := func(a, b ekstypes.Taint) bool { return aws.ToString(a.Key) == aws.ToString(b.Key) && a.Effect == b.Effect }
+	same := func(a, b ekstypes.Taint) bool {
+		return aws.ToString(a.Key) == aws.ToString(b.Key) && a.Effect == b.Effect
+	}
 	u := &ekstypes.UpdateTaintsPayload{}
 	for _, t := range next {
 		i := slices.IndexFunc(old, func(o ekstypes.Taint) bool { return same(o, t) })
