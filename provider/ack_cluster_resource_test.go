@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -315,5 +316,128 @@ func TestAccACKClusterResource_example(t *testing.T) {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},
+	})
+}
+
+// ackPoolsHCL is an hca_ack_cluster with one worker and node_pools (the
+// HCL of its elements).
+func ackPoolsHCL(endpoint, name string, pools ...string) string {
+	return strings.Replace(ackTestHCL(endpoint, name, "ecs.g6.large", 1), "  worker_count          = 1\n",
+		"  worker_count          = 1\n  node_pools = ["+strings.Join(pools, ",\n")+"]\n", 1)
+}
+
+// ackPoolSize asks the emulator for a node pool's desired size and spot
+// strategy, by name.
+func ackPoolSize(api *ackAPI, clusterID, pool string) (int64, string, string, error) {
+	pools, err := ackDescribePools(api, clusterID)
+	if err != nil {
+		return 0, "", "", err
+	}
+	for _, p := range pools {
+		if p.NodepoolInfo.Name == pool {
+			return p.ScalingGroup.DesiredSize, p.ScalingGroup.SpotStrategy, p.NodepoolInfo.NodepoolID, nil
+		}
+	}
+	return 0, "", "", fmt.Errorf("cluster %s has no node pool %q", clusterID, pool)
+}
+
+func ackCheckPool(api *ackAPI, pool string, desired int64, strategy string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		id := s.RootModule().Resources["hca_ack_cluster.test"].Primary.ID
+		got, gotStrategy, _, err := ackPoolSize(api, id, pool)
+		if err != nil {
+			return err
+		}
+		if got != desired || gotStrategy != strategy {
+			return fmt.Errorf("node pool %q of %s: desired %d, spot_strategy %s in ACK; want %d, %s", pool, id, got, gotStrategy, desired, strategy)
+		}
+		return nil
+	}
+}
+
+// TestAccACKCluster_nodePools creates an on-demand and a spot node pool at 0
+// nodes whose sizes are the runtime's, scales one through the CS SDK as the
+// runtime does (the next plan is empty and apply leaves it alone), then sets
+// the other's desired_size in place (the cluster is kept).
+func TestAccACKCluster_nodePools(t *testing.T) {
+	api := requireACKLab(t)
+	endpoint := api.endpoint.String()
+	name := acctest.RandomWithPrefix("hca-acc")
+	const r = "hca_ack_cluster.test"
+	onDemand := `{
+    name           = "burst"
+    instance_types = ["ecs.g6.xlarge"]
+  }`
+	spot := `{
+    name           = "burst-spot"
+    instance_types = ["ecs.g6.xlarge"]
+    capacity_type  = "SPOT"
+  }`
+	spotSized := strings.Replace(spot, `capacity_type  = "SPOT"`, `capacity_type  = "SPOT"
+    desired_size   = 1`, 1)
+	var clusterID string
+	accTest(t, resource.TestCase{
+		CheckDestroy: ackCheckDestroyed(api),
+		Steps: []resource.TestStep{
+			{
+				Config: ackPoolsHCL(endpoint, name, onDemand, spot),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(r, "node_pools.#", "2"),
+					resource.TestMatchResourceAttr(r, "node_pools.0.node_pool_id", regexp.MustCompile(`^np[0-9a-z]+$`)),
+					resource.TestCheckResourceAttrPair(r, "node_pools.0.ack.node_pool_id", r, "node_pools.0.node_pool_id"),
+					resource.TestCheckResourceAttrPair(r, "node_pools.1.ack.cluster_id", r, "cluster_id"),
+					resource.TestCheckResourceAttr(r, "node_pools.1.ack.region", ackTestRegion),
+					resource.TestCheckResourceAttr(r, "node_pools.1.capacity_type", "SPOT"),
+					resource.TestCheckNoResourceAttr(r, "node_pools.0.desired_size"),
+					ackCheckPool(api, "burst", 0, "NoSpot"),
+					ackCheckPool(api, "burst-spot", 0, "SpotAsPriceGo"),
+					func(s *terraform.State) error {
+						clusterID = s.RootModule().Resources[r].Primary.ID
+						return nil
+					},
+				),
+			},
+			{
+				// The runtime grows the on-demand pool: Terraform plans nothing.
+				PreConfig: func() {
+					_, _, poolID, err := ackPoolSize(api, clusterID, "burst")
+					if err == nil {
+						err = ackModifyPoolSize(api, clusterID, poolID, 2)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: ackPoolsHCL(endpoint, name, onDemand, spot),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: ackCheckPool(api, "burst", 2, "NoSpot"),
+			},
+			{
+				// Terraform takes the spot pool's size: updated in place.
+				Config: ackPoolsHCL(endpoint, name, onDemand, spotSized),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(r, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(r, "node_pools.1.desired_size", "1"),
+					resource.TestCheckResourceAttrWith(r, "id", func(v string) error {
+						if v != clusterID {
+							return fmt.Errorf("cluster %s, want %s (kept)", v, clusterID)
+						}
+						return nil
+					}),
+					ackCheckPool(api, "burst", 2, "NoSpot"),
+					ackCheckPool(api, "burst-spot", 1, "SpotAsPriceGo"),
+				),
+			},
+			{
+				ResourceName:            r,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"worker_instance_types", "node_pools.1.desired_size"},
+			},
+		},
 	})
 }
