@@ -278,4 +278,3 @@ func TestNodeGroupsConverters(t *testing.T) {
 		}
 	})
 }
-
