@@ -37,26 +37,26 @@ type clusterDataSource struct {
 // clusterDataModel is a HybridCluster without its credentials: the attribute
 // names are those of the hca_cluster resource.
 type clusterDataModel struct {
-	Name               types.String           `tfsdk:"name"`
-	Role               types.String           `tfsdk:"role"`
-	Provider           types.String           `tfsdk:"provider_type"`
-	Priority           types.Int64            `tfsdk:"priority"`
-	PricePerVCPUHour   types.String           `tfsdk:"price_per_vcpu_hour"`
-	PricePerGiBHour    types.String           `tfsdk:"price_per_gib_hour"`
-	MaxCPU             types.String           `tfsdk:"max_cpu"`
-	MaxPods            types.Int64            `tfsdk:"max_pods"`
-	EKSClusterName     types.String           `tfsdk:"eks_cluster_name"`
-	Region             types.String           `tfsdk:"region"`
-	RoleARN            types.String           `tfsdk:"role_arn"`
-	CredentialsSecret  types.String           `tfsdk:"credentials_secret"`
-	Generation         types.Int64            `tfsdk:"generation"`
-	ObservedGeneration types.Int64            `tfsdk:"observed_generation"`
-	Reachable          types.Bool             `tfsdk:"reachable"`
-	KubernetesVersion  types.String           `tfsdk:"kubernetes_version"`
-	Allocatable        types.Map              `tfsdk:"allocatable"`
-	Free               types.Map              `tfsdk:"free"`
-	LastProbeTime      types.String           `tfsdk:"last_probe_time"`
-	Conditions         types.List             `tfsdk:"conditions"`
+	Name               types.String `tfsdk:"name"`
+	Role               types.String `tfsdk:"role"`
+	Provider           types.String `tfsdk:"provider_type"`
+	Priority           types.Int64  `tfsdk:"priority"`
+	PricePerVCPUHour   types.String `tfsdk:"price_per_vcpu_hour"`
+	PricePerGiBHour    types.String `tfsdk:"price_per_gib_hour"`
+	MaxCPU             types.String `tfsdk:"max_cpu"`
+	MaxPods            types.Int64  `tfsdk:"max_pods"`
+	EKSClusterName     types.String `tfsdk:"eks_cluster_name"`
+	Region             types.String `tfsdk:"region"`
+	RoleARN            types.String `tfsdk:"role_arn"`
+	CredentialsSecret  types.String `tfsdk:"credentials_secret"`
+	Generation         types.Int64  `tfsdk:"generation"`
+	ObservedGeneration types.Int64  `tfsdk:"observed_generation"`
+	Reachable          types.Bool   `tfsdk:"reachable"`
+	KubernetesVersion  types.String `tfsdk:"kubernetes_version"`
+	Allocatable        types.Map    `tfsdk:"allocatable"`
+	Free               types.Map    `tfsdk:"free"`
+	LastProbeTime      types.String `tfsdk:"last_probe_time"`
+	Conditions         types.List   `tfsdk:"conditions"`
 	NodeGroups         types.List   `tfsdk:"node_groups"`
 }
 
