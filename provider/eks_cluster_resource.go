@@ -154,13 +154,14 @@ func requiresReplaceOnceSet() planmodifier.String {
 
 func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Description: "Provisions an Amazon EKS cluster and one managed node group with the AWS SDK, to use as a burst " +
+		Description: "Provisions an Amazon EKS cluster and its managed node groups with the AWS SDK, to use as a burst " +
 			"target. Create waits until the cluster is ACTIVE (retrying the IAM propagation errors of a role created " +
-			"in the same apply), then creates the node group and waits until it is ACTIVE. The node group's " +
-			"min_size, max_size and desired_size change in place (UpdateNodegroupConfig, waiting on DescribeUpdate); " +
-			"every other argument replaces the cluster. Delete removes the node group, then the cluster, and waits " +
-			"until both are gone. Import with the cluster name (`my-cluster`), or `cluster:node_group` when the " +
-			"cluster has several node groups.",
+			"in the same apply), then creates each node group and waits until it is ACTIVE. Node groups' sizes, " +
+			"labels and taints change in place (UpdateNodegroupConfig, waiting on DescribeUpdate), groups are added " +
+			"and removed in place, and a node group without desired_size is sized by the HCA runtime (Terraform " +
+			"leaves its size alone); the cluster's own arguments replace the cluster. Delete removes the node " +
+			"groups, then the cluster, and waits until all are gone. Import with the cluster name (`my-cluster`: " +
+			"every node group into node_groups), or `cluster:node_group` for the deprecated node_group.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -453,8 +454,8 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"timeouts": timeoutsAttr(ctx, map[string]string{
-				"create": "the cluster and then its node group to become ACTIVE (default `30m`)",
-				"update": "the node group's update to succeed (default `60m`)",
+				"create": "the cluster and then its node groups to become ACTIVE (default `30m`)",
+				"update": "the node groups to be created, deleted and updated (default `60m`)",
 				"delete": "the node groups and the cluster to be deleted (default `15m`)",
 			}),
 		},

@@ -777,3 +777,194 @@ resource "hca_eks_cluster" "test" {
 		})
 	}
 }
+
+func TestEKSGroupConverters(t *testing.T) {
+	ctx := context.Background()
+	list := func(ss ...string) types.List {
+		v, _ := types.ListValueFrom(ctx, types.StringType, ss)
+		return v
+	}
+	labels := func(kv ...string) types.Map {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		v, _ := types.MapValueFrom(ctx, types.StringType, m)
+		return v
+	}
+	taint := func(k, v, e string) eksTaint {
+		val := types.StringNull()
+		if v != "" {
+			val = types.StringValue(v)
+		}
+		return eksTaint{Key: types.StringValue(k), Value: val, Effect: types.StringValue(e)}
+	}
+	group := eksGroup{
+		Name: types.StringValue("spot"), NodeRoleARN: types.StringValue("arn:aws:iam::000000000000:role/n"), InstanceTypes: list("m5.xlarge"),
+		CapacityType: types.StringValue("SPOT"), MinSize: types.Int64Value(0), MaxSize: types.Int64Value(6), DesiredSize: types.Int64Null(),
+		Labels: labels("pool", "spot"), Taints: []eksTaint{taint("hca.dev/spot", "true", "NO_SCHEDULE")},
+	}
+
+	t.Run("create input", func(t *testing.T) {
+		tests := []struct {
+			name    string
+			desired types.Int64
+			want    string
+		}{
+			// Without desired_size the group starts at min_size.
+			{"runtime's size", types.Int64Null(), "0/6/0"},
+			{"terraform's size", types.Int64Value(2), "0/6/2"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				g := group
+				g.DesiredSize = tt.desired
+				in, d := eksGroupCreateInput(ctx, "c", []string{"subnet-b", "subnet-a"}, g)
+				if d.HasError() {
+					t.Fatal(d)
+				}
+				sc := in.ScalingConfig
+				if got := fmt.Sprintf("%d/%d/%d", *sc.MinSize, *sc.MaxSize, *sc.DesiredSize); got != tt.want {
+					t.Errorf("scaling %s, want %s", got, tt.want)
+				}
+				if in.CapacityType != ekstypes.CapacityTypesSpot || fmt.Sprint(in.Subnets) != "[subnet-a subnet-b]" || in.Labels["pool"] != "spot" ||
+					len(in.Taints) != 1 || in.Taints[0].Effect != ekstypes.TaintEffectNoSchedule || aws.ToString(in.Taints[0].Value) != "true" {
+					t.Errorf("input %+v", in)
+				}
+			})
+		}
+	})
+
+	t.Run("update input", func(t *testing.T) {
+		with := func(f func(*eksGroup)) eksGroup {
+			g := group
+			f(&g)
+			return g
+		}
+		tests := []struct {
+			name    string
+			plan    eksGroup
+			current int32 // the desired size in EKS
+			want    string
+		}{
+			// The runtime scaled to 4: nothing planned, nothing sent.
+			{"no change", group, 4, "nil"},
+			{"max raised, runtime's size kept", with(func(g *eksGroup) { g.MaxSize = types.Int64Value(8) }), 4, "scaling 0/8/- labels <nil> taints <nil>"},
+			// max 3 would exclude the runtime's 4: clamped to 3.
+			{"max below the runtime's size", with(func(g *eksGroup) { g.MaxSize = types.Int64Value(3) }), 4, "scaling 0/3/3 labels <nil> taints <nil>"},
+			{"min above the runtime's size", with(func(g *eksGroup) { g.MinSize = types.Int64Value(2) }), 1, "scaling 2/6/2 labels <nil> taints <nil>"},
+			// Terraform takes the size back: min and max go with it.
+			{"desired set", with(func(g *eksGroup) { g.DesiredSize = types.Int64Value(1) }), 4, "scaling 0/6/1 labels <nil> taints <nil>"},
+			{"labels", with(func(g *eksGroup) { g.Labels = labels("pool", "spot2", "team", "web") }), 0,
+				"scaling <nil> labels {map[pool:spot2 team:web] []} taints <nil>"},
+			{"labels removed", with(func(g *eksGroup) { g.Labels = types.MapNull(types.StringType) }), 0, "scaling <nil> labels {map[] [pool]} taints <nil>"},
+			{"taint value and a new taint", with(func(g *eksGroup) {
+				g.Taints = []eksTaint{taint("hca.dev/spot", "yes", "NO_SCHEDULE"), taint("x", "", "NO_EXECUTE")}
+			}), 0, "scaling <nil> labels <nil> taints add [hca.dev/spot=yes:NO_SCHEDULE x=:NO_EXECUTE] remove []"},
+			{"taint removed", with(func(g *eksGroup) { g.Taints = nil }), 0, "scaling <nil> labels <nil> taints add [] remove [hca.dev/spot=true:NO_SCHEDULE]"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				in, d := eksGroupUpdate(ctx, "c", group, tt.plan, tt.current)
+				if d.HasError() {
+					t.Fatal(d)
+				}
+				got := "nil"
+				if in != nil {
+					sc := "<nil>"
+					if s := in.ScalingConfig; s != nil {
+						des := "-"
+						if s.DesiredSize != nil {
+							des = fmt.Sprint(*s.DesiredSize)
+						}
+						sc = fmt.Sprintf("%d/%d/%s", *s.MinSize, *s.MaxSize, des)
+					}
+					lb := "<nil>"
+					if l := in.Labels; l != nil {
+						lb = fmt.Sprintf("{%v %v}", nonNilMap(l.AddOrUpdateLabels), nonNil(l.RemoveLabels))
+					}
+					tn := "<nil>"
+					if ts := in.Taints; ts != nil {
+						str := func(ts []ekstypes.Taint) []string {
+							out := []string{}
+							for _, t := range ts {
+								out = append(out, fmt.Sprintf("%s=%s:%s", aws.ToString(t.Key), aws.ToString(t.Value), t.Effect))
+							}
+							return out
+						}
+						tn = fmt.Sprintf("add %v remove %v", str(ts.AddOrUpdateTaints), str(ts.RemoveTaints))
+					}
+					got = fmt.Sprintf("scaling %s labels %s taints %s", sc, lb, tn)
+				}
+				if got != tt.want {
+					t.Errorf("got  %s\nwant %s", got, tt.want)
+				}
+			})
+		}
+	})
+
+	t.Run("recreated", func(t *testing.T) {
+		for _, tt := range []struct {
+			name string
+			f    func(*eksGroup)
+			want bool
+		}{
+			{"sizes", func(g *eksGroup) { g.MaxSize = types.Int64Value(9) }, false},
+			{"labels", func(g *eksGroup) { g.Labels = types.MapNull(types.StringType) }, false},
+			{"role", func(g *eksGroup) { g.NodeRoleARN = types.StringValue("arn:aws:iam::000000000000:role/m") }, true},
+			{"instance types", func(g *eksGroup) { g.InstanceTypes = list("m5.large") }, true},
+			{"capacity type", func(g *eksGroup) { g.CapacityType = types.StringValue("ON_DEMAND") }, true},
+		} {
+			g := group
+			tt.f(&g)
+			if got := eksGroupRecreated(group, g); got != tt.want {
+				t.Errorf("%s: recreated %v, want %v", tt.name, got, tt.want)
+			}
+		}
+	})
+
+	t.Run("flatten", func(t *testing.T) {
+		ng := &ekstypes.Nodegroup{
+			NodegroupName: aws.String("spot"), ClusterName: aws.String("c"), NodeRole: aws.String("arn:aws:iam::000000000000:role/n"),
+			NodegroupArn: aws.String("arn:ng"), Status: ekstypes.NodegroupStatusActive, CapacityType: ekstypes.CapacityTypesSpot,
+			InstanceTypes: []string{"m5.xlarge"}, Labels: map[string]string{"pool": "spot"},
+			Taints:        []ekstypes.Taint{{Key: aws.String("hca.dev/spot"), Value: aws.String("true"), Effect: ekstypes.TaintEffectNoSchedule}},
+			ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(6), DesiredSize: aws.Int32(4)},
+		}
+		tests := []struct {
+			name        string
+			prior       eksGroup
+			ng          *ekstypes.Nodegroup
+			wantDesired string
+			wantLabels  string
+			wantTaints  int // -1: null
+		}{
+			// The runtime's size (null) stays null whatever EKS says.
+			{"runtime's size", group, ng, "<null>", `{"pool":"spot"}`, 1},
+			{"terraform's size", func() eksGroup { g := group; g.DesiredSize = types.Int64Value(2); return g }(), ng, "4", `{"pool":"spot"}`, 1},
+			{"no labels or taints stay null", eksGroup{DesiredSize: types.Int64Null(), Labels: types.MapNull(types.StringType)},
+				func() *ekstypes.Nodegroup { n := *ng; n.Labels, n.Taints = nil, nil; return &n }(), "<null>", "<null>", -1},
+			{"empty taints stay empty", eksGroup{DesiredSize: types.Int64Null(), Labels: types.MapNull(types.StringType), Taints: []eksTaint{}},
+				func() *ekstypes.Nodegroup { n := *ng; n.Taints = nil; return &n }(), "<null>", `{"pool":"spot"}`, 0},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				g, d := eksGroupFlatten(ctx, tt.ng, tt.prior, "us-east-1")
+				if d.HasError() {
+					t.Fatal(d)
+				}
+				taints := -1
+				if g.Taints != nil {
+					taints = len(g.Taints)
+				}
+				if g.DesiredSize.String() != tt.wantDesired || g.Labels.String() != tt.wantLabels || taints != tt.wantTaints {
+					t.Errorf("desired %s labels %s taints %d; want %s %s %d", g.DesiredSize, g.Labels, taints, tt.wantDesired, tt.wantLabels, tt.wantTaints)
+				}
+				if g.CapacityType.ValueString() != "SPOT" || g.MaxSize.ValueInt64() != 6 ||
+					g.EKS.String() != `{"cluster_name":"c","nodegroup_name":"spot","region":"us-east-1"}` {
+					t.Errorf("group %+v", g)
+				}
+			})
+		}
+	})
+}
