@@ -1,6 +1,7 @@
 # An EKS burst cluster with a fixed system node group and two burst node
-# groups (on-demand and spot) at 0 nodes whose sizes the HCA runtime sets. The IAM roles, subnets and
-# security group usually come from other resources of the same configuration.
+# groups (on-demand and spot) at 0 nodes whose sizes the HCA runtime sets.
+# The IAM roles, subnets and security group usually come from other resources
+# of the same configuration.
 resource "hca_eks_cluster" "burst" {
   name     = "hca-burst-us-east-1"
   version  = "1.34"
