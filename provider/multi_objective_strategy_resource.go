@@ -620,7 +620,13 @@ func multiObjectiveFromAPI(s *hcav1.MultiObjectiveElasticityStrategy, prior *mul
 		MinMemory: keepQuantity(pr.MinMemory, &rg.MinMemory), MaxMemory: keepQuantity(pr.MaxMemory, &rg.MaxMemory),
 		MinReplicas: types.Int64Value(int64(max(rg.MinReplicas, 1))), MaxReplicas: types.Int64Value(int64(rg.MaxReplicas))}
 	if w := sp.Weights; w != nil {
-		f := func(q kresource.Quantity) types.Float64 { return types.Float64Value(q.AsApproximateFloat64()) }
+		f := func(q kresource.Quantity) types.Float64 {
+			v, err := strconv.ParseFloat(q.AsDec().String(), 64)
+			if err != nil {
+				v = q.AsApproximateFloat64()
+			}
+			return types.Float64Value(v)
+		}
 		m.Weights = &moWeights{ResponseTime: f(w.ResponseTime), CPUUsage: f(w.CPUUsage), MemoryUsage: f(w.MemoryUsage),
 			CPULimit: f(w.CPULimit), MemoryLimit: f(w.MemoryLimit), Replicas: f(w.Replicas)}
 	}

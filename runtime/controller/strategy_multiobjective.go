@@ -300,7 +300,15 @@ func mib(q resource.Quantity) float64 { return float64(q.Value()) / (1 << 20) }
 // weights are the explicit weights or the preset's (Balanced by default).
 func weights(spec *hcav1.MultiObjectiveElasticityStrategySpec) moha.Weights {
 	if w := spec.Weights; w != nil {
-		f := func(q resource.Quantity) float64 { return q.AsApproximateFloat64() }
+		// The nearest float to the decimal (AsApproximateFloat64 gives
+		// 0.7000000000000001 for 0.7).
+		f := func(q resource.Quantity) float64 {
+			v, err := strconv.ParseFloat(q.AsDec().String(), 64)
+			if err != nil {
+				return q.AsApproximateFloat64()
+			}
+			return v
+		}
 		return moha.Weights{ResponseTime: f(w.ResponseTime), CPUUsage: f(w.CPUUsage), MemoryUsage: f(w.MemoryUsage),
 			CPULimit: f(w.CPULimit), MemoryLimit: f(w.MemoryLimit), Replicas: f(w.Replicas)}
 	}
