@@ -59,6 +59,24 @@ func mohaModelJSON(t *testing.T) string {
 	return b.String()
 }
 
+// mohaOLSJSON is a least-squares model (trained in milliseconds).
+func mohaOLSJSON(t *testing.T) string {
+	t.Helper()
+	samples, err := moha.Synthesize(moha.DefaultApp, moha.PaperGrid(), 0.05, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := moha.Train(moha.KindOLS, samples, moha.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := m.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // mohaDeployment creates a Deployment of 1 pod of 300m/400Mi (limits =
 // requests) on the test's node pool.
 func (l *sloLab) mohaDeployment(t *testing.T, ctx context.Context, ns, name string) {
@@ -221,6 +239,30 @@ func TestMultiObjectiveLab(t *testing.T) {
 		})
 		if _, d := sloReplicas(t, l.c, ns, "nomodel"); podConfig(d) != "1 x 300m/400Mi" || d.Generation != 1 {
 			t.Errorf("Deployment changed to %s (generation %d) without a model", podConfig(d), d.Generation)
+		}
+	})
+
+	t.Run("broken query: degraded, nothing applied", func(t *testing.T) {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ols-model"}, Data: map[string]string{"model.json": mohaOLSJSON(t)}}
+		if err := l.c.Create(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
+		l.mohaDeployment(t, ctx, ns, "badquery")
+		s := mohaStrategy(ns, "badquery", "badquery", "ols-model")
+		m := *mohaQueries
+		m.RequestsPerSecond = `sum(rate(http_requests_total[`
+		s.Spec.Metrics = &m
+		if err := l.c.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		sloEventually(t, 30*time.Second, "Degraded MetricsUnavailable", func() (bool, string) {
+			s := getMOHA(t, l, ns, "badquery")
+			c := meta.FindStatusCondition(s.Status.Conditions, hcav1.ConditionDegraded)
+			return c != nil && c.Status == metav1.ConditionTrue && c.Reason == "MetricsUnavailable" &&
+				strings.Contains(c.Message, "spec.metrics.requestsPerSecond: "), describeMOHA(s)
+		})
+		if _, d := sloReplicas(t, l.c, ns, "badquery"); podConfig(d) != "1 x 300m/400Mi" || d.Generation != 1 {
+			t.Errorf("Deployment changed to %s (generation %d) without metrics", podConfig(d), d.Generation)
 		}
 	})
 
