@@ -62,7 +62,7 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 		"slo controller":                      &SLOReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
 		"horizontal strategy controller":      &HorizontalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
 		"vertical strategy controller":        &VerticalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
-		"multi-objective strategy controller": &MultiObjectiveStrategyReconciler{Client: mgr.GetClient(), Source: d.Metrics, Clock: d.Clock, Recorder: rec},
+		"multi-objective strategy controller": &MultiObjectiveStrategyReconciler{Client: mgr.GetClient(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
 		"federated autoscaler controller":     &FederatedAutoscalerReconciler{Client: mgr.GetClient(), Members: d.Members, Clock: d.Clock, Recorder: rec},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {

@@ -25,6 +25,7 @@ import (
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/internal/moha"
+	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
 
 // The MultiObjective strategy's permissions (besides rbac.go's Deployments,
@@ -56,6 +57,9 @@ type MultiObjectiveStrategyReconciler struct {
 	Source   instantQuerier // nil: no metrics, the strategy is Degraded
 	Clock    clock.PassiveClock
 	Recorder events.EventRecorder
+	// Telemetry counts decisions (algorithm "moha", direction "change" or
+	// "hold") and errors (nil: none).
+	Telemetry *telemetry.Metrics
 	// Class selects the strategy objects handled (see ClassLabel).
 	Class string
 
@@ -175,6 +179,13 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 	s.Status.ObservedGeneration = s.Generation
 	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: hcav1.ConditionReady, Status: metav1.ConditionTrue, Reason: string(step.Reason), Message: msg, ObservedGeneration: s.Generation})
 	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: hcav1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: string(step.Reason), ObservedGeneration: s.Generation})
+	if r.Telemetry != nil {
+		direction := "hold"
+		if step.Changed() {
+			direction = "change"
+		}
+		r.Telemetry.Decisions.WithLabelValues(req.String(), "moha", direction).Inc()
+	}
 	if r.Recorder != nil && step.Changed() {
 		r.Recorder.Eventf(&s, &dep, corev1.EventTypeNormal, "Scaled", "Scale", "%s", msg)
 	}
@@ -406,6 +417,9 @@ func describeChange(s moha.State, step moha.StepResult) string {
 // degrade records a round that could not decide: Degraded with the reason,
 // nothing applied.
 func (r *MultiObjectiveStrategyReconciler) degrade(ctx context.Context, again ctrl.Result, s, before *hcav1.MultiObjectiveElasticityStrategy, now time.Time, reason, msg string) (ctrl.Result, error) {
+	if r.Telemetry != nil {
+		r.Telemetry.Errors.WithLabelValues("multi-objective-strategy", reason).Inc()
+	}
 	t := metav1.NewTime(now)
 	s.Status.LastDecisionTime = &t
 	s.Status.ObservedGeneration = s.Generation

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -27,6 +29,7 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/internal/moha"
 	"github.com/hca-project/terraform-provider-hca/runtime/controller"
+	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
 
 // mohaQueries are the default queries with 15 s windows (the test's rounds
@@ -131,7 +134,7 @@ func (l *sloLab) mohaLoad(t *testing.T, ns, name string, rps float64) {
 }
 
 // startMOHAManager runs only the MultiObjective strategy controller, seeing ns.
-func (l *sloLab) startMOHAManager(t *testing.T, ctx context.Context, ns string, src metrics.Source) {
+func (l *sloLab) startMOHAManager(t *testing.T, ctx context.Context, ns string, src metrics.Source) *telemetry.Metrics {
 	mgr, err := ctrl.NewManager(l.cfg, ctrl.Options{
 		Scheme: testScheme(t), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
@@ -140,7 +143,8 @@ func (l *sloLab) startMOHAManager(t *testing.T, ctx context.Context, ns string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &controller.MultiObjectiveStrategyReconciler{Client: mgr.GetClient(), Source: src, Recorder: mgr.GetEventRecorder("hca-runtime-test"), Class: sloClass}
+	tm := telemetry.New(prometheus.NewRegistry())
+	r := &controller.MultiObjectiveStrategyReconciler{Client: mgr.GetClient(), Source: src, Recorder: mgr.GetEventRecorder("hca-runtime-test"), Telemetry: tm, Class: sloClass}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +157,16 @@ func (l *sloLab) startMOHAManager(t *testing.T, ctx context.Context, ns string, 
 		}
 	}()
 	t.Cleanup(func() { stop(); <-done })
+	return tm
+}
+
+func counterValue(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
 }
 
 func mohaStrategy(ns, name, target, configMap string) *hcav1.MultiObjectiveElasticityStrategy {
@@ -224,7 +238,7 @@ func TestMultiObjectiveLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := l.namespace(t, ctx, "moha")
-	l.startMOHAManager(t, ctx, ns, prom)
+	tm := l.startMOHAManager(t, ctx, ns, prom)
 
 	t.Run("missing model: degraded, nothing applied", func(t *testing.T) {
 		l.mohaDeployment(t, ctx, ns, "nomodel")
@@ -325,5 +339,12 @@ func TestMultiObjectiveLab(t *testing.T) {
 		})
 		_, d := sloReplicas(t, l.c, ns, "web")
 		t.Logf("settled: %s; %s", podConfig(d), describeMOHA(getMOHA(t, l, ns, "web")))
+		key := ns + "/web"
+		if changes := counterValue(t, tm.Decisions.WithLabelValues(key, "moha", "change")); changes < 1 {
+			t.Errorf("hca_decisions_total{direction=change} = %v, want at least the first change", changes)
+		}
+		if holds := counterValue(t, tm.Decisions.WithLabelValues(key, "moha", "hold")); holds < 3 {
+			t.Errorf("hca_decisions_total{direction=hold} = %v, want at least the 3 rounds at 60 req/s", holds)
+		}
 	})
 }
