@@ -91,3 +91,36 @@ func TestStepInvalid(t *testing.T) {
 		})
 	}
 }
+
+// FuzzStep: whatever the state and the times, a step that changes the
+// configuration lands within the ranges, never within the cooldown, and a
+// held step keeps the state's configuration.
+func FuzzStep(f *testing.F) {
+	s := exampleState
+	f.Add(s.CPULimitMilli, s.MemoryLimitMiB, s.Replicas, s.RequestsPerSecond, s.ResponseTimeMs, s.CPUUsagePercent, s.MemoryUsagePercent, int64(0), int64(120))
+	f.Add(300.0, 400.0, 1, 200.0, 1300.0, 100.0, 100.0, int64(60), int64(120))
+	f.Add(500.0, 600.0, 3, 100.0, 20.0, 80.0, 80.0, int64(1000), int64(0))
+	f.Fuzz(func(t *testing.T, cpu, mem float64, replicas int, rps, rt, cpuU, memU float64, sinceScale, cooldown int64) {
+		st := State{CPULimitMilli: cpu, MemoryLimitMiB: mem, Replicas: replicas, RequestsPerSecond: rps, ResponseTimeMs: rt, CPUUsagePercent: cpuU, MemoryUsagePercent: memU}
+		r := Ranges{CPULimitMilli: Range{300, 500}, MemoryLimitMiB: Range{400, 600}, Replicas: Range{1, 10}}
+		l := Loop{Config: Config{Desired: exampleDesired, Ranges: r, Weights: Balanced}, TolerancePercent: 10, Cooldown: time.Duration(cooldown) * time.Second}
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		last := now.Add(-time.Duration(sinceScale) * time.Second)
+		got, err := Step(appPredictor{DefaultApp}, st, l, last, now)
+		if err != nil {
+			return
+		}
+		if !got.Changed() {
+			if got.CPULimitMilli != cpu || got.MemoryLimitMiB != mem || got.Replicas != replicas {
+				t.Fatalf("held (%s) but returned %+v for %+v", got.Reason, got, st)
+			}
+			return
+		}
+		if now.Sub(last) < l.Cooldown {
+			t.Fatalf("changed %v after the last change, cooldown %v", now.Sub(last), l.Cooldown)
+		}
+		if !in(got.CPULimitMilli, r.CPULimitMilli) || !in(got.MemoryLimitMiB, r.MemoryLimitMiB) || !in(float64(got.Replicas), r.Replicas) {
+			t.Fatalf("changed to %+v outside %+v", got, r)
+		}
+	})
+}
