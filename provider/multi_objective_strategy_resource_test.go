@@ -377,3 +377,39 @@ func TestAccMultiObjectiveStrategyResource_example(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccMultiObjectiveStrategyResource_noOrphan: when the API server refuses
+// the strategy (here: one of that name exists already), the model ConfigMap
+// created just before is deleted again.
+func TestAccMultiObjectiveStrategyResource_noOrphan(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-moha-orphan")
+	existing := &hcav1.MultiObjectiveElasticityStrategy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: hcav1.MultiObjectiveElasticityStrategySpec{Target: hcav1.TargetRef{Name: "other"}, Model: hcav1.MultiObjectiveModelRef{ConfigMapName: "elsewhere"},
+			Desired: hcav1.MultiObjectiveDesired{ResponseTimeMillis: 50},
+			Ranges: hcav1.MultiObjectiveRanges{MinCPU: kresource.MustParse("100m"), MaxCPU: kresource.MustParse("1"),
+				MinMemory: kresource.MustParse("64Mi"), MaxMemory: kresource.MustParse("1Gi"), MaxReplicas: 3}}}
+	if err := c.Create(context.Background(), existing); err != nil {
+		t.Fatal(err)
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: mohaHCL(lab, ns, "web", fmt.Sprintf(`
+  target     = { name = "web" }
+  model_file = %q
+  desired    = { response_time_ms = 100 }
+  ranges     = { min_cpu = "300m", max_cpu = "500m", min_memory = "400Mi", max_memory = "600Mi", max_replicas = 10 }`, writeTestModel(t, 1))),
+			ExpectError: errorRe("Error creating multi-objective strategy", "Could not create the MultiObjectiveElasticityStrategy "+ns+"/web", "already exists"),
+		}},
+	})
+	err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "web-moha-model"}, &corev1.ConfigMap{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("the model ConfigMap outlived the refused strategy (get: %v)", err)
+	}
+	var s hcav1.MultiObjectiveElasticityStrategy
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(existing), &s); err != nil || s.Spec.Target.Name != "other" {
+		t.Errorf("the existing strategy was changed or deleted: %v %+v", err, s.Spec.Target)
+	}
+}
