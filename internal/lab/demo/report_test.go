@@ -200,6 +200,7 @@ func TestRow(t *testing.T) {
 	}{
 		{"bursting", sampleReplay()[2], []string{"0:20", "load  300 req/s (refused  50.0)", "private  8/8 ", "eks  8/8 ", "ack  0/4 ", "SLO  150%", "Bursting", "PPPPPPPPEEEEEEEE...."}},
 		{"no SLO yet", sampleReplay()[0], []string{"0:00", "SLO     –", "Watching", "PP"}},
+		{"nodes booting", withNodes()[1], []string{"0:10", "pending  0  nodes eks 0/2 ack 0/1  SLO"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
