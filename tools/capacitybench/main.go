@@ -296,7 +296,7 @@ func newBench(ctx context.Context, o options, out io.Writer) (_ *bench, err erro
 	if err := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{Members: b.members, Clock: clock.RealClock{}, Class: b.name}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
-	if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: b.members, Cloud: b.cloud, Class: b.name}).SetupWithManager(mgr); err != nil {
+	if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: b.members, Cloud: member.Clouds{AWS: b.cloud}, Class: b.name}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	mctx, mcancel := context.WithCancel(ctx)
