@@ -231,7 +231,8 @@ func newBench(ctx context.Context, o options, out io.Writer) (_ *bench, err erro
 
 	// The burst cluster and its node groups, through the unmodified SDK.
 	awsCfg := aws.Config{Region: region, Credentials: credentials.NewStaticCredentialsProvider(emulator.AWSAccessKeyID, emulator.AWSSecretAccessKey, "")}
-	b.cloud = &member.AWSAPI{Config: awsCfg, EKSEndpoint: env["HCA_LAB_EKS_ENDPOINT"], STSEndpoint: env["HCA_LAB_STS_ENDPOINT"]}
+	b.cloud = &member.AWSAPI{Config: awsCfg, EKSEndpoint: env["HCA_LAB_EKS_ENDPOINT"], STSEndpoint: env["HCA_LAB_STS_ENDPOINT"],
+		AutoScalingEndpoint: env["HCA_LAB_EKS_ENDPOINT"]} // the emulator serves EC2 Auto Scaling beside EKS
 	b.eksc = eks.NewFromConfig(awsCfg, func(eo *eks.Options) { eo.BaseEndpoint = aws.String(env["HCA_LAB_EKS_ENDPOINT"]) })
 	t := time.Now()
 	if _, err := b.eksc.CreateCluster(ctx, &eks.CreateClusterInput{Name: aws.String(b.name), RoleArn: aws.String("arn:aws:iam::000000000000:role/eks-cluster"),
