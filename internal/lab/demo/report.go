@@ -490,7 +490,8 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 				ntop = max(ntop, s.Nodes[c].Ready, s.Nodes[c].Desired)
 			}
 		}
-		y = panel(panels-1, "burst nodes per target: Ready (solid), desired (dashed)", math.Max(float64(ntop), 1))
+		// At least 5: whole nodes on the axis, not 0.2 steps.
+		y = panel(panels-1, "burst nodes per target: Ready (solid), desired (dashed)", math.Max(float64(ntop), 5))
 		for ci, c := range nodeClusters {
 			var ready, desired []string
 			for _, s := range samples {

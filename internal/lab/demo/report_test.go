@@ -314,4 +314,9 @@ func TestWriteMarkdownNodes(t *testing.T) {
 	if !strings.Contains(svg.String(), ">eks Ready<") || !strings.Contains(svg.String(), ">ack desired<") {
 		t.Error("the nodes panel lacks its legend")
 	}
+	// 2 nodes at most: the axis counts whole nodes (0 to 5), not 0.5 steps.
+	nodesPanel := svg.String()[strings.Index(svg.String(), "burst nodes per target"):]
+	if !strings.Contains(nodesPanel, `text-anchor="end">5</text>`) || strings.Contains(nodesPanel, `text-anchor="end">0.5</text>`) {
+		t.Errorf("the nodes axis is not in whole nodes up to 5:\n%s", nodesPanel)
+	}
 }
