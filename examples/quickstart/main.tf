@@ -35,6 +35,9 @@ resource "hca_runtime" "this" {
     region       = var.aws_region
     eks_endpoint = var.eks_endpoint
     sts_endpoint = var.sts_endpoint
+    # Releasing an emptied EKS node terminates that instance through EC2 Auto
+    # Scaling, which the lab's AWS emulator serves beside EKS.
+    autoscaling_endpoint = var.eks_endpoint
   }
 }
 
