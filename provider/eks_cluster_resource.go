@@ -589,6 +589,9 @@ func (r *eksClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 		}
 		if s, ok := prior[g.Name.ValueString()]; ok && !g.Name.IsUnknown() && !s.ARN.IsNull() && !eksGroupRecreated(s, *g) {
 			g.ARN, g.Status = s.ARN, s.Status
+			if !s.EKS.IsNull() && !s.EKS.IsUnknown() {
+				g.EKS = s.EKS // the group stays where it is
+			}
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("node_groups"), groups)...)
@@ -1630,8 +1633,17 @@ func eksGroupFlatten(ctx context.Context, ng *ekstypes.Nodegroup, prior eksGroup
 		ARN:          types.StringValue(aws.ToString(ng.NodegroupArn)),
 		Status:       types.StringValue(string(ng.Status)),
 		DesiredSize:  types.Int64Null(),
-		EKS:          eksGroupRef(aws.ToString(ng.ClusterName), region, aws.ToString(ng.NodegroupName)),
 	}
+	// The region of the group's ARN (arn:aws:eks:<region>:...) is where it is,
+	// whatever the provider's configuration says.
+	if parts := strings.Split(aws.ToString(ng.NodegroupArn), ":"); len(parts) > 3 && parts[3] != "" {
+		region = parts[3]
+	}
+	out.EKS = types.ObjectValueMust(eksGroupRefTypes, map[string]attr.Value{
+		"cluster_name":   types.StringValue(aws.ToString(ng.ClusterName)),
+		"region":         types.StringValue(region),
+		"nodegroup_name": types.StringValue(aws.ToString(ng.NodegroupName)),
+	})
 	if ng.CapacityType == "" {
 		out.CapacityType = types.StringValue(string(ekstypes.CapacityTypesOnDemand))
 	}

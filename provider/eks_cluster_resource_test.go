@@ -979,5 +979,11 @@ func TestEKSGroupConverters(t *testing.T) {
 				}
 			})
 		}
+		// The ARN's region wins over the provider's (which may be unset).
+		n := *ng
+		n.NodegroupArn = aws.String("arn:aws:eks:eu-west-1:000000000000:nodegroup/c/spot/1")
+		if g, _ := eksGroupFlatten(ctx, &n, group, ""); g.EKS.String() != `{"cluster_name":"c","nodegroup_name":"spot","region":"eu-west-1"}` {
+			t.Errorf("eks %s, want the ARN's region eu-west-1", g.EKS)
+		}
 	})
 }
