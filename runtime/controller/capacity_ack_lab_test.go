@@ -290,7 +290,9 @@ func TestCapacityACKLab(t *testing.T) {
 	// group says LaunchFailures with its Event; the node comes once the
 	// quota is lifted.
 	labPost(t, ack.endpoint, "/lab/v1/vcpu-quota", map[string]any{"capacityType": "ON_DEMAND", "vcpus": 1})
-	t.Cleanup(func() { labPost(t, ack.endpoint, "/lab/v1/vcpu-quota", map[string]any{"capacityType": "ON_DEMAND", "vcpus": 0}) })
+	t.Cleanup(func() {
+		labPost(t, ack.endpoint, "/lab/v1/vcpu-quota", map[string]any{"capacityType": "ON_DEMAND", "vcpus": 0})
+	})
 	bl.scale(t, ctx, ns, 6)
 	fctx, fcancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer fcancel()
