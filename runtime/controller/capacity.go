@@ -69,7 +69,9 @@ type NodeGroupCloud interface {
 // and capacity.Release. Outputs: the groups' desired sizes (EKS
 // UpdateNodegroupConfig, ACK ModifyClusterNodePool; never above the group's
 // maximum), released nodes, EmptySinceAnnotation on nodes, status.nodeGroups
-// and Events on the HybridCluster.
+// and Events on the HybridCluster. A node under a spot interruption notice
+// (SpotInterruptionTaint) is no room, and its group is the last choice for new
+// nodes while the notice lasts (capacity.Group.Interrupted).
 //
 // Releasing cordons the empty nodes it picked, then removes exactly those
 // (EKS TerminateInstanceInAutoScalingGroup decrementing the desired
@@ -249,6 +251,12 @@ func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridClu
 			n := &nodes[i]
 			if inGroup(spec, n) && burstNodeReady(n) && n.DeletionTimestamp == nil {
 				g.status.ReadyNodes++
+				if burstNodeNoticed(n) {
+					// Going away: no room, and new nodes go to other
+					// groups first (burst_spot.go moves its replicas).
+					g.plan.Interrupted++
+					continue
+				}
 				if !n.Spec.Unschedulable {
 					a, u := n.Status.Allocatable, use[n.Name]
 					g.plan.Room = append(g.plan.Room, capacity.Resources{
