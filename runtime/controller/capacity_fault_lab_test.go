@@ -157,6 +157,10 @@ func TestCapacityFaultsLab(t *testing.T) {
 		if err := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{Members: members, Clock: clock.RealClock{}, Class: bl.class()}).SetupWithManager(mgr); err != nil {
 			t.Fatal(err)
 		}
+		// The prober: placement reads the cluster's free capacity from it.
+		if err := (&controller.HybridClusterReconciler{Client: mgr.GetClient(), Members: members, Clock: clock.RealClock{}, Interval: time.Second}).SetupWithManager(mgr); err != nil {
+			t.Fatal(err)
+		}
 		if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: members, Cloud: member.Clouds{AWS: cloud}, Interval: 500 * time.Millisecond, Class: bl.class()}).SetupWithManager(mgr); err != nil {
 			t.Fatal(err)
 		}
