@@ -84,6 +84,7 @@ type clusterModel struct {
 	Reachable            types.Bool   `tfsdk:"reachable"`
 	KubernetesVersion    types.String `tfsdk:"kubernetes_version"`
 	Allocatable          types.Map    `tfsdk:"allocatable"`
+	NodeGroups           types.List   `tfsdk:"node_groups"`
 }
 
 // The patterns of the hca.dev API (internal/api/v1alpha1), checked at plan time.
@@ -113,7 +114,8 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 	resp.Schema = schema.Schema{
 		Description: "Registers a cluster into the hybrid cloud: writes a cluster-scoped `HybridCluster` object " +
 			"(hca.dev/v1alpha1) and, for provider_type `private` and `ack`, a Secret holding the kubeconfig the runtime " +
-			"uses to reach it, into the control cluster. Connection details are arguments of this resource, not " +
+			"uses to reach it, into the control cluster. `node_groups` lists the cluster's node groups (EKS managed " +
+			"node groups, ACK node pools) that the runtime grows for bursts and releases afterwards. Connection details are arguments of this resource, not " +
 			"provider configuration, so one apply can create a cluster and register it. Import with the " +
 			"HybridCluster's name: `terraform import hca_cluster.burst <name>` (the connection arguments, which " +
 			"are secrets, are not read back).",
@@ -268,6 +270,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Description: "Most pods HCA may place in the cluster, 1 to 2147483647. Unset: no limit.",
 				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},
 			},
+			"node_groups": clusterNodeGroupsAttr(),
 			"credentials_secret": schema.StringAttribute{
 				Computed:      true,
 				Description:   "`<namespace>/<name>` of the credentials Secret; empty for provider_type `eks`.",
@@ -469,6 +472,7 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 		return
 	}
 	resp.Diagnostics.Append(validateCluster(&m)...)
+	resp.Diagnostics.Append(validateNodeGroups(ctx, m.NodeGroups)...)
 }
 
 // validateCluster checks the connection's shape for provider_type. A value
@@ -646,6 +650,11 @@ func (m clusterModel) toAPI() (*hcav1.HybridCluster, *corev1.Secret, error) {
 			hc.Spec.Limits.MaxPods = &p
 		}
 	}
+	groups, err := nodeGroupsToAPI(m.NodeGroups)
+	if err != nil {
+		return nil, nil, err
+	}
+	hc.Spec.NodeGroups = groups
 	if hc.Spec.Provider == hcav1.ProviderEKS {
 		hc.Spec.Credentials.EKS = &hcav1.EKSCredentials{ClusterName: m.EKSClusterName.ValueString(), Region: m.Region.ValueString(), RoleARN: m.RoleARN.ValueString()}
 		return hc, nil, nil
@@ -685,6 +694,7 @@ func (m *clusterModel) fromAPI(hc *hcav1.HybridCluster) {
 			m.MaxPods = types.Int64Value(int64(*l.MaxPods))
 		}
 	}
+	m.NodeGroups = nodeGroupsFromAPI(s.NodeGroups, m.NodeGroups)
 	m.EKSClusterName, m.Region, m.RoleARN = types.StringNull(), types.StringNull(), types.StringNull()
 	m.CredentialsSecret = types.StringValue("")
 	if e := s.Credentials.EKS; e != nil {

@@ -279,7 +279,7 @@ func spotInterruption(tb testing.TB, boot time.Duration, noRoom bool) spotResult
 	if err := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{Members: members, Clock: clock.RealClock{}, Class: bl.class()}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: members, Cloud: cloud, Interval: 500 * time.Millisecond, Class: bl.class()}).SetupWithManager(mgr); err != nil {
+	if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: members, Cloud: member.Clouds{AWS: cloud}, Interval: 500 * time.Millisecond, Class: bl.class()}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	mctx, mcancel := context.WithCancel(ctx)
