@@ -85,7 +85,7 @@ func (a *AWS) serveSTS(w http.ResponseWriter, r *http.Request) {
 	}
 	if params.Get("Action") == "AssumeRoleWithWebIdentity" && params.Get("Version") == stsVersion {
 		// Unsigned, as in real STS: the web identity token is the credential.
-		resp, fail := a.assumeRoleWithWebIdentity(params)
+		resp, fail := a.assumeRoleWithWebIdentity(params, reqID)
 		if fail != nil {
 			stsError(w, asJSON, reqID, fail.status, "Sender", fail.code, fail.msg)
 			return

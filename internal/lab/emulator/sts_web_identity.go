@@ -214,7 +214,7 @@ type stsWebIdentityResponse struct {
 // assumeRoleWithWebIdentity serves the unsigned AssumeRoleWithWebIdentity
 // action: it verifies the token, checks the parameters and issues temporary
 // credentials that every emulated AWS API accepts until they expire.
-func (a *AWS) assumeRoleWithWebIdentity(params url.Values) (any, *stsAuthFailure) {
+func (a *AWS) assumeRoleWithWebIdentity(params url.Values, reqID string) (any, *stsAuthFailure) {
 	validation := func(msg string) *stsAuthFailure {
 		return &stsAuthFailure{status: http.StatusBadRequest, code: "ValidationError", msg: msg}
 	}
@@ -283,6 +283,7 @@ func (a *AWS) assumeRoleWithWebIdentity(params url.Values) (any, *stsAuthFailure
 			Provider:                    provider.Host + provider.Path,
 			Audience:                    strings.Join(aud, ","),
 		},
+		Metadata: stsResponseMetadata{RequestID: reqID},
 	}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
+	"github.com/hca-project/terraform-provider-hca/internal/cloud"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/oidc"
 )
 
@@ -96,6 +97,17 @@ func TestAssumeRoleWithWebIdentity(t *testing.T) {
 	}
 	if _, err := eksClient(cfg, base).ListClusters(ctx, &eks.ListClustersInput{}); err != nil {
 		t.Fatalf("EKS ListClusters with web identity credentials: %v", err)
+	}
+
+	// An EKS bearer token presigned with the session names the role, as
+	// aws-iam-authenticator does.
+	eksTok, err := cloud.EKSToken(ctx, stsClient(cfg, base), "burst-1")
+	if err != nil {
+		t.Fatalf("EKSToken with web identity credentials: %v", err)
+	}
+	st := eksReview(t, base, "burst-1", eksTok.Value)
+	if !st.Authenticated || st.User.Username != role || !strings.HasPrefix(st.User.Extra["arn"][0], "arn:aws:sts::"+AWSAccountID+":assumed-role/hca-tfc/") {
+		t.Errorf("TokenReview = %+v, want authenticated as %s (assumed-role arn in extras)", st, role)
 	}
 
 	// Tokens and temporary credentials stop working when they expire (5 minutes
