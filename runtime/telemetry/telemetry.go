@@ -1,6 +1,3 @@
-// Package telemetry defines hca-runtime's own Prometheus metrics (prefix hca_),
-// registered with controller-runtime's registry so the manager's metrics endpoint
-// serves them beside the controller metrics.
 package telemetry
 
 import (
@@ -8,11 +5,13 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-// Metrics are the runtime's own series.
+// Metrics are the runtime's own event series. Every method is safe on a nil
+// *Metrics (it does nothing), so that a hook in a controller is one line.
 type Metrics struct {
 	// Decisions counts scaling decisions by policy, algorithm and direction (up, down, hold).
 	Decisions *prometheus.CounterVec
-	// Replicas is the desired replica count per policy and cluster.
+	// Replicas is the desired replica count per policy and cluster, as the
+	// burst controller last set it.
 	Replicas *prometheus.GaugeVec
 	// EvaluationSeconds is how long one SLO evaluation took.
 	EvaluationSeconds *prometheus.HistogramVec
@@ -20,7 +19,29 @@ type Metrics struct {
 	Errors *prometheus.CounterVec
 	// ClusterReachable is 1 while a hybrid cluster answers probes.
 	ClusterReachable *prometheus.GaugeVec
+	// NodeRequests counts orders to grow a node group, by cluster, node group
+	// and result (ok, error).
+	NodeRequests *prometheus.CounterVec
+	// NodeReleases counts orders to shrink a node group, by cluster, node group
+	// and result (ok, error).
+	NodeReleases *prometheus.CounterVec
+	// NodesRequested counts the nodes ordered by successful requests.
+	NodesRequested *prometheus.CounterVec
+	// CloudCalls, CloudErrors and CloudThrottles count cloud API calls by
+	// service and operation; errors carry the API's error code.
+	CloudCalls, CloudErrors, CloudThrottles *prometheus.CounterVec
+	// MetricQueries counts metric queries by result (ok, no_data, nan,
+	// bad_query, unavailable, error).
+	MetricQueries *prometheus.CounterVec
+	// BuildInfo is 1, labelled with the runtime's version.
+	BuildInfo *prometheus.GaugeVec
 }
+
+// The result label values.
+const (
+	ResultOK    = "ok"
+	ResultError = "error"
+)
 
 // New creates the metrics and registers them with reg (nil: controller-runtime's
 // registry). Registering twice in one registry returns the existing collectors.
@@ -28,24 +49,54 @@ func New(reg prometheus.Registerer) *Metrics {
 	if reg == nil {
 		reg = ctrlmetrics.Registry
 	}
-	m := &Metrics{
-		Decisions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hca_decisions_total",
-			Help: "Scaling decisions taken, by policy, algorithm and direction."}, []string{"policy", "algorithm", "direction"}),
-		Replicas: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hca_replicas",
-			Help: "Desired replicas per policy and cluster."}, []string{"policy", "cluster"}),
-		EvaluationSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hca_slo_evaluation_duration_seconds",
-			Help: "Duration of one SLO evaluation.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"type"}),
-		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hca_errors_total",
-			Help: "Errors by controller and kind."}, []string{"controller", "kind"}),
-		ClusterReachable: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hca_cluster_reachable",
-			Help: "1 while the hybrid cluster answers probes, else 0."}, []string{"cluster"}),
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels))
 	}
-	m.Decisions = register(reg, m.Decisions)
-	m.Replicas = register(reg, m.Replicas)
-	m.EvaluationSeconds = register(reg, m.EvaluationSeconds)
-	m.Errors = register(reg, m.Errors)
-	m.ClusterReachable = register(reg, m.ClusterReachable)
-	return m
+	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		return register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels))
+	}
+	return &Metrics{
+		Decisions: counter("hca_decisions_total", "Scaling decisions taken, by policy, algorithm and direction.", "policy", "algorithm", "direction"),
+		Replicas:  gauge("hca_replicas", "Desired replicas per policy and cluster, as last set by the burst controller.", "policy", "cluster"),
+		EvaluationSeconds: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hca_slo_evaluation_duration_seconds",
+			Help: "Duration of one SLO evaluation.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"type"})),
+		Errors:           counter("hca_errors_total", "Errors by controller and kind.", "controller", "kind"),
+		ClusterReachable: gauge("hca_cluster_reachable", "1 while the hybrid cluster answers probes, else 0.", "cluster"),
+		NodeRequests:     counter("hca_node_requests_total", "Orders to grow a burst cluster's node group, by cluster, node group and result.", "cluster", "node_group", "result"),
+		NodeReleases:     counter("hca_node_releases_total", "Orders to shrink a burst cluster's node group, by cluster, node group and result.", "cluster", "node_group", "result"),
+		NodesRequested:   counter("hca_nodes_requested_total", "Nodes ordered by successful node group requests, by cluster and node group.", "cluster", "node_group"),
+		CloudCalls:       counter("hca_cloud_api_calls_total", "Cloud API calls, by service and operation.", "service", "operation"),
+		CloudErrors:      counter("hca_cloud_api_errors_total", "Cloud API calls that failed, by service, operation and error code.", "service", "operation", "code"),
+		CloudThrottles:   counter("hca_cloud_api_throttles_total", "Cloud API calls refused by throttling, by service and operation.", "service", "operation"),
+		MetricQueries:    counter("hca_metric_queries_total", "Workload metric queries, by result (ok, no_data, nan, bad_query, unavailable, error).", "result"),
+		BuildInfo:        gauge("hca_build_info", "Always 1, labelled with the runtime's version.", "version"),
+	}
+}
+
+// NodeRequest records an order to grow a node group by nodes (err: its failure).
+func (m *Metrics) NodeRequest(cluster, group string, nodes int32, err error) {
+	if m == nil {
+		return
+	}
+	m.NodeRequests.WithLabelValues(cluster, group, result(err)).Inc()
+	if err == nil {
+		m.NodesRequested.WithLabelValues(cluster, group).Add(float64(nodes))
+	}
+}
+
+// NodeRelease records an order to shrink a node group (err: its failure).
+func (m *Metrics) NodeRelease(cluster, group string, err error) {
+	if m == nil {
+		return
+	}
+	m.NodeReleases.WithLabelValues(cluster, group, result(err)).Inc()
+}
+
+func result(err error) string {
+	if err != nil {
+		return ResultError
+	}
+	return ResultOK
 }
 
 func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {

@@ -61,7 +61,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		return run(ctx, opts)
+		return run(ctx, opts, stderr)
 	case "simulate":
 		return simulate(ctx, args[1:], stdout, stderr)
 	case "moha":
@@ -89,6 +89,7 @@ type runOptions struct {
 	eksEndpoint      string
 	stsEndpoint      string
 	logLevel         string
+	logFormat        string
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
@@ -108,6 +109,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.eksEndpoint, "eks-endpoint", "", "EKS API endpoint override (the lab's emulator)")
 	fs.StringVar(&o.stsEndpoint, "sts-endpoint", "", "STS endpoint override (the lab's emulator)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&o.logFormat, "log-format", "json", "log format: json (one object a line, for log collectors) or text (key=value, for a terminal)")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err.Error()}
 	}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+
+	"github.com/hca-project/terraform-provider-hca/internal/health"
+)
+
+// leaderElectionID names the runtime's leader election Lease.
+const leaderElectionID = "hca-runtime.hca.dev"
+
+// probeTimeout bounds each readiness call to the control apiserver.
+const probeTimeout = 3 * time.Second
+
+// secretKey matches log attribute keys whose values are credentials; the
+// logger writes [REDACTED] instead (a second line of defence: nothing logs
+// credentials on purpose).
+var secretKey = regexp.MustCompile(`(?i)(secret|password|token|accesskey|credential|kubeconfig|authorization)`)
+
+// newLogger returns the runtime's logger: JSON (one object a line) or text.
+func newLogger(format, level string, out io.Writer) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, usageError{fmt.Sprintf("--log-level %q: use debug, info, warn or error", level)}
+	}
+	opts := &slog.HandlerOptions{Level: l, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if secretKey.MatchString(a.Key) {
+			return slog.String(a.Key, "[REDACTED]")
+		}
+		return a
+	}}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(out, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(out, opts)), nil
+	default:
+		return nil, usageError{fmt.Sprintf("--log-format %q: use json or text", format)}
+	}
+}
+
+// leaderLock builds the leader election lock (nil without --leader-elect), so
+// that the runtime knows its own identity and the readiness probe can read
+// the lease. The identity is the host name (the pod's) and a random suffix,
+// as controller-runtime's own.
+func leaderLock(cfg *rest.Config, o runOptions) (resourcelock.Interface, error) {
+	if !o.leaderElect {
+		return nil, nil
+	}
+	ns := o.leaderElectionNS
+	if ns == "" {
+		b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+		if err != nil {
+			return nil, usageError{"--leader-election-namespace is empty and the runtime is not in a cluster: name the namespace of the leader election Lease"}
+		}
+		ns = strings.TrimSpace(string(b))
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		return nil, fmt.Errorf("leader election identity: %w", err)
+	}
+	lcfg := rest.CopyConfig(cfg)
+	lcfg.Timeout = 10 * time.Second // the renew deadline: one slow answer must not cost the lease
+	cs, err := kubernetes.NewForConfig(rest.AddUserAgent(lcfg, "hca-runtime-leader-election"))
+	if err != nil {
+		return nil, fmt.Errorf("leader election client: %w", err)
+	}
+	return resourcelock.New(resourcelock.LeasesResourceLock, ns, leaderElectionID, cs.CoreV1(), cs.CoordinationV1(),
+		resourcelock.ResourceLockConfig{Identity: host + "_" + string(uuid.NewUUID())})
+}
+
+// prober is the part of the manager addProbes needs.
+type prober interface {
+	AddHealthzCheck(name string, check healthz.Checker) error
+	AddReadyzCheck(name string, check healthz.Checker) error
+	Elected() <-chan struct{}
+}
+
+// addProbes registers the health checks. /healthz (liveness) is "ping": the
+// process serves HTTP; restarting it cannot bring an apiserver back, so
+// liveness does not depend on one. /readyz adds "apiserver" (the control
+// apiserver answers its own /readyz within 3 s) and, with leader election,
+// "leader" (health.Leader: standbys are ready, an elected replica only while
+// the lease still names it). /readyz?verbose lists each check.
+func addProbes(mgr prober, cfg *rest.Config, lock resourcelock.Interface) error {
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	pcfg := rest.CopyConfig(cfg)
+	pcfg.Timeout = probeTimeout
+	cs, err := kubernetes.NewForConfig(rest.AddUserAgent(pcfg, "hca-runtime-readiness"))
+	if err != nil {
+		return fmt.Errorf("readiness client: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("apiserver", func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), probeTimeout)
+		defer cancel()
+		if _, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+			return fmt.Errorf("control apiserver %s not ready or unreachable: %w", cfg.Host, err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if lock == nil {
+		return nil
+	}
+	return mgr.AddReadyzCheck("leader", func(req *http.Request) error {
+		select {
+		case <-mgr.Elected():
+		default:
+			return health.Leader(false, lock.Identity(), health.Lease{}, time.Now())
+		}
+		ctx, cancel := context.WithTimeout(req.Context(), probeTimeout)
+		defer cancel()
+		rec, _, err := lock.Get(ctx)
+		if err != nil {
+			return fmt.Errorf("read leader lease %s: %w", lock.Describe(), err)
+		}
+		return health.Leader(true, lock.Identity(), health.Lease{Holder: rec.HolderIdentity, Renewed: rec.RenewTime.Time,
+			Duration: time.Duration(rec.LeaseDurationSeconds) * time.Second}, time.Now())
+	})
+}
+
+// elected reports whether this replica acts (always, without leader election).
+func elected(mgr ctrl.Manager, leaderElect bool) func() bool {
+	if !leaderElect {
+		return func() bool { return true }
+	}
+	return func() bool {
+		select {
+		case <-mgr.Elected():
+			return true
+		default:
+			return false
+		}
+	}
+}
