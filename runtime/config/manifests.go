@@ -153,7 +153,7 @@ func Objects(o Options) ([]any, error) {
 			Replicas: &o.Replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": Name}},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: ScrapeAnnotations()},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: Name,
 					SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: &trueV, RunAsUser: &uid},
@@ -188,7 +188,7 @@ func Objects(o Options) ([]any, error) {
 		&rbacv1.RoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"}, ObjectMeta: meta(Name+"-leader-election", true),
 			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: Name + "-leader-election"}, Subjects: subject},
 		dep,
-		&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: meta(Name+"-metrics", true),
+		&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: withAnnotations(meta(Name+"-metrics", true), ScrapeAnnotations()),
 			Spec: corev1.ServiceSpec{Selector: map[string]string{"app.kubernetes.io/name": Name},
 				Ports: []corev1.ServicePort{{Name: "metrics", Port: 8080, TargetPort: intstr.FromString("metrics")}}}},
 	}, nil

@@ -26,15 +26,20 @@ var statusMetrics = map[string]struct {
 	help   string
 	labels []string
 }{
-	"hca_ready_replicas":             {"Ready replicas of a burst policy's workload per cluster.", []string{"policy", "cluster"}},
-	"hca_pending_replicas":           {"Unschedulable replicas of a burst policy's workload per cluster.", []string{"policy", "cluster"}},
-	"hca_burst_phase":                {"1 for the burst policy's current phase (Watching, Bursting, ScalingBack, Degraded), 0 for the others.", []string{"policy", "phase"}},
-	"hca_slo_compliance_ratio":       {"SLO compliance: 1 = met exactly, above 1 violated, below 1 outperformed.", []string{"slo", "type"}},
-	"hca_slo_current_value":          {"SLO metric's latest value in base units (seconds for latency, a 0..1 ratio for utilisation and availability).", []string{"slo", "type"}},
-	"hca_node_group_desired_nodes":   {"Desired size of a burst cluster's node group.", []string{"cluster", "node_group"}},
-	"hca_node_group_ready_nodes":     {"Ready nodes of a burst cluster's node group.", []string{"cluster", "node_group"}},
-	"hca_node_group_requested_nodes": {"Nodes of a burst cluster's node group ordered and not Ready yet.", []string{"cluster", "node_group"}},
+	"hca_ready_replicas":                       {"Ready replicas of a burst policy's workload per cluster.", []string{"policy", "cluster"}},
+	"hca_pending_replicas":                     {"Unschedulable replicas of a burst policy's workload per cluster.", []string{"policy", "cluster"}},
+	"hca_burst_ready_replicas":       {"Ready replicas of a burst policy's workload outside its primary cluster.", []string{"policy"}},
+	"hca_burst_phase":                          {"1 for the burst policy's current phase (Watching, Bursting, ScalingBack, Degraded), 0 for the others.", []string{"policy", "phase"}},
+	"hca_slo_compliance_ratio":                 {"SLO compliance: 1 = met exactly, above 1 violated, below 1 outperformed.", []string{"slo", "type"}},
+	"hca_slo_current_value":                    {"SLO metric's latest value in base units (seconds for latency, a 0..1 ratio for utilisation and availability).", []string{"slo", "type"}},
+	"hca_node_group_desired_nodes":             {"Desired size of a burst cluster's node group.", []string{"cluster", "node_group"}},
+	"hca_node_group_ready_nodes":               {"Ready nodes of a burst cluster's node group.", []string{"cluster", "node_group"}},
+	"hca_node_group_requested_nodes":           {"Nodes of a burst cluster's node group ordered and not Ready yet.", []string{"cluster", "node_group"}},
+	"hca_node_group_node_hourly_price_dollars": {"Price of one node of a burst cluster's node group per hour, in US dollars (spec.nodeGroups[].pricePerHour).", []string{"cluster", "node_group"}},
 }
+
+// statusListErrors is the collector's own counter.
+const statusListErrors = "hca_status_list_errors_total"
 
 var phases = []hcav1.BurstPhase{hcav1.PhaseWatching, hcav1.PhaseBursting, hcav1.PhaseScalingBack, hcav1.PhaseDegraded}
 
@@ -43,10 +48,17 @@ var phases = []hcav1.BurstPhase{hcav1.PhaseWatching, hcav1.PhaseBursting, hcav1.
 func PolicySamples(p *hcav1.BurstPolicy) []Sample {
 	key := p.Namespace + "/" + p.Name
 	var out []Sample
+	outside := 0.0
 	for _, c := range p.Status.Replicas {
+		if c.Cluster != p.Spec.PrimaryCluster {
+			outside += float64(c.Ready)
+		}
 		out = append(out,
 			Sample{"hca_ready_replicas", []string{key, string(c.Cluster)}, float64(c.Ready)},
 			Sample{"hca_pending_replicas", []string{key, string(c.Cluster)}, float64(c.Pending)})
+	}
+	if len(p.Status.Replicas) > 0 {
+		out = append(out, Sample{"hca_burst_ready_replicas", []string{key}, outside})
 	}
 	if p.Status.Phase != "" {
 		for _, ph := range phases {
@@ -95,7 +107,8 @@ func ParseSLOValue(v string) (float64, bool) {
 	return 0, false
 }
 
-// ClusterSamples are the gauges of one HybridCluster's node groups.
+// ClusterSamples are the gauges of one HybridCluster's node groups: their
+// status and the price of their nodes.
 func ClusterSamples(hc *hcav1.HybridCluster) []Sample {
 	var out []Sample
 	for _, g := range hc.Status.NodeGroups {
@@ -104,6 +117,11 @@ func ClusterSamples(hc *hcav1.HybridCluster) []Sample {
 			Sample{"hca_node_group_desired_nodes", l, float64(g.DesiredNodes)},
 			Sample{"hca_node_group_ready_nodes", l, float64(g.ReadyNodes)},
 			Sample{"hca_node_group_requested_nodes", l, float64(g.RequestedNodes)})
+	}
+	for _, g := range hc.Spec.NodeGroups {
+		if p, err := strconv.ParseFloat(string(g.PricePerHour), 64); err == nil && g.PricePerHour != "" {
+			out = append(out, Sample{"hca_node_group_node_hourly_price_dollars", []string{hc.Name, g.Name}, p})
+		}
 	}
 	return out
 }
@@ -131,7 +149,7 @@ type StatusCollector struct {
 // controller-runtime's registry (RegisterStatusCollector).
 func NewStatusCollector(r lister, active func() bool) *StatusCollector {
 	c := &StatusCollector{Reader: r, Active: active, descs: map[string]*prometheus.Desc{},
-		errs: prometheus.NewCounter(prometheus.CounterOpts{Name: "hca_status_list_errors_total", Help: "Scrapes at which the status of HCA objects could not be listed from the cache."})}
+		errs: prometheus.NewCounter(prometheus.CounterOpts{Name: statusListErrors, Help: "Scrapes at which the status of HCA objects could not be listed from the cache."})}
 	for name, m := range statusMetrics {
 		c.descs[name] = prometheus.NewDesc(name, m.help, m.labels, nil)
 	}

@@ -25,6 +25,7 @@ func TestPolicySamples(t *testing.T) {
 			{"hca_pending_replicas", []string{"shop/web", "private"}, 0},
 			{"hca_ready_replicas", []string{"shop/web", "eks"}, 1},
 			{"hca_pending_replicas", []string{"shop/web", "eks"}, 3},
+			{"hca_burst_ready_replicas", []string{"shop/web"}, 1}, // eks's 1; private is the primary
 			{"hca_burst_phase", []string{"shop/web", "Watching"}, 0},
 			{"hca_burst_phase", []string{"shop/web", "Bursting"}, 1},
 			{"hca_burst_phase", []string{"shop/web", "ScalingBack"}, 0},
@@ -39,7 +40,9 @@ func TestPolicySamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := PolicySamples(&hcav1.BurstPolicy{ObjectMeta: meta, Status: tt.status})
+			p := &hcav1.BurstPolicy{ObjectMeta: meta, Status: tt.status}
+			p.Spec.PrimaryCluster = "private"
+			got := PolicySamples(p)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("PolicySamples =\n%v\nwant\n%v", got, tt.want)
 			}
@@ -104,11 +107,13 @@ func TestParseSLOValue(t *testing.T) {
 
 func TestClusterSamples(t *testing.T) {
 	hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: "eks-burst"}}
+	hc.Spec.NodeGroups = []hcav1.NodeGroup{{Name: "spot", PricePerHour: "0.0416"}, {Name: "unpriced"}}
 	hc.Status.NodeGroups = []hcav1.NodeGroupStatus{{Name: "spot", DesiredNodes: 5, ReadyNodes: 2, RequestedNodes: 3}}
 	want := []Sample{
 		{"hca_node_group_desired_nodes", []string{"eks-burst", "spot"}, 5},
 		{"hca_node_group_ready_nodes", []string{"eks-burst", "spot"}, 2},
 		{"hca_node_group_requested_nodes", []string{"eks-burst", "spot"}, 3},
+		{"hca_node_group_node_hourly_price_dollars", []string{"eks-burst", "spot"}, 0.0416},
 	}
 	if got := ClusterSamples(hc); !reflect.DeepEqual(got, want) {
 		t.Fatalf("ClusterSamples =\n%v\nwant\n%v", got, want)

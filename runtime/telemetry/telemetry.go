@@ -1,6 +1,9 @@
 package telemetry
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -50,9 +53,11 @@ func New(reg prometheus.Registerer) *Metrics {
 		reg = ctrlmetrics.Registry
 	}
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		addName(name)
 		return register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels))
 	}
 	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		addName(name)
 		return register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels))
 	}
 	return &Metrics{
@@ -71,6 +76,37 @@ func New(reg prometheus.Registerer) *Metrics {
 		MetricQueries:    counter("hca_metric_queries_total", "Workload metric queries, by result (ok, no_data, nan, bad_query, unavailable, error).", "result"),
 		BuildInfo:        gauge("hca_build_info", "Always 1, labelled with the runtime's version.", "version"),
 	}
+}
+
+// names are the metric families New registers (histograms by family name).
+var (
+	namesMu sync.Mutex
+	names   = map[string]bool{"hca_slo_evaluation_duration_seconds": true}
+)
+
+func addName(n string) {
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	names[n] = true
+}
+
+// Names lists every metric family the runtime's telemetry exports, including
+// those that have no series until something happens (a vector without
+// children is absent from a scrape): dashboards and alerts may only use
+// these (and controller-runtime's own).
+func Names() []string {
+	New(prometheus.NewRegistry())
+	out := []string{statusListErrors}
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	for n := range names {
+		out = append(out, n)
+	}
+	for n := range statusMetrics {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // NodeRequest records an order to grow a node group by nodes (err: its failure).

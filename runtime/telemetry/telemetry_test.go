@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +202,14 @@ func TestStatusCollectorStandbyAndListErrors(t *testing.T) {
 				t.Fatalf("hca_status_list_errors_total = %v, want %v", got, tt.wantErrs)
 			}
 		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	got := Names()
+	for _, want := range []string{"hca_decisions_total", "hca_slo_evaluation_duration_seconds", "hca_burst_phase", "hca_node_group_node_hourly_price_dollars", "hca_status_list_errors_total", "hca_cloud_api_throttles_total"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Names() lacks %s: %v", want, got)
+		}
 	}
 }
