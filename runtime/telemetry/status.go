@@ -28,7 +28,7 @@ var statusMetrics = map[string]struct {
 }{
 	"hca_ready_replicas":                       {"Ready replicas of a burst policy's workload per cluster.", []string{"policy", "cluster"}},
 	"hca_pending_replicas":                     {"Unschedulable replicas of a burst policy's workload per cluster.", []string{"policy", "cluster"}},
-	"hca_burst_ready_replicas":       {"Ready replicas of a burst policy's workload outside its primary cluster.", []string{"policy"}},
+	"hca_burst_ready_replicas":                 {"Ready replicas of a burst policy's workload outside its primary cluster.", []string{"policy"}},
 	"hca_burst_phase":                          {"1 for the burst policy's current phase (Watching, Bursting, ScalingBack, Degraded), 0 for the others.", []string{"policy", "phase"}},
 	"hca_slo_compliance_ratio":                 {"SLO compliance: 1 = met exactly, above 1 violated, below 1 outperformed.", []string{"slo", "type"}},
 	"hca_slo_current_value":                    {"SLO metric's latest value in base units (seconds for latency, a 0..1 ratio for utilisation and availability).", []string{"slo", "type"}},

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 
-
 	"github.com/hca-project/terraform-provider-hca/runtime/config"
 	"github.com/hca-project/terraform-provider-hca/runtime/config/dashboards"
 )
@@ -33,7 +32,7 @@ func run(root string) error {
 	}
 	for path, b := range map[string][]byte{
 		filepath.Join(root, "runtime/config/dashboards", dashboards.FileName): dash,
-		filepath.Join(root, "runtime/config", config.ServiceMonitorFile):     sm,
+		filepath.Join(root, "runtime/config", config.ServiceMonitorFile):      sm,
 	} {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
@@ -41,4 +40,3 @@ func run(root string) error {
 	}
 	return nil
 }
-
