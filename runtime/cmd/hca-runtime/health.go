@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -26,33 +23,6 @@ const leaderElectionID = "hca-runtime.hca.dev"
 
 // probeTimeout bounds each readiness call to the control apiserver.
 const probeTimeout = 3 * time.Second
-
-// secretKey matches log attribute keys whose values are credentials; the
-// logger writes [REDACTED] instead (a second line of defence: nothing logs
-// credentials on purpose).
-var secretKey = regexp.MustCompile(`(?i)(secret|password|token|accesskey|credential|kubeconfig|authorization)`)
-
-// newLogger returns the runtime's logger: JSON (one object a line) or text.
-func newLogger(format, level string, out io.Writer) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, usageError{fmt.Sprintf("--log-level %q: use debug, info, warn or error", level)}
-	}
-	opts := &slog.HandlerOptions{Level: l, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-		if secretKey.MatchString(a.Key) {
-			return slog.String(a.Key, "[REDACTED]")
-		}
-		return a
-	}}
-	switch format {
-	case "json":
-		return slog.New(slog.NewJSONHandler(out, opts)), nil
-	case "text":
-		return slog.New(slog.NewTextHandler(out, opts)), nil
-	default:
-		return nil, usageError{fmt.Sprintf("--log-format %q: use json or text", format)}
-	}
-}
 
 // leaderLock builds the leader election lock (nil without --leader-elect), so
 // that the runtime knows its own identity and the readiness probe can read
