@@ -200,12 +200,19 @@ func (c *StatusCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // RegisterStatusCollector registers a StatusCollector reading r with reg
-// (nil: controller-runtime's registry).
+// (nil: controller-runtime's registry), replacing one registered before.
 func RegisterStatusCollector(reg prometheus.Registerer, r lister, active func() bool) error {
 	if reg == nil {
 		reg = ctrlmetrics.Registry
 	}
-	if err := reg.Register(NewStatusCollector(r, active)); err != nil {
+	c := NewStatusCollector(r, active)
+	err := reg.Register(c)
+	if are, ok := err.(prometheus.AlreadyRegisteredError); ok {
+		// A second manager in one process (tests): the new cache replaces the old.
+		reg.Unregister(are.ExistingCollector)
+		err = reg.Register(c)
+	}
+	if err != nil {
 		return fmt.Errorf("register status metrics: %w", err)
 	}
 	return nil

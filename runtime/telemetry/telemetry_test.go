@@ -213,3 +213,18 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+func TestRegisterStatusCollectorTwice(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	p := hcav1.BurstPolicy{ObjectMeta: metav1ObjectMeta("shop", "web")}
+	p.Status.Phase = hcav1.PhaseWatching
+	if err := RegisterStatusCollector(reg, listerOf{err: errors.New("old cache")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := RegisterStatusCollector(reg, listerOf{policies: []hcav1.BurstPolicy{p}}, nil); err != nil {
+		t.Fatalf("second registration: %v", err)
+	}
+	if n, err := testutil.GatherAndCount(reg, "hca_burst_phase"); err != nil || n != 4 {
+		t.Fatalf("hca_burst_phase series = %d (%v), want 4 from the second collector", n, err)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -96,14 +98,17 @@ func addProbes(mgr prober, cfg *rest.Config, lock resourcelock.Interface) error 
 		default:
 			return health.Leader(false, lock.Identity(), health.Lease{}, time.Now())
 		}
+		// Read the Lease with the probe's own client: lock.Get would refresh
+		// the elector's cached object, and its next optimistic renewal would
+		// then silently take the lease back from whoever holds it.
 		ctx, cancel := context.WithTimeout(req.Context(), probeTimeout)
 		defer cancel()
-		rec, _, err := lock.Get(ctx)
+		ns, name, _ := strings.Cut(lock.Describe(), "/")
+		l, err := cs.CoordinationV1().Leases(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("read leader lease %s: %w", lock.Describe(), err)
 		}
-		return health.Leader(true, lock.Identity(), health.Lease{Holder: rec.HolderIdentity, Renewed: rec.RenewTime.Time,
-			Duration: time.Duration(rec.LeaseDurationSeconds) * time.Second}, time.Now())
+		return health.Leader(true, lock.Identity(), leaseOf(l), time.Now())
 	})
 }
 
@@ -120,4 +125,19 @@ func elected(mgr ctrl.Manager, leaderElect bool) func() bool {
 			return false
 		}
 	}
+}
+
+// leaseOf is what health.Leader needs of a Lease.
+func leaseOf(l *coordinationv1.Lease) health.Lease {
+	var out health.Lease
+	if l.Spec.HolderIdentity != nil {
+		out.Holder = *l.Spec.HolderIdentity
+	}
+	if l.Spec.RenewTime != nil {
+		out.Renewed = l.Spec.RenewTime.Time
+	}
+	if l.Spec.LeaseDurationSeconds != nil {
+		out.Duration = time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
+	}
+	return out
 }
