@@ -12,6 +12,7 @@ require (
 	github.com/aws/smithy-go v1.28.8
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-containerregistry v0.22.1
+	github.com/grafana/grafana-foundation-sdk/go v0.0.18
 	github.com/hashicorp/consul/api v1.34.5
 	github.com/hashicorp/terraform-plugin-framework v1.19.0
 	github.com/hashicorp/terraform-plugin-framework-timeouts v0.7.0
@@ -65,7 +66,6 @@ require (
 	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/grafana/grafana-foundation-sdk/go v0.0.18 // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
 	github.com/hashicorp/go-checkpoint v0.5.0 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
