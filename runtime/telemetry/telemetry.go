@@ -36,6 +36,9 @@ type Metrics struct {
 	// MetricQueries counts metric queries by result (ok, no_data, nan,
 	// bad_query, unavailable, error).
 	MetricQueries *prometheus.CounterVec
+	// ConsulRequests and ConsulErrors count the Consul catalog calls that
+	// publish burst replicas, by operation.
+	ConsulRequests, ConsulErrors *prometheus.CounterVec
 	// BuildInfo is 1, labelled with the runtime's version.
 	BuildInfo *prometheus.GaugeVec
 }
@@ -74,6 +77,8 @@ func New(reg prometheus.Registerer) *Metrics {
 		CloudErrors:      counter("hca_cloud_api_errors_total", "Cloud API calls that failed, by service, operation and error code.", "service", "operation", "code"),
 		CloudThrottles:   counter("hca_cloud_api_throttles_total", "Cloud API calls refused by throttling, by service and operation.", "service", "operation"),
 		MetricQueries:    counter("hca_metric_queries_total", "Workload metric queries, by result (ok, no_data, nan, bad_query, unavailable, error).", "result"),
+		ConsulRequests:   counter("hca_consul_requests_total", "Consul catalog calls that publish burst replicas, by operation (register, deregister, node).", "operation"),
+		ConsulErrors:     counter("hca_consul_errors_total", "Consul catalog calls that failed, by operation.", "operation"),
 		BuildInfo:        gauge("hca_build_info", "Always 1, labelled with the runtime's version.", "version"),
 	}
 }
@@ -114,6 +119,7 @@ func (m *Metrics) NodeRequest(cluster, group string, nodes int32, err error) {
 	if m == nil {
 		return
 	}
+	initResults(m.NodeRequests, cluster, group)
 	m.NodeRequests.WithLabelValues(cluster, group, result(err)).Inc()
 	if err == nil {
 		m.NodesRequested.WithLabelValues(cluster, group).Add(float64(nodes))
@@ -125,7 +131,15 @@ func (m *Metrics) NodeRelease(cluster, group string, err error) {
 	if m == nil {
 		return
 	}
+	initResults(m.NodeReleases, cluster, group)
 	m.NodeReleases.WithLabelValues(cluster, group, result(err)).Inc()
+}
+
+// initResults exports both results of a group at 0 before the first of
+// each, so that a failure ratio has a series from the first order on.
+func initResults(v *prometheus.CounterVec, cluster, group string) {
+	v.WithLabelValues(cluster, group, ResultOK)
+	v.WithLabelValues(cluster, group, ResultError)
 }
 
 func result(err error) string {

@@ -39,6 +39,9 @@ func TestNodeRequestsAndReleases(t *testing.T) {
 	m.NodeRequest("eks", "spot", 3, nil)
 	m.NodeRequest("eks", "spot", 2, errors.New("quota"))
 	m.NodeRelease("eks", "spot", nil)
+	if n := testutil.CollectAndCount(m.NodeReleases); n != 2 {
+		t.Errorf("release series = %d, want 2 (ok, and error at 0 before any failure)", n)
+	}
 	for _, c := range []struct {
 		got  float64
 		want float64

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/common/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -193,11 +194,13 @@ func sample(fams map[string]*dto.MetricFamily, name string, want map[string]stri
 //     and those of the panels this scenario feeds return series (the SLO,
 //     cloud-capacity and error panels need an SLO, node groups or failures;
 //     TestQueriesUseExportedMetrics checks that their metrics exist);
+//   - once the policy is deleted (and cleaned up by the runtime), its series
+//     leave /metrics;
 //   - the JSON log has controller, reconcileID and policy on the decision,
 //     and none of the lab's credentials.
 func TestOperateBurstLab(t *testing.T) {
 	env := labtest.Require(t, "HCA_LAB_DIR", "HCA_LAB_PRIVATE_KUBECONFIG", "HCA_LAB_PROMETHEUS_URL", "HCA_LAB_PROMETHEUS_TARGETS_DIR",
-		"HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT", "AWS_SECRET_ACCESS_KEY", "ALICLOUD_SECRET_KEY")
+		"HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT", "AWS_SECRET_ACCESS_KEY", "ALICLOUD_SECRET_KEY", "CONSUL_HTTP_ADDR")
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
 		t.Fatal("promtool not found: run scripts/install-deps (Prometheus ships it)")
@@ -262,7 +265,8 @@ func TestOperateBurstLab(t *testing.T) {
 	policy := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns}, Spec: hcav1.BurstPolicySpec{
 		Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: lab.PrivateCluster,
 		BurstTargets: []hcav1.BurstTargetCluster{{Cluster: hcav1.ClusterName(burst)}},
-		MinReplicas:  1, MaxReplicas: 10, PendingThreshold: &metav1.Duration{Duration: time.Second}}}
+		MinReplicas:  1, MaxReplicas: 10, PendingThreshold: &metav1.Duration{Duration: time.Second},
+		Consul: &hcav1.ConsulRegistration{ServiceName: ns, Port: 8080, Tags: []string{"ops-test"}}}}
 	if err := c.Create(ctx, policy); err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +282,7 @@ func TestOperateBurstLab(t *testing.T) {
 	})
 
 	bin := buildBinary(t)
-	rt := startProc(t, bin, "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"], "--cluster-probe-interval=2s",
+	rt := startProc(t, bin, "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"], "--cluster-probe-interval=2s", "--consul-addr="+env["CONSUL_HTTP_ADDR"],
 		"--aws-region=eu-central-1", "--eks-endpoint="+env["HCA_LAB_EKS_ENDPOINT"], "--sts-endpoint="+env["HCA_LAB_STS_ENDPOINT"],
 		"--log-level=debug", "--log-format=json")
 	// The lab's Prometheus scrapes it (file_sd, every second).
@@ -331,6 +335,7 @@ func TestOperateBurstLab(t *testing.T) {
 		{"hca_decisions_total", map[string]string{"policy": key, "algorithm": "deployment", "direction": "burst"}, func(v float64) bool { return v >= 1 }, ">= 1"},
 		{"hca_cluster_reachable", map[string]string{"cluster": burst}, func(v float64) bool { return v == 1 }, "1"},
 		{"hca_build_info", map[string]string{"version": "dev"}, func(v float64) bool { return v == 1 }, "1"},
+		{"hca_consul_requests_total", map[string]string{"operation": "register"}, func(v float64) bool { return v >= 1 }, ">= 1"},
 		{"hca_status_list_errors_total", nil, func(v float64) bool { return v == 0 }, "0"},
 		{"controller_runtime_reconcile_total", map[string]string{"controller": "burstpolicy", "result": "success"}, func(v float64) bool { return v >= 1 }, ">= 1"},
 	} {
@@ -368,7 +373,22 @@ func TestOperateBurstLab(t *testing.T) {
 	}
 	t.Logf("dashboard: %d queries returned series, %d (SLO, cloud capacity, errors) parsed without data in this scenario", fed, empty)
 
-	// 3. The log.
+	// 3. Deleting the policy while the runtime runs: it cleans the burst
+	// cluster and Consul and drops its finalizer; the policy's state series go.
+	if err := c.Delete(ctx, policy); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Minute, "the runtime to finish the deleted policy", func() (bool, string) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(policy), &got)
+		return apierrors.IsNotFound(err), fmt.Sprintf("%v finalizers %v", err, got.Finalizers)
+	})
+	eventually(t, 30*time.Second, "the deleted policy's series to leave /metrics", func() (bool, string) {
+		fams, _ := scrape(t, rt.metrics)
+		_, ok := sample(fams, "hca_burst_phase", map[string]string{"policy": key})
+		return !ok, "hca_burst_phase still exported"
+	})
+
+	// 4. The log.
 	rt.stop(t)
 	raw, err := os.ReadFile(rt.log)
 	if err != nil {

@@ -105,7 +105,7 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("consul client for %s: %w", o.consulAddr, err)
 		}
-		deps.Catalog = catalog.New(cc.Catalog(), cc.Health())
+		deps.Catalog = catalog.New(tm.CountingCatalog(cc.Catalog()), cc.Health())
 	}
 	if o.prometheusURL != "" {
 		src, err := metrics.NewPrometheus(o.prometheusURL, metrics.WithLogger(logger))
