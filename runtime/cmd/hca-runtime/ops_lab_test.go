@@ -204,10 +204,11 @@ func sample(fams map[string]*dto.MetricFamily, name string, want map[string]stri
 //   - the scrape passes `promtool check metrics` and holds the series an
 //     operator needs while bursting, with the values the policy's status and
 //     the clusters hold;
+//   - two custom SLOs (one met at half its target, one with a query that does
+//     not parse) feed the SLO, metric query and error series;
 //   - every query of the Grafana dashboard is accepted by the lab's Prometheus,
-//     and those of the panels this scenario feeds return series (the SLO,
-//     cloud-capacity and error panels need an SLO, node groups or failures;
-//     TestQueriesUseExportedMetrics checks that their metrics exist);
+//     and all but the cloud capacity row's (TestOperateCapacityLab) return
+//     series;
 //   - once the policy is deleted (and cleaned up by the runtime), its series
 //     leave /metrics;
 //   - the JSON log has controller, reconcileID and policy on the decision,
@@ -281,6 +282,11 @@ func TestOperateBurstLab(t *testing.T) {
 		BurstTargets: []hcav1.BurstTargetCluster{{Cluster: hcav1.ClusterName(burst)}},
 		MinReplicas:  1, MaxReplicas: 10, PendingThreshold: &metav1.Duration{Duration: time.Second},
 		Consul: &hcav1.ConsulRegistration{ServiceName: ns, Port: 8080, Tags: []string{"ops-test"}}}}
+	// With a metric source the policy scales on metrics; this one asks for
+	// exactly the 5 replicas the Deployment has (50 at 10 per replica).
+	if err := json.Unmarshal([]byte(`[{"type": "PromQL", "promql": {"query": "vector(50)", "targetValue": "10", "targetType": "AverageValue"}}]`), &policy.Spec.Metrics); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Create(ctx, policy); err != nil {
 		t.Fatal(err)
 	}
@@ -295,8 +301,25 @@ func TestOperateBurstLab(t *testing.T) {
 		}
 	})
 
+	// Two custom SLOs on a workload of their own: one at half its target
+	// (compliance 0.5), one whose query does not parse (a bad_query and an
+	// SLO error). A single replica, min = max, so nothing scales.
+	one := int32(1)
+	mustCreate(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "idle", Namespace: ns}, Spec: appsv1.DeploymentSpec{
+		Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "idle"}},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "idle"}}, Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "app", Image: "registry.example/idle:1"}}}}}})
+	for name, query := range map[string]string{"good": "vector(42)", "broken": "sum(rate(http_requests_total["} {
+		mustCreate(&hcav1.ServiceLevelObjective{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: hcav1.ServiceLevelObjectiveSpec{
+			Target:             hcav1.TargetRef{Kind: hcav1.WorkloadDeployment, Name: "idle"},
+			SLO:                hcav1.SLOSpec{Type: hcav1.SLOCustom, Custom: &hcav1.CustomSLO{Query: query, TargetValue: resource.MustParse("84")}},
+			EvaluationInterval: &metav1.Duration{Duration: 2 * time.Second},
+			ElasticityStrategy: hcav1.ElasticityStrategy{Kind: hcav1.StrategyHorizontal, Horizontal: &hcav1.HorizontalStaticConfig{MinReplicas: 1, MaxReplicas: 1}}}})
+	}
+
 	bin := buildBinary(t)
 	rt := startProc(t, bin, "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"], "--cluster-probe-interval=2s", "--consul-addr="+env["CONSUL_HTTP_ADDR"],
+		"--prometheus-url="+env["HCA_LAB_PROMETHEUS_URL"],
 		"--aws-region=eu-central-1", "--eks-endpoint="+env["HCA_LAB_EKS_ENDPOINT"], "--sts-endpoint="+env["HCA_LAB_STS_ENDPOINT"],
 		"--log-level=debug", "--log-format=json")
 	scrapeTarget(t, env["HCA_LAB_PROMETHEUS_TARGETS_DIR"], rt.metrics)
@@ -341,26 +364,37 @@ func TestOperateBurstLab(t *testing.T) {
 		{"hca_replicas", map[string]string{"policy": key, "cluster": burst}, func(v float64) bool { return v >= 3 }, ">= 3"},
 		{"hca_ready_replicas", map[string]string{"policy": key, "cluster": burst}, func(v float64) bool { return v >= 3 }, ">= 3"},
 		{"hca_burst_ready_replicas", map[string]string{"policy": key}, func(v float64) bool { return v >= 3 }, ">= 3"},
-		{"hca_decisions_total", map[string]string{"policy": key, "algorithm": "deployment", "direction": "burst"}, func(v float64) bool { return v >= 1 }, ">= 1"},
+		{"hca_decisions_total", map[string]string{"policy": key, "direction": "burst"}, func(v float64) bool { return v >= 1 }, ">= 1"},
 		{"hca_cluster_reachable", map[string]string{"cluster": burst}, func(v float64) bool { return v == 1 }, "1"},
 		{"hca_build_info", map[string]string{"version": "dev"}, func(v float64) bool { return v == 1 }, "1"},
 		{"hca_consul_requests_total", map[string]string{"operation": "register"}, func(v float64) bool { return v >= 1 }, ">= 1"},
+		{"hca_slo_compliance_ratio", map[string]string{"slo": ns + "/good", "type": "custom"}, func(v float64) bool { return v == 0.5 }, "0.5 (42 of 84)"},
+		{"hca_slo_current_value", map[string]string{"slo": ns + "/good", "type": "custom"}, func(v float64) bool { return v == 42 }, "42"},
+		{"hca_metric_queries_total", map[string]string{"result": "ok"}, func(v float64) bool { return v >= 1 }, ">= 1"},
+		{"hca_metric_queries_total", map[string]string{"result": "bad_query"}, func(v float64) bool { return v >= 1 }, ">= 1"},
+		{"hca_errors_total", map[string]string{"controller": "slo"}, func(v float64) bool { return v >= 1 }, ">= 1"},
 		{"hca_status_list_errors_total", nil, func(v float64) bool { return v == 0 }, "0"},
-		{"controller_runtime_reconcile_total", map[string]string{"controller": "burstpolicy", "result": "success"}, func(v float64) bool { return v >= 1 }, ">= 1"},
 	} {
 		v, ok := sample(fams, c.name, c.labels)
 		if !ok || !c.want(v) {
 			t.Errorf("%s%v = %v (present %v), want %s", c.name, c.labels, v, ok, c.what)
 		}
 	}
+	var reconciles float64 // every result: success, requeue, requeue_after, error
+	for _, m := range fams["controller_runtime_reconcile_total"].GetMetric() {
+		if slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == "controller" && l.GetValue() == "burstpolicy" }) {
+			reconciles += m.GetCounter().GetValue()
+		}
+	}
+	if reconciles < 1 {
+		t.Errorf("controller_runtime_reconcile_total{controller=\"burstpolicy\"} sums to %v, want >= 1", reconciles)
+	}
 	t.Logf("status: burst cluster desired %v ready %v", burstDesired, burstReady)
 
 	// 2. The dashboard against the lab's Prometheus.
-	noData := map[string]bool{ // rows and panels this scenario cannot feed (TestOperateCapacityLab feeds the cloud row)
-		"SLOs": true, "Cloud capacity and cost": true, "Errors": true,
-	}
-	fed, empty := checkDashboard(t, ctx, env["HCA_LAB_PROMETHEUS_URL"], func(q dashboards.Query) bool { return !noData[q.Row] && !noData[q.Panel] })
-	t.Logf("dashboard: %d queries returned series, %d (SLO, cloud capacity, errors) parsed without data in this scenario", fed, empty)
+	// The cloud row needs node groups: TestOperateCapacityLab feeds it.
+	fed, parsed := checkDashboard(t, ctx, env["HCA_LAB_PROMETHEUS_URL"], func(q dashboards.Query) bool { return q.Row != "Cloud capacity and cost" })
+	t.Logf("dashboard: %d queries returned series, %d (cloud capacity) parsed", fed, parsed)
 
 	// 3. Deleting the policy while the runtime runs: it cleans the burst
 	// cluster and Consul and drops its finalizer; the policy's state series go.
