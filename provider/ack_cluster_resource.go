@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"time"
 
 	sdkerrors "github.com/aliyun/alibaba-cloud-sdk-go/sdk/errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -34,6 +36,9 @@ var (
 	_ resource.Resource                = (*ackClusterResource)(nil)
 	_ resource.ResourceWithConfigure   = (*ackClusterResource)(nil)
 	_ resource.ResourceWithImportState = (*ackClusterResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*ackClusterResource)(nil)
+
+	_ resource.ResourceWithValidateConfig = (*ackClusterResource)(nil)
 )
 
 // NewACKClusterResource returns the hca_ack_cluster resource.
@@ -69,12 +74,41 @@ type ackClusterModel struct {
 	ClusterSpec         types.String   `tfsdk:"cluster_spec"`
 	WorkerInstanceTypes types.List     `tfsdk:"worker_instance_types"`
 	WorkerCount         types.Int64    `tfsdk:"worker_count"`
+	NodePools           []ackNodePool  `tfsdk:"node_pools"`
 	ClusterID           types.String   `tfsdk:"cluster_id"`
 	State               types.String   `tfsdk:"state"`
 	APIServerEndpoint   types.String   `tfsdk:"api_server_endpoint"`
 	Kubeconfig          types.String   `tfsdk:"kubeconfig"`
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
+
+// ackNodePool is one element of node_pools: an ACK node pool whose desired
+// size is the runtime's when desired_size is null.
+type ackNodePool struct {
+	Name          types.String `tfsdk:"name"`
+	InstanceTypes types.List   `tfsdk:"instance_types"`
+	CapacityType  types.String `tfsdk:"capacity_type"`
+	DesiredSize   types.Int64  `tfsdk:"desired_size"`
+	NodePoolID    types.String `tfsdk:"node_pool_id"`
+	ACK           types.Object `tfsdk:"ack"`
+}
+
+// ackPoolRefTypes are the attributes of node_pools[*].ack, the shape of
+// hca_cluster's node_groups[*].ack.
+var ackPoolRefTypes = map[string]attr.Type{
+	"cluster_id":   types.StringType,
+	"region":       types.StringType,
+	"node_pool_id": types.StringType,
+}
+
+// ACK's spot strategies for capacity_type.
+const (
+	ackNoSpot       = "NoSpot"
+	ackSpotAsPrice  = "SpotAsPriceGo"
+	ackPoolNameHint = "1 to 63 lowercase letters, digits and '-', starting with a letter and ending with a letter or digit"
+)
+
+var ackPoolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
 func (r *ackClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_ack_cluster"
@@ -83,9 +117,10 @@ func (r *ackClusterResource) Metadata(_ context.Context, req resource.MetadataRe
 func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "Provisions an Alibaba Cloud ACK managed Kubernetes cluster (ManagedKubernetes) with its " +
-			"workers, through the Container Service (CS) API, to use as a burst target. Create waits for the " +
-			"creation task to succeed and the cluster to be `running`, then reads its kubeconfig. The CS API " +
-			"operations this provider uses cannot change a cluster, so every argument replaces the cluster. Delete " +
+			"workers and node pools, through the Container Service (CS) API, to use as a burst target. Create waits for the " +
+			"creation task to succeed and the cluster to be `running`, then reads its kubeconfig and node pools. A node " +
+			"pool's desired_size changes in place, or is left to the HCA runtime when unset; the CS API operations this " +
+			"provider uses cannot otherwise change a cluster, so every other argument replaces the cluster. Delete " +
 			"waits for the deletion task and until the cluster is gone. Import with the cluster ID " +
 			"(`c0123456789abcdef0123456789abcdef`); `worker_instance_types` is not readable and is taken from the " +
 			"configuration after import.",
@@ -163,6 +198,67 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Validators:    []validator.Int64{int64validator.Between(0, 100)},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 			},
+			"node_pools": schema.ListNestedAttribute{
+				Optional: true,
+				Description: "Node pools created with the cluster, besides its workers: up to 10, each name once " +
+					"(not `default-nodepool`, the workers' pool). A pool without desired_size is created with 0 " +
+					"nodes and its size is then the HCA runtime's (list it in `hca_cluster.node_groups`): Terraform " +
+					"never changes it and reads no drift. desired_size changes in place (ModifyClusterNodePool, not " +
+					"waiting for the nodes); adding, removing or otherwise changing a pool replaces the cluster.",
+				Validators: []validator.List{listvalidator.SizeBetween(1, 10)},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(ackPoolsReplaced,
+					"Adding, removing or changing a node pool (other than its desired_size) replaces the cluster.",
+					"Adding, removing or changing a node pool (other than its desired_size) replaces the cluster.")},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{
+						Required:    true,
+						Description: "Name of the node pool: " + ackPoolNameHint + "; unique in the cluster.",
+						Validators: []validator.String{
+							stringvalidator.RegexMatches(ackPoolNameRE, "must be "+ackPoolNameHint),
+							stringvalidator.NoneOf("default-nodepool"),
+						},
+					},
+					"instance_types": schema.ListAttribute{
+						Required:    true,
+						ElementType: types.StringType,
+						Description: "ECS instance types of the pool's nodes, such as `[\"ecs.g6.xlarge\"]`, in order of preference: 1 to 10 distinct types.",
+						Validators: []validator.List{
+							listvalidator.SizeBetween(1, 10),
+							uniqueStrings{},
+							listvalidator.ValueStringsAre(stringvalidator.RegexMatches(ackInstanceTypeRE, "must be an ECS instance type such as \"ecs.g6.large\"")),
+						},
+					},
+					"capacity_type": schema.StringAttribute{
+						Optional:    true,
+						Computed:    true,
+						Default:     stringdefault.StaticString("ON_DEMAND"),
+						Description: "`ON_DEMAND` (the default; ACK's spot_strategy `NoSpot`) or `SPOT` (preemptible instances at the market price, `SpotAsPriceGo`).",
+						Validators:  []validator.String{stringvalidator.OneOf("ON_DEMAND", "SPOT")},
+					},
+					"desired_size": schema.Int64Attribute{
+						CustomType: intType{},
+						Optional:   true,
+						Description: "Number of nodes, 0 to 100, changed in place. Unset: the pool is created with 0 nodes " +
+							"and its size is handed to the HCA runtime; Terraform then never changes it and reads no " +
+							"drift. Setting it later takes the size back; unsetting it hands it over again.",
+						Validators: []validator.Int64{int64validator.Between(0, 100)},
+					},
+					"node_pool_id": schema.StringAttribute{
+						Computed:    true,
+						Description: "ID of the node pool, such as `np0123456789abcdef`.",
+					},
+					"ack": schema.SingleNestedAttribute{
+						Computed: true,
+						Description: "The pool's identifiers as `hca_cluster`'s `node_groups[*].ack` takes them: " +
+							"`cluster_id`, `region` and `node_pool_id`.",
+						Attributes: map[string]schema.Attribute{
+							"cluster_id":   schema.StringAttribute{Computed: true, Description: "ID of the ACK cluster."},
+							"region":       schema.StringAttribute{Computed: true, Description: "Region of the cluster."},
+							"node_pool_id": schema.StringAttribute{Computed: true, Description: "ID of the node pool."},
+						},
+					},
+				}},
+			},
 			"cluster_id": schema.StringAttribute{
 				Computed:      true,
 				Description:   "ID of the cluster, such as `c0123456789abcdef0123456789abcdef`.",
@@ -190,6 +286,91 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 			}),
 		},
 	}
+}
+
+// ValidateConfig checks that each node pool has its own name.
+func (r *ackClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var list types.List
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("node_pools"), &list)...)
+	if resp.Diagnostics.HasError() || list.IsNull() || list.IsUnknown() {
+		return
+	}
+	var pools []ackNodePool
+	if diags := list.ElementsAs(ctx, &pools, true); diags.HasError() {
+		return
+	}
+	seen := map[string]int{}
+	for i, p := range pools {
+		if !allKnown(p.Name) {
+			continue
+		}
+		if j, dup := seen[p.Name.ValueString()]; dup {
+			resp.Diagnostics.AddAttributeError(path.Root("node_pools").AtListIndex(i).AtName("name"), "Invalid node_pools",
+				fmt.Sprintf("node_pools[%d] and node_pools[%d] are both named %q: give each node pool its own name.", j, i, p.Name.ValueString()))
+		}
+		seen[p.Name.ValueString()] = i
+	}
+}
+
+// ModifyPlan keeps the node pools' IDs when the cluster is kept (only a
+// desired_size changes): the framework would plan them unknown.
+func (r *ackClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() || len(resp.RequiresReplace) > 0 {
+		return
+	}
+	var list types.List
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("node_pools"), &list)...)
+	if resp.Diagnostics.HasError() || list.IsNull() || list.IsUnknown() {
+		return
+	}
+	var plan, prior []ackNodePool
+	if diags := list.ElementsAs(ctx, &plan, false); diags.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("node_pools"), &prior)...)
+	if resp.Diagnostics.HasError() || len(prior) != len(plan) {
+		return
+	}
+	for i := range plan {
+		plan[i].NodePoolID, plan[i].ACK = prior[i].NodePoolID, prior[i].ACK
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("node_pools"), plan)...)
+}
+
+// ackPoolsReplaced replaces the cluster when node pools are added, removed
+// or changed other than in desired_size (the CS operations this provider
+// uses create node pools with the cluster only).
+func ackPoolsReplaced(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+	if req.PlanValue.IsUnknown() {
+		resp.RequiresReplace = true
+		return
+	}
+	var prior, plan []ackNodePool
+	if req.StateValue.IsNull() != req.PlanValue.IsNull() {
+		resp.RequiresReplace = true
+		return
+	}
+	resp.Diagnostics.Append(req.StateValue.ElementsAs(ctx, &prior, false)...)
+	if d := req.PlanValue.ElementsAs(ctx, &plan, false); d.HasError() {
+		resp.RequiresReplace = true
+		return
+	}
+	resp.RequiresReplace = ackPoolsDiffer(prior, plan)
+}
+
+// ackPoolsDiffer reports whether two node_pools lists differ in anything but
+// desired_size and the computed attributes.
+func ackPoolsDiffer(a, b []ackNodePool) bool {
+	if len(a) != len(b) {
+		return true
+	}
+	for i := range a {
+		if !a[i].Name.Equal(b[i].Name) || !a[i].InstanceTypes.Equal(b[i].InstanceTypes) ||
+			a[i].CapacityType.ValueString() != b[i].CapacityType.ValueString() {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *ackClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -320,6 +501,20 @@ func (r *ackClusterResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	resp.Diagnostics.Append(ackFlatten(ctx, detail, kc, &plan)...)
+	if plan.NodePools != nil {
+		pools, err := ackDescribePools(api, id)
+		if err != nil {
+			saved := plan
+			saved.NodePools = nil
+			resp.Diagnostics.Append(setPartialState(ctx, &resp.State, &saved)...)
+			resp.Diagnostics.AddError("Error reading ACK node pools", fmt.Sprintf("DescribeClusterNodePools %s: %s", id, err))
+			return
+		}
+		flat, diags := ackPoolsFlatten(ctx, pools, plan.NodePools, id, region)
+		resp.Diagnostics.Append(diags...)
+		plan.NodePools = flat
+		plan.WorkerCount = types.Int64Value(ackWorkerCount(detail.Size, pools))
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -352,10 +547,22 @@ func (r *ackClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 		}
 	}
 	resp.Diagnostics.Append(ackFlatten(ctx, d, kc, &state)...)
+	if state.NodePools != nil && d.State == "running" {
+		pools, err := ackDescribePools(api, id)
+		if err != nil {
+			resp.Diagnostics.AddError("Error reading ACK node pools", fmt.Sprintf("DescribeClusterNodePools %s: %s", id, err))
+			return
+		}
+		flat, diags := ackPoolsFlatten(ctx, pools, state.NodePools, id, d.RegionID)
+		resp.Diagnostics.Append(diags...)
+		state.NodePools = flat
+		state.WorkerCount = types.Int64Value(ackWorkerCount(d.Size, pools))
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Update only stores the new timeouts: every other argument replaces the cluster.
+// Update sets the node pools' planned desired sizes (ModifyClusterNodePool)
+// and stores the new timeouts: every other argument replaces the cluster.
 func (r *ackClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state ackClusterModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -365,6 +572,36 @@ func (r *ackClusterResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	state.Timeouts = plan.Timeouts
 	state.WorkerInstanceTypes = plan.WorkerInstanceTypes
+	if len(plan.NodePools) == 0 {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+	api := r.api(r.region(state), &resp.Diagnostics, "Error updating ACK node pool")
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	id := state.ID.ValueString()
+	for i, p := range plan.NodePools {
+		if p.DesiredSize.IsNull() || (i < len(state.NodePools) && state.NodePools[i].DesiredSize.Equal(p.DesiredSize)) {
+			continue // the runtime's, or unchanged
+		}
+		poolID := p.NodePoolID.ValueString()
+		if i < len(state.NodePools) {
+			poolID = state.NodePools[i].NodePoolID.ValueString()
+		}
+		if err := ackModifyPoolSize(api, id, poolID, p.DesiredSize.ValueInt64()); err != nil {
+			resp.Diagnostics.AddError("Error updating ACK node pool", fmt.Sprintf("ModifyClusterNodePool %s of cluster %s (node pool %q): %s", poolID, id, p.Name.ValueString(), err))
+			break
+		}
+	}
+	pools, err := ackDescribePools(api, id)
+	if err != nil {
+		resp.Diagnostics.AddError("Error reading ACK node pools", fmt.Sprintf("DescribeClusterNodePools %s: %s", id, err))
+		return
+	}
+	flat, diags := ackPoolsFlatten(ctx, pools, plan.NodePools, id, state.Region.ValueString())
+	resp.Diagnostics.Append(diags...)
+	state.NodePools = flat
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -394,6 +631,28 @@ func (r *ackClusterResource) ImportState(ctx context.Context, req resource.Impor
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	// The cluster's node pools other than the workers' go into node_pools,
+	// their sizes left to the runtime.
+	api := r.api(r.clients.Alicloud.Region, &resp.Diagnostics, "Error importing ACK cluster")
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	pools, err := ackDescribePools(api, req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Error importing ACK cluster", fmt.Sprintf("DescribeClusterNodePools %s: %s", req.ID, err))
+		return
+	}
+	var imported []ackNodePool
+	for _, p := range pools {
+		if p.NodepoolInfo.Name == "default-nodepool" {
+			continue
+		}
+		imported = append(imported, ackNodePool{Name: types.StringValue(p.NodepoolInfo.Name), InstanceTypes: types.ListNull(types.StringType),
+			CapacityType: types.StringNull(), DesiredSize: types.Int64Null(), NodePoolID: types.StringNull(), ACK: types.ObjectNull(ackPoolRefTypes)})
+	}
+	if imported != nil {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node_pools"), imported)...)
+	}
 }
 
 // ackDeleteAndWait deletes the cluster (gone already is fine), waits for the
@@ -433,14 +692,28 @@ func ackDeleteAndWait(ctx context.Context, api *ackAPI, id string) error {
 
 // ackCreateBodyJSON is the part of CreateCluster's body this resource sets.
 type ackCreateBodyJSON struct {
-	Name                string   `json:"name"`
-	RegionID            string   `json:"region_id"`
-	ClusterType         string   `json:"cluster_type"`
-	ClusterSpec         string   `json:"cluster_spec"`
-	KubernetesVersion   string   `json:"kubernetes_version,omitempty"`
-	VSwitchIDs          []string `json:"vswitch_ids"`
-	WorkerInstanceTypes []string `json:"worker_instance_types"`
-	NumOfNodes          int64    `json:"num_of_nodes"`
+	Name                string              `json:"name"`
+	RegionID            string              `json:"region_id"`
+	ClusterType         string              `json:"cluster_type"`
+	ClusterSpec         string              `json:"cluster_spec"`
+	KubernetesVersion   string              `json:"kubernetes_version,omitempty"`
+	VSwitchIDs          []string            `json:"vswitch_ids"`
+	WorkerInstanceTypes []string            `json:"worker_instance_types"`
+	NumOfNodes          int64               `json:"num_of_nodes"`
+	Nodepools           []ackCreatePoolJSON `json:"nodepools,omitempty"`
+}
+
+// ackCreatePoolJSON is a node pool in CreateCluster's body.
+type ackCreatePoolJSON struct {
+	NodepoolInfo struct {
+		Name string `json:"name"`
+	} `json:"nodepool_info"`
+	ScalingGroup struct {
+		InstanceTypes []string `json:"instance_types"`
+		DesiredSize   int64    `json:"desired_size"`
+		VSwitchIDs    []string `json:"vswitch_ids"`
+		SpotStrategy  string   `json:"spot_strategy"`
+	} `json:"scaling_group"`
 }
 
 func ackCreateBody(ctx context.Context, m ackClusterModel, region string) (ackCreateBodyJSON, diag.Diagnostics) {
@@ -457,7 +730,119 @@ func ackCreateBody(ctx context.Context, m ackClusterModel, region string) (ackCr
 	}
 	diags.Append(m.VSwitchIDs.ElementsAs(ctx, &b.VSwitchIDs, false)...)
 	diags.Append(m.WorkerInstanceTypes.ElementsAs(ctx, &b.WorkerInstanceTypes, false)...)
+	for _, p := range m.NodePools {
+		var jp ackCreatePoolJSON
+		jp.NodepoolInfo.Name = p.Name.ValueString()
+		diags.Append(p.InstanceTypes.ElementsAs(ctx, &jp.ScalingGroup.InstanceTypes, false)...)
+		if !p.DesiredSize.IsNull() && !p.DesiredSize.IsUnknown() {
+			jp.ScalingGroup.DesiredSize = p.DesiredSize.ValueInt64()
+		}
+		jp.ScalingGroup.VSwitchIDs = b.VSwitchIDs
+		jp.ScalingGroup.SpotStrategy = ackNoSpot
+		if p.CapacityType.ValueString() == "SPOT" {
+			jp.ScalingGroup.SpotStrategy = ackSpotAsPrice
+		}
+		b.Nodepools = append(b.Nodepools, jp)
+	}
 	return b, diags
+}
+
+// ackPoolJSON is the part of a DescribeClusterNodePools element this
+// resource reads.
+type ackPoolJSON struct {
+	NodepoolInfo struct {
+		NodepoolID string `json:"nodepool_id"`
+		Name       string `json:"name"`
+	} `json:"nodepool_info"`
+	ScalingGroup struct {
+		InstanceTypes []string `json:"instance_types"`
+		DesiredSize   int64    `json:"desired_size"`
+		SpotStrategy  string   `json:"spot_strategy"`
+	} `json:"scaling_group"`
+}
+
+func ackDescribePools(api *ackAPI, id string) ([]ackPoolJSON, error) {
+	req := cs.CreateDescribeClusterNodePoolsRequest()
+	api.target(req.RoaRequest)
+	req.ClusterId = id
+	resp, err := api.client.DescribeClusterNodePools(req)
+	if err != nil {
+		return nil, ackError{err}
+	}
+	var body struct {
+		Nodepools []ackPoolJSON `json:"nodepools"`
+	}
+	if err := json.Unmarshal(resp.GetHttpContentBytes(), &body); err != nil {
+		return nil, fmt.Errorf("decode DescribeClusterNodePools: %w", err)
+	}
+	return body.Nodepools, nil
+}
+
+// ackWorkerCount is the workers' count from the cluster's size, which ACK
+// reports for all its node pools: the size less the other pools' sizes.
+func ackWorkerCount(size int64, pools []ackPoolJSON) int64 {
+	for _, p := range pools {
+		if p.NodepoolInfo.Name != "default-nodepool" {
+			size -= p.ScalingGroup.DesiredSize
+		}
+	}
+	return max(size, 0)
+}
+
+// ackModifyPoolSize sets a node pool's desired size (ModifyClusterNodePool).
+// It does not wait for the nodes: the scaling task runs until they are Ready.
+func ackModifyPoolSize(api *ackAPI, clusterID, poolID string, desired int64) error {
+	req := cs.CreateModifyClusterNodePoolRequest()
+	api.target(req.RoaRequest)
+	req.ClusterId, req.NodepoolId = clusterID, poolID
+	body, err := json.Marshal(map[string]any{"scaling_group": map[string]int64{"desired_size": desired}})
+	if err != nil {
+		return fmt.Errorf("encode ModifyClusterNodePool: %w", err)
+	}
+	req.SetContent(body)
+	req.SetContentType("application/json")
+	if _, err := api.client.ModifyClusterNodePool(req); err != nil {
+		return ackError{err}
+	}
+	return nil
+}
+
+// ackPoolsFlatten is node_pools from what ACK reports, in prior's order and
+// for prior's pools (one no longer there is left out): a null desired_size
+// (the runtime's) stays null.
+func ackPoolsFlatten(ctx context.Context, pools []ackPoolJSON, prior []ackNodePool, clusterID, region string) ([]ackNodePool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if prior == nil {
+		return nil, diags
+	}
+	out := []ackNodePool{}
+	for _, p := range prior {
+		i := slices.IndexFunc(pools, func(a ackPoolJSON) bool { return a.NodepoolInfo.Name == p.Name.ValueString() })
+		if i < 0 {
+			continue
+		}
+		a := pools[i]
+		n := ackNodePool{
+			Name:         types.StringValue(a.NodepoolInfo.Name),
+			CapacityType: types.StringValue("ON_DEMAND"),
+			DesiredSize:  types.Int64Null(),
+			NodePoolID:   types.StringValue(a.NodepoolInfo.NodepoolID),
+			ACK: types.ObjectValueMust(ackPoolRefTypes, map[string]attr.Value{
+				"cluster_id": types.StringValue(clusterID), "region": types.StringValue(region), "node_pool_id": types.StringValue(a.NodepoolInfo.NodepoolID),
+			}),
+		}
+		if s := a.ScalingGroup.SpotStrategy; s != "" && s != ackNoSpot {
+			n.CapacityType = types.StringValue("SPOT")
+		}
+		var d diag.Diagnostics
+		n.InstanceTypes, d = types.ListValueFrom(ctx, types.StringType, nonNil(a.ScalingGroup.InstanceTypes))
+		diags.Append(d...)
+		if !p.DesiredSize.IsNull() {
+			n.DesiredSize = types.Int64Value(a.ScalingGroup.DesiredSize)
+		}
+		out = append(out, n)
+	}
+	return out, diags
 }
 
 // ackDetail is the part of DescribeClusterDetail's body this resource reads.

@@ -2,10 +2,12 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -263,7 +265,7 @@ func TestACKConverters(t *testing.T) {
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	if got := fmt.Sprintf("%+v", b); got != "{Name:burst RegionID:cn-beijing ClusterType:ManagedKubernetes ClusterSpec:ack.pro.small KubernetesVersion: VSwitchIDs:[vsw-a vsw-b] WorkerInstanceTypes:[ecs.g6.large] NumOfNodes:3}" {
+	if got := fmt.Sprintf("%+v", b); got != "{Name:burst RegionID:cn-beijing ClusterType:ManagedKubernetes ClusterSpec:ack.pro.small KubernetesVersion: VSwitchIDs:[vsw-a vsw-b] WorkerInstanceTypes:[ecs.g6.large] NumOfNodes:3 Nodepools:[]}" {
 		t.Errorf("create body %s", got)
 	}
 
@@ -315,5 +317,220 @@ func TestAccACKClusterResource_example(t *testing.T) {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},
+	})
+}
+
+// ackPoolsHCL is an hca_ack_cluster with one worker and node_pools (the
+// HCL of its elements).
+func ackPoolsHCL(endpoint, name string, pools ...string) string {
+	return strings.Replace(ackTestHCL(endpoint, name, "ecs.g6.large", 1), "  worker_count          = 1\n",
+		"  worker_count          = 1\n  node_pools = ["+strings.Join(pools, ",\n")+"]\n", 1)
+}
+
+// ackPoolSize asks the emulator for a node pool's desired size and spot
+// strategy, by name.
+func ackPoolSize(api *ackAPI, clusterID, pool string) (int64, string, string, error) {
+	pools, err := ackDescribePools(api, clusterID)
+	if err != nil {
+		return 0, "", "", err
+	}
+	for _, p := range pools {
+		if p.NodepoolInfo.Name == pool {
+			return p.ScalingGroup.DesiredSize, p.ScalingGroup.SpotStrategy, p.NodepoolInfo.NodepoolID, nil
+		}
+	}
+	return 0, "", "", fmt.Errorf("cluster %s has no node pool %q", clusterID, pool)
+}
+
+func ackCheckPool(api *ackAPI, pool string, desired int64, strategy string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		id := s.RootModule().Resources["hca_ack_cluster.test"].Primary.ID
+		got, gotStrategy, _, err := ackPoolSize(api, id, pool)
+		if err != nil {
+			return err
+		}
+		if got != desired || gotStrategy != strategy {
+			return fmt.Errorf("node pool %q of %s: desired %d, spot_strategy %s in ACK; want %d, %s", pool, id, got, gotStrategy, desired, strategy)
+		}
+		return nil
+	}
+}
+
+// TestAccACKCluster_nodePools creates an on-demand and a spot node pool at 0
+// nodes whose sizes are the runtime's, scales one through the CS SDK as the
+// runtime does (the next plan is empty and apply leaves it alone), then sets
+// the other's desired_size in place (the cluster is kept).
+func TestAccACKCluster_nodePools(t *testing.T) {
+	api := requireACKLab(t)
+	endpoint := api.endpoint.String()
+	name := acctest.RandomWithPrefix("hca-acc")
+	const r = "hca_ack_cluster.test"
+	onDemand := `{
+    name           = "burst"
+    instance_types = ["ecs.g6.xlarge"]
+  }`
+	spot := `{
+    name           = "burst-spot"
+    instance_types = ["ecs.g6.xlarge"]
+    capacity_type  = "SPOT"
+  }`
+	spotSized := strings.Replace(spot, `capacity_type  = "SPOT"`, `capacity_type  = "SPOT"
+    desired_size   = 1`, 1)
+	var clusterID string
+	accTest(t, resource.TestCase{
+		CheckDestroy: ackCheckDestroyed(api),
+		Steps: []resource.TestStep{
+			{
+				Config: ackPoolsHCL(endpoint, name, onDemand, spot),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(r, "node_pools.#", "2"),
+					resource.TestMatchResourceAttr(r, "node_pools.0.node_pool_id", regexp.MustCompile(`^np[0-9a-z]+$`)),
+					resource.TestCheckResourceAttrPair(r, "node_pools.0.ack.node_pool_id", r, "node_pools.0.node_pool_id"),
+					resource.TestCheckResourceAttrPair(r, "node_pools.1.ack.cluster_id", r, "cluster_id"),
+					resource.TestCheckResourceAttr(r, "node_pools.1.ack.region", ackTestRegion),
+					resource.TestCheckResourceAttr(r, "node_pools.1.capacity_type", "SPOT"),
+					resource.TestCheckNoResourceAttr(r, "node_pools.0.desired_size"),
+					ackCheckPool(api, "burst", 0, "NoSpot"),
+					ackCheckPool(api, "burst-spot", 0, "SpotAsPriceGo"),
+					func(s *terraform.State) error {
+						clusterID = s.RootModule().Resources[r].Primary.ID
+						return nil
+					},
+				),
+			},
+			{
+				// The runtime grows the on-demand pool: Terraform plans nothing.
+				PreConfig: func() {
+					_, _, poolID, err := ackPoolSize(api, clusterID, "burst")
+					if err == nil {
+						err = ackModifyPoolSize(api, clusterID, poolID, 2)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: ackPoolsHCL(endpoint, name, onDemand, spot),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: ackCheckPool(api, "burst", 2, "NoSpot"),
+			},
+			{
+				// Terraform takes the spot pool's size: updated in place.
+				Config: ackPoolsHCL(endpoint, name, onDemand, spotSized),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(r, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(r, "node_pools.1.desired_size", "1"),
+					resource.TestCheckResourceAttrWith(r, "id", func(v string) error {
+						if v != clusterID {
+							return fmt.Errorf("cluster %s, want %s (kept)", v, clusterID)
+						}
+						return nil
+					}),
+					ackCheckPool(api, "burst", 2, "NoSpot"),
+					ackCheckPool(api, "burst-spot", 1, "SpotAsPriceGo"),
+				),
+			},
+			{
+				ResourceName:            r,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"worker_instance_types", "node_pools.1.desired_size"},
+			},
+		},
+	})
+}
+
+func TestACKPoolConverters(t *testing.T) {
+	ctx := context.Background()
+	list := func(ss ...string) types.List {
+		v, _ := types.ListValueFrom(ctx, types.StringType, ss)
+		return v
+	}
+	pool := func(name, capacity string, desired types.Int64) ackNodePool {
+		return ackNodePool{Name: types.StringValue(name), InstanceTypes: list("ecs.g6.xlarge"), CapacityType: types.StringValue(capacity), DesiredSize: desired}
+	}
+	od, spot := pool("burst", "ON_DEMAND", types.Int64Null()), pool("burst-spot", "SPOT", types.Int64Value(2))
+
+	t.Run("create body", func(t *testing.T) {
+		m := ackClusterModel{Name: types.StringValue("c"), ClusterSpec: types.StringValue("ack.pro.small"), KubernetesVersion: types.StringUnknown(),
+			VSwitchIDs: list("vsw-1"), WorkerInstanceTypes: list("ecs.g6.large"), WorkerCount: types.Int64Value(1), NodePools: []ackNodePool{od, spot}}
+		b, d := ackCreateBody(ctx, m, "cn-hangzhou")
+		if d.HasError() {
+			t.Fatal(d)
+		}
+		raw, _ := json.Marshal(b.Nodepools)
+		// The runtime's pool starts at 0 nodes.
+		want := `[{"nodepool_info":{"name":"burst"},"scaling_group":{"instance_types":["ecs.g6.xlarge"],"desired_size":0,"vswitch_ids":["vsw-1"],"spot_strategy":"NoSpot"}},` +
+			`{"nodepool_info":{"name":"burst-spot"},"scaling_group":{"instance_types":["ecs.g6.xlarge"],"desired_size":2,"vswitch_ids":["vsw-1"],"spot_strategy":"SpotAsPriceGo"}}]`
+		if string(raw) != want {
+			t.Errorf("nodepools\n got %s\nwant %s", raw, want)
+		}
+	})
+
+	t.Run("replace", func(t *testing.T) {
+		resized := spot
+		resized.DesiredSize = types.Int64Value(5)
+		handed := spot
+		handed.DesiredSize = types.Int64Null()
+		tests := []struct {
+			name string
+			plan []ackNodePool
+			want bool
+		}{
+			{"same", []ackNodePool{od, spot}, false},
+			{"desired size changed", []ackNodePool{od, resized}, false},
+			{"desired size handed to the runtime", []ackNodePool{od, handed}, false},
+			{"pool added", []ackNodePool{od, spot, pool("more", "ON_DEMAND", types.Int64Null())}, true},
+			{"pool removed", []ackNodePool{od}, true},
+			{"capacity type", []ackNodePool{od, pool("burst-spot", "ON_DEMAND", types.Int64Value(2))}, true},
+			{"renamed", []ackNodePool{od, pool("spot", "SPOT", types.Int64Value(2))}, true},
+		}
+		for _, tt := range tests {
+			if got := ackPoolsDiffer([]ackNodePool{od, spot}, tt.plan); got != tt.want {
+				t.Errorf("%s: differ %v, want %v", tt.name, got, tt.want)
+			}
+		}
+	})
+
+	pools := []ackPoolJSON{{}, {}, {}}
+	pools[0].NodepoolInfo.Name, pools[0].NodepoolInfo.NodepoolID, pools[0].ScalingGroup.DesiredSize = "default-nodepool", "np0", 2
+	pools[1].NodepoolInfo.Name, pools[1].NodepoolInfo.NodepoolID, pools[1].ScalingGroup.DesiredSize = "burst", "np1", 3
+	pools[1].ScalingGroup.SpotStrategy, pools[1].ScalingGroup.InstanceTypes = "NoSpot", []string{"ecs.g6.xlarge"}
+	pools[2].NodepoolInfo.Name, pools[2].NodepoolInfo.NodepoolID, pools[2].ScalingGroup.DesiredSize = "burst-spot", "np2", 1
+	pools[2].ScalingGroup.SpotStrategy, pools[2].ScalingGroup.InstanceTypes = "SpotAsPriceGo", []string{"ecs.g6.xlarge"}
+
+	t.Run("flatten", func(t *testing.T) {
+		got, d := ackPoolsFlatten(ctx, pools, []ackNodePool{od, spot, pool("gone", "ON_DEMAND", types.Int64Null())}, "c1", "cn-hangzhou")
+		if d.HasError() {
+			t.Fatal(d)
+		}
+		// The runtime's size stays null; a pool no longer there is left out.
+		var s []string
+		for _, p := range got {
+			s = append(s, fmt.Sprintf("%s %s %s %s %s", p.Name.ValueString(), p.CapacityType.ValueString(), p.DesiredSize, p.NodePoolID.ValueString(), p.ACK))
+		}
+		want := []string{
+			`burst ON_DEMAND <null> np1 {"cluster_id":"c1","node_pool_id":"np1","region":"cn-hangzhou"}`,
+			`burst-spot SPOT 1 np2 {"cluster_id":"c1","node_pool_id":"np2","region":"cn-hangzhou"}`,
+		}
+		if strings.Join(s, "\n") != strings.Join(want, "\n") {
+			t.Errorf("got\n%s\nwant\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))
+		}
+		if got, _ := ackPoolsFlatten(ctx, pools, nil, "c1", "cn-hangzhou"); got != nil {
+			t.Errorf("no node_pools configured gave %+v, want nil", got)
+		}
+	})
+
+	t.Run("worker count", func(t *testing.T) {
+		// ACK's size 6 counts every pool: 6 - 3 - 1 = 2 workers.
+		if got := ackWorkerCount(6, pools); got != 2 {
+			t.Errorf("workers %d, want 2", got)
+		}
+		if got := ackWorkerCount(2, nil); got != 2 {
+			t.Errorf("workers without pools %d, want 2", got)
+		}
 	})
 }

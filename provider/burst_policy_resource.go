@@ -62,8 +62,16 @@ type burstPolicyModel struct {
 	Propagate        *bpPropagate    `tfsdk:"propagate"`
 	Consul           *bpConsul       `tfsdk:"consul"`
 	PendingThreshold durationString  `tfsdk:"pending_threshold"`
+	Capacity         *bpCapacity     `tfsdk:"capacity"`
 	Phase            types.String    `tfsdk:"phase"`
 	Replicas         types.List      `tfsdk:"replicas"`
+}
+
+// bpCapacity is spec.capacity: the policy's say in the burst clusters' node
+// groups.
+type bpCapacity struct {
+	AllowSpot      types.Bool     `tfsdk:"allow_spot"`
+	ScaleDownDelay durationString `tfsdk:"scale_down_delay"`
 }
 
 type bpTarget struct {
@@ -438,6 +446,20 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Description:   "How long a pod must stay Unschedulable before the deficit bursts, a Go duration (`0s` bursts at once). Defaults to `5s`.",
 				Validators:    []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"5s\" or \"1m\"")},
 			},
+			"capacity": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "Which nodes the runtime may buy for this policy in the burst clusters' node groups " +
+					"(`hca_cluster.node_groups`). Unset: on-demand groups only, nodes released after `10m` empty.",
+				Attributes: map[string]schema.Attribute{
+					"allow_spot": schema.BoolAttribute{
+						Optional: true,
+						Description: "Whether the runtime may buy spot nodes (cheaper, interruptible) for the policy's " +
+							"replicas; spot groups are then used first. Defaults to `false`.",
+					},
+					"scale_down_delay": durationAttr("How long a node the policy grew must be empty before it is "+
+						"released, a Go duration in [0s, 24h] (API default `10m`, as Cluster Autoscaler's).", durationMax{max: 24 * time.Hour}),
+				},
+			},
 			"phase": schema.StringAttribute{
 				Computed:      true,
 				Description:   "What the policy is doing, as the runtime last reported: `Watching`, `Bursting`, `ScalingBack`, `Degraded`, or empty before the runtime acts.",
@@ -744,6 +766,12 @@ func (m *burstPolicyModel) toAPI() (*hcav1.BurstPolicy, error) {
 	if s.PendingThreshold, err = durationPtr(m.PendingThreshold, "pending_threshold"); err != nil {
 		return nil, err
 	}
+	if c := m.Capacity; c != nil {
+		s.Capacity = &hcav1.BurstCapacity{AllowSpot: c.AllowSpot.ValueBool()}
+		if s.Capacity.ScaleDownDelay, err = durationPtr(c.ScaleDownDelay, "capacity.scale_down_delay"); err != nil {
+			return nil, err
+		}
+	}
 	return bp, nil
 }
 
@@ -828,6 +856,19 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 	}
 	if m.PendingThreshold.IsNull() {
 		m.PendingThreshold = durationOf("5s")
+	}
+	if c := s.Capacity; c != nil {
+		pc := prior.Capacity
+		if pc == nil {
+			pc = &bpCapacity{}
+		}
+		capacity := &bpCapacity{AllowSpot: types.BoolNull(), ScaleDownDelay: keepDuration(pc.ScaleDownDelay, c.ScaleDownDelay, "10m")}
+		if c.AllowSpot || (!pc.AllowSpot.IsNull() && !pc.AllowSpot.IsUnknown()) {
+			capacity.AllowSpot = types.BoolValue(c.AllowSpot)
+		}
+		if prior.Capacity != nil || !capacity.AllowSpot.IsNull() || !capacity.ScaleDownDelay.IsNull() {
+			m.Capacity = capacity
+		}
 	}
 	m.Target = &bpTarget{DeploymentName: optString(types.StringNull(), string(s.Target.DeploymentName), ""), MatchLabels: mapValue(s.Target.MatchLabels)}
 	for i, t := range s.BurstTargets {

@@ -82,6 +82,11 @@ func TestBurstPolicyConverters(t *testing.T) {
 	frss.Algorithm = &bpAlgorithm{Name: types.StringValue("frss"), FRSS: &bpFRSS{Tolerance: types.StringNull(), ScaleUpRate: types.Int64Null(),
 		UpWindow: durationNull(), DownWindow: durationOf("10s"), ShrinkStep: types.Int64Value(4)}}
 
+	spot := minimalBurstPolicy()
+	spot.Capacity = &bpCapacity{AllowSpot: types.BoolValue(true), ScaleDownDelay: durationNull()}
+	delay := minimalBurstPolicy()
+	delay.Capacity = &bpCapacity{AllowSpot: types.BoolNull(), ScaleDownDelay: durationOf("2m")}
+
 	tests := []struct {
 		name string
 		in   burstPolicyModel
@@ -145,6 +150,33 @@ func TestBurstPolicyConverters(t *testing.T) {
 				s.BurstTargets[0].Weight = ptr32(1)
 				s.Algorithm.Name = "adaptive"
 				s.Algorithm.Adaptive.ForecastHorizon = dur("30s")
+			},
+		},
+		{
+			// scale_down_delay unset: the API's 10m comes back, unset in the model.
+			name: "capacity allows spot",
+			in:   spot,
+			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				Capacity: &hcav1.BurstCapacity{AllowSpot: true}},
+			defaults: func(s *hcav1.BurstPolicySpec) {
+				s.BurstTargets[0].Weight = ptr32(1)
+				s.Metrics = []hcav1.MetricSpec{{Type: "Resource", Resource: &hcav1.ResourceMetric{Name: "cpu", TargetAverageUtilization: 80}}}
+				s.Algorithm.Name = "adaptive"
+				s.Capacity.ScaleDownDelay = dur("10m")
+			},
+		},
+		{
+			// allow_spot unset: false, unset in the model.
+			name: "capacity scale-down delay",
+			in:   delay,
+			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				Capacity: &hcav1.BurstCapacity{ScaleDownDelay: dur("2m")}},
+			defaults: func(s *hcav1.BurstPolicySpec) {
+				s.BurstTargets[0].Weight = ptr32(1)
+				s.Metrics = []hcav1.MetricSpec{{Type: "Resource", Resource: &hcav1.ResourceMetric{Name: "cpu", TargetAverageUtilization: 80}}}
+				s.Algorithm.Name = "adaptive"
 			},
 		},
 		{
@@ -571,6 +603,61 @@ resource "hca_burst_policy" "web" {
 		Steps: []resource.TestStep{
 			{Config: cfg, ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/web", ImportStatePersist: true},
 			{Config: cfg, PlanOnly: true},
+		},
+	})
+}
+
+// TestAccBurstPolicyResource_capacity writes spec.capacity (the lab's API
+// server defaults scaleDownDelay to 10m), imports it and changes it in place,
+// after rejecting a delay above 24h at plan time.
+func TestAccBurstPolicyResource_capacity(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-bp-cap")
+	cfg := func(capacity string) string {
+		return accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name            = "web"
+  namespace       = %q
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  burst_targets   = [{ cluster = "eks" }]
+  max_replicas    = 10
+  capacity        = %s
+}
+`, ns, capacity)
+	}
+	capacityIs := func(allowSpot bool, delay string) resource.TestCheckFunc {
+		return checkBurstPolicy(c, ns, "web", func(bp *hcav1.BurstPolicy) error {
+			cp := bp.Spec.Capacity
+			if cp == nil || cp.AllowSpot != allowSpot || cp.ScaleDownDelay == nil || cp.ScaleDownDelay.Duration.String() != delay {
+				return fmt.Errorf("spec.capacity = %+v, want allowSpot %v, scaleDownDelay %s", cp, allowSpot, delay)
+			}
+			return nil
+		})
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config:      cfg(`{ scale_down_delay = "25h" }`),
+				PlanOnly:    true,
+				ExpectError: errorRe("Invalid capacity.scale_down_delay", `capacity.scale_down_delay`, `got "25h"`),
+			},
+			{
+				Config: cfg(`{ allow_spot = true }`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("hca_burst_policy.web", "capacity.allow_spot", "true"),
+					resource.TestCheckNoResourceAttr("hca_burst_policy.web", "capacity.scale_down_delay"),
+					capacityIs(true, "10m0s"),
+				),
+			},
+			{ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/web", ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"phase", "replicas"}},
+			{
+				Config: cfg(`{ scale_down_delay = "90s" }`),
+				Check:  capacityIs(false, "1m30s"),
+			},
 		},
 	})
 }

@@ -57,6 +57,25 @@ type clusterDataModel struct {
 	Free               types.Map    `tfsdk:"free"`
 	LastProbeTime      types.String `tfsdk:"last_probe_time"`
 	Conditions         types.List   `tfsdk:"conditions"`
+	NodeGroups         types.List   `tfsdk:"node_groups"`
+}
+
+// clusterDataNodeGroup is a node group of spec.nodeGroups with what the
+// runtime last saw of it (status.nodeGroups).
+type clusterDataNodeGroup struct {
+	Name           types.String `tfsdk:"name"`
+	Cloud          types.String `tfsdk:"cloud"`
+	InstanceType   types.String `tfsdk:"instance_type"`
+	CapacityType   types.String `tfsdk:"capacity_type"`
+	PricePerHour   types.String `tfsdk:"price_per_hour"`
+	MinNodes       types.Int64  `tfsdk:"min_nodes"`
+	MaxNodes       types.Int64  `tfsdk:"max_nodes"`
+	DesiredNodes   types.Int64  `tfsdk:"desired_nodes"`
+	ReadyNodes     types.Int64  `tfsdk:"ready_nodes"`
+	RequestedNodes types.Int64  `tfsdk:"requested_nodes"`
+	LastScaleTime  types.String `tfsdk:"last_scale_time"`
+	Reason         types.String `tfsdk:"reason"`
+	Message        types.String `tfsdk:"message"`
 }
 
 func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -157,6 +176,28 @@ func (d *clusterDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 				Description: "When the runtime last probed the cluster, in RFC 3339 (UTC), such as `2026-05-01T12:00:00Z`; null until a runtime probes it.",
 			},
 			"conditions": conditionsDataSourceAttr("`Reachable`, `Ready`"),
+			"node_groups": schema.ListNestedAttribute{
+				Computed: true,
+				Description: "The cluster's node groups (`spec.nodeGroups`, in order) with the node counts the runtime " +
+					"last saw (`status.nodeGroups`); counts are 0 and reason empty until a runtime reports the group. " +
+					"Empty when the cluster has no node groups.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":            schema.StringAttribute{Computed: true, Description: "Name of the group."},
+					"cloud":           schema.StringAttribute{Computed: true, Description: "`eks` (an EKS managed node group) or `ack` (an ACK node pool)."},
+					"instance_type":   schema.StringAttribute{Computed: true, Description: "Instance type of the nodes; empty when not declared."},
+					"capacity_type":   schema.StringAttribute{Computed: true, Description: "`OnDemand` or `Spot`."},
+					"price_per_hour":  schema.StringAttribute{Computed: true, Description: "One node's price per hour, as declared."},
+					"min_nodes":       schema.Int64Attribute{Computed: true, Description: "Fewest nodes the runtime leaves."},
+					"max_nodes":       schema.Int64Attribute{Computed: true, Description: "Most nodes the runtime asks for."},
+					"desired_nodes":   schema.Int64Attribute{Computed: true, Description: "The cloud's desired size as the runtime last read it."},
+					"ready_nodes":     schema.Int64Attribute{Computed: true, Description: "The group's Ready nodes in the cluster."},
+					"requested_nodes": schema.Int64Attribute{Computed: true, Description: "Nodes asked for and not Ready yet (booting)."},
+					"last_scale_time": schema.StringAttribute{Computed: true, Description: "When the runtime last changed the desired size, in RFC 3339 (UTC); null if never."},
+					"reason": schema.StringAttribute{Computed: true, Description: "Why the group cannot grow now (`NotFound`, `NotActive`, " +
+						"`LaunchFailures`, `MaxReached`, `Throttled`, `CloudError`, ...); empty when it can."},
+					"message": schema.StringAttribute{Computed: true, Description: "More about reason; empty when it is."},
+				}},
+			},
 		},
 	}
 }
@@ -232,6 +273,7 @@ func clusterDataFromAPI(hc *hcav1.HybridCluster) clusterDataModel {
 		LastProbeTime:      timeValue(st.LastProbeTime),
 		Conditions:         conditionsList(st.Conditions),
 	}
+	m.NodeGroups = nodeGroupsStatus(s.NodeGroups, st.NodeGroups)
 	if p := s.Prices; p != nil {
 		m.PricePerVCPUHour, m.PricePerGiBHour = types.StringValue(string(p.PerVCPUHour)), types.StringValue(string(p.PerGiBHour))
 	}
@@ -271,4 +313,55 @@ func timeValue(t *metav1.Time) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(t.UTC().Format(time.RFC3339))
+}
+
+// clusterDataNodeGroupType is the object type of node_groups' elements.
+var clusterDataNodeGroupType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"name": types.StringType, "cloud": types.StringType, "instance_type": types.StringType, "capacity_type": types.StringType,
+	"price_per_hour": types.StringType, "min_nodes": types.Int64Type, "max_nodes": types.Int64Type, "desired_nodes": types.Int64Type,
+	"ready_nodes": types.Int64Type, "requested_nodes": types.Int64Type, "last_scale_time": types.StringType, "reason": types.StringType,
+	"message": types.StringType,
+}}
+
+// nodeGroupsStatus joins spec.nodeGroups with status.nodeGroups by name, in
+// the spec's order; a status of a group no longer in the spec is left out.
+func nodeGroupsStatus(spec []hcav1.NodeGroup, status []hcav1.NodeGroupStatus) types.List {
+	l, _ := types.ListValueFrom(context.Background(), clusterDataNodeGroupType, nodeGroupsStatusElems(spec, status))
+	return l // plain values of the element type: no conversion error
+}
+
+func nodeGroupsStatusElems(spec []hcav1.NodeGroup, status []hcav1.NodeGroupStatus) []clusterDataNodeGroup {
+	out := []clusterDataNodeGroup{}
+	for _, g := range spec {
+		var st hcav1.NodeGroupStatus
+		for _, s := range status {
+			if s.Name == g.Name {
+				st = s
+			}
+		}
+		cloud := "eks"
+		if g.ACK != nil {
+			cloud = "ack"
+		}
+		capacity := g.CapacityType
+		if capacity == "" {
+			capacity = hcav1.CapacityOnDemand
+		}
+		out = append(out, clusterDataNodeGroup{
+			Name:           types.StringValue(g.Name),
+			Cloud:          types.StringValue(cloud),
+			InstanceType:   types.StringValue(g.InstanceType),
+			CapacityType:   types.StringValue(string(capacity)),
+			PricePerHour:   types.StringValue(string(g.PricePerHour)),
+			MinNodes:       types.Int64Value(int64(g.MinNodes)),
+			MaxNodes:       types.Int64Value(int64(g.MaxNodes)),
+			DesiredNodes:   types.Int64Value(int64(st.DesiredNodes)),
+			ReadyNodes:     types.Int64Value(int64(st.ReadyNodes)),
+			RequestedNodes: types.Int64Value(int64(st.RequestedNodes)),
+			LastScaleTime:  timeValue(st.LastScaleTime),
+			Reason:         types.StringValue(st.Reason),
+			Message:        types.StringValue(st.Message),
+		})
+	}
+	return out
 }

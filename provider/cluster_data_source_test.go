@@ -86,7 +86,7 @@ func TestClusterDataFromAPI(t *testing.T) {
 				EKSClusterName: types.StringValue("burst-1"), Region: types.StringValue("eu-west-1"), RoleARN: types.StringNull(),
 				CredentialsSecret: types.StringValue(""), Generation: types.Int64Value(1), ObservedGeneration: types.Int64Value(0),
 				Reachable: types.BoolValue(false), KubernetesVersion: types.StringValue(""), Allocatable: strMap(), Free: strMap(),
-				LastProbeTime: types.StringNull(), Conditions: condList(),
+				LastProbeTime: types.StringNull(), Conditions: condList(), NodeGroups: nodeGroupsStatus(nil, nil),
 			},
 		},
 		{
@@ -104,7 +104,7 @@ func TestClusterDataFromAPI(t *testing.T) {
 				EKSClusterName: types.StringValue("b"), Region: types.StringValue("us-east-1"), RoleARN: types.StringValue("arn:aws:iam::123456789012:role/hca"),
 				CredentialsSecret: types.StringValue(""), Generation: types.Int64Value(3), ObservedGeneration: types.Int64Value(2),
 				Reachable: types.BoolValue(false), KubernetesVersion: types.StringValue(""), Allocatable: strMap(), Free: strMap(),
-				LastProbeTime: types.StringValue("2026-05-01T12:00:00Z"), Conditions: condList(),
+				LastProbeTime: types.StringValue("2026-05-01T12:00:00Z"), Conditions: condList(), NodeGroups: nodeGroupsStatus(nil, nil),
 			},
 		},
 		{
@@ -141,6 +141,7 @@ func TestClusterDataFromAPI(t *testing.T) {
 					condValue("Reachable", "True", "Probed", "Kubernetes v1.36.3, 3 nodes", "2026-05-01T11:00:00Z"),
 					condValue("Ready", "False", "NoCapacity", "", "2026-05-01T11:30:00Z"),
 				),
+				NodeGroups: nodeGroupsStatus(nil, nil),
 			},
 		},
 	}
@@ -165,6 +166,30 @@ func modelDiff(got, want any) []string {
 		}
 	}
 	return diffs
+}
+
+// TestNodeGroupsStatus joins spec.nodeGroups and status.nodeGroups by name.
+func TestNodeGroupsStatus(t *testing.T) {
+	scaled := at("2026-05-01T14:00:00+02:00")
+	spec := []hcav1.NodeGroup{
+		{Name: "od", EKS: &hcav1.EKSNodeGroupRef{ClusterName: "c", Region: "us-east-1", NodegroupName: "od"}, InstanceType: "m5.xlarge",
+			PricePerHour: "0.192", MaxNodes: 4},
+		{Name: "pool", ACK: &hcav1.ACKNodePoolRef{ClusterID: "c1", Region: "cn-hangzhou", NodePoolID: "np1"}, CapacityType: hcav1.CapacitySpot,
+			PricePerHour: "0.05", MinNodes: 1, MaxNodes: 3},
+	}
+	status := []hcav1.NodeGroupStatus{
+		{Name: "gone", DesiredNodes: 9},
+		{Name: "pool", DesiredNodes: 3, ReadyNodes: 1, RequestedNodes: 2, LastScaleTime: &scaled, Reason: "MaxReached", Message: "3 of 3 nodes"},
+	}
+	got := nodeGroupsStatus(spec, status).String()
+	// od has no status yet: zeros; gone is not in the spec: left out.
+	want := `[{"capacity_type":"OnDemand","cloud":"eks","desired_nodes":0,"instance_type":"m5.xlarge","last_scale_time":<null>,"max_nodes":4,` +
+		`"message":"","min_nodes":0,"name":"od","price_per_hour":"0.192","ready_nodes":0,"reason":"","requested_nodes":0},` +
+		`{"capacity_type":"Spot","cloud":"ack","desired_nodes":3,"instance_type":"","last_scale_time":"2026-05-01T12:00:00Z","max_nodes":3,` +
+		`"message":"3 of 3 nodes","min_nodes":1,"name":"pool","price_per_hour":"0.05","ready_nodes":1,"reason":"MaxReached","requested_nodes":2}]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }
 
 func TestTimeValue(t *testing.T) {
@@ -380,6 +405,7 @@ data "hca_cluster" "eks" {
 			"max_cpu": knownvalue.StringExact("500m"), "max_pods": knownvalue.Int64Exact(20),
 			"eks_cluster_name": knownvalue.Null(), "region": knownvalue.Null(), "role_arn": knownvalue.Null(),
 			"credentials_secret": knownvalue.StringExact(ns + "/" + secret.Name),
+			"node_groups":        knownvalue.ListExact([]knownvalue.Check{}),
 		}
 	}
 	with := func(m map[string]knownvalue.Check, more map[string]knownvalue.Check) map[string]knownvalue.Check {
@@ -397,7 +423,7 @@ data "hca_cluster" "eks" {
 		"generation": knownvalue.Int64Exact(1), "observed_generation": knownvalue.Int64Exact(0),
 		"reachable": knownvalue.Bool(false), "kubernetes_version": knownvalue.StringExact(""),
 		"allocatable": knownvalue.MapExact(map[string]knownvalue.Check{}), "free": knownvalue.MapExact(map[string]knownvalue.Check{}),
-		"last_probe_time": knownvalue.Null(), "conditions": knownvalue.ListExact([]knownvalue.Check{}),
+		"last_probe_time": knownvalue.Null(), "conditions": knownvalue.ListExact([]knownvalue.Check{}), "node_groups": knownvalue.ListExact([]knownvalue.Check{}),
 	}}
 
 	accTest(t, resource.TestCase{
@@ -613,5 +639,69 @@ func TestAccClusterDataSource_example(t *testing.T) {
 				statecheck.ExpectKnownOutputValue("burst_conditions", knownvalue.MapExact(map[string]knownvalue.Check{"Reachable": knownvalue.StringExact("True")})),
 			},
 		}},
+	})
+}
+
+// TestAccClusterDataSource_nodeGroups reads a cluster's node groups with
+// the counts the runtime writes into its status; a later status (a burst's
+// nodes booting) is what the next read shows.
+func TestAccClusterDataSource_nodeGroups(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	name := fmt.Sprintf("tf-ds-ng-%06d", rand.IntN(1e6))
+	createHybridCluster(t, c, &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: hcav1.HybridClusterSpec{
+		Role: hcav1.RoleBurst, Provider: hcav1.ProviderEKS,
+		Credentials: hcav1.ClusterCredentials{EKS: &hcav1.EKSCredentials{ClusterName: "burst-1", Region: "eu-west-1"}},
+		NodeGroups: []hcav1.NodeGroup{
+			{Name: "burst", EKS: &hcav1.EKSNodeGroupRef{ClusterName: "burst-1", Region: "eu-west-1", NodegroupName: "burst"}, InstanceType: "m5.xlarge",
+				Allocatable: hcav1.NodeAllocatable{CPU: *qty("4"), Memory: *qty("16Gi")}, PricePerHour: "0.192", MaxNodes: 4},
+			{Name: "burst-spot", EKS: &hcav1.EKSNodeGroupRef{ClusterName: "burst-1", Region: "eu-west-1", NodegroupName: "burst-spot"}, CapacityType: hcav1.CapacitySpot,
+				Allocatable: hcav1.NodeAllocatable{CPU: *qty("4"), Memory: *qty("16Gi")}, PricePerHour: "0.0735", MaxNodes: 2},
+		},
+	}})
+	setStatus := func(groups ...hcav1.NodeGroupStatus) {
+		writeStatus(t, c, &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}, func(hc *hcav1.HybridCluster) {
+			hc.Status.NodeGroups = groups
+		})
+	}
+	hcl := accProvider(lab) + fmt.Sprintf("data \"hca_cluster\" \"this\" {\n  name = %q\n}\n", name)
+	const d = "data.hca_cluster.this"
+	scaled := at("2026-05-01T12:00:00Z")
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				// Before any status: the groups at zero.
+				Config: hcl,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(d, "node_groups.#", "2"),
+					resource.TestCheckResourceAttr(d, "node_groups.0.name", "burst"),
+					resource.TestCheckResourceAttr(d, "node_groups.0.cloud", "eks"),
+					resource.TestCheckResourceAttr(d, "node_groups.0.capacity_type", "OnDemand"),
+					resource.TestCheckResourceAttr(d, "node_groups.0.desired_nodes", "0"),
+					resource.TestCheckResourceAttr(d, "node_groups.1.capacity_type", "Spot"),
+					resource.TestCheckNoResourceAttr(d, "node_groups.1.last_scale_time"),
+				),
+			},
+			{
+				PreConfig: func() {
+					setStatus(
+						hcav1.NodeGroupStatus{Name: "burst", DesiredNodes: 3, ReadyNodes: 1, RequestedNodes: 2, LastScaleTime: &scaled},
+						hcav1.NodeGroupStatus{Name: "burst-spot", DesiredNodes: 2, ReadyNodes: 2, Reason: "MaxReached", Message: "2 of 2 nodes: raise maxNodes"},
+					)
+				},
+				Config: hcl,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(d, "node_groups.0.desired_nodes", "3"),
+					resource.TestCheckResourceAttr(d, "node_groups.0.ready_nodes", "1"),
+					resource.TestCheckResourceAttr(d, "node_groups.0.requested_nodes", "2"),
+					resource.TestCheckResourceAttr(d, "node_groups.0.last_scale_time", "2026-05-01T12:00:00Z"),
+					resource.TestCheckResourceAttr(d, "node_groups.0.reason", ""),
+					resource.TestCheckResourceAttr(d, "node_groups.1.ready_nodes", "2"),
+					resource.TestCheckResourceAttr(d, "node_groups.1.reason", "MaxReached"),
+					resource.TestCheckResourceAttr(d, "node_groups.1.message", "2 of 2 nodes: raise maxNodes"),
+				),
+			},
+		},
 	})
 }

@@ -84,6 +84,7 @@ type clusterModel struct {
 	Reachable            types.Bool   `tfsdk:"reachable"`
 	KubernetesVersion    types.String `tfsdk:"kubernetes_version"`
 	Allocatable          types.Map    `tfsdk:"allocatable"`
+	NodeGroups           types.List   `tfsdk:"node_groups"`
 }
 
 // The patterns of the hca.dev API (internal/api/v1alpha1), checked at plan time.
@@ -268,6 +269,7 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Description: "Most pods HCA may place in the cluster, 1 to 2147483647. Unset: no limit.",
 				Validators:  []validator.Int64{int64validator.Between(1, 2147483647)},
 			},
+			"node_groups": clusterNodeGroupsAttr(),
 			"credentials_secret": schema.StringAttribute{
 				Computed:      true,
 				Description:   "`<namespace>/<name>` of the credentials Secret; empty for provider_type `eks`.",
@@ -469,6 +471,7 @@ func (r *clusterResource) ValidateConfig(ctx context.Context, req resource.Valid
 		return
 	}
 	resp.Diagnostics.Append(validateCluster(&m)...)
+	resp.Diagnostics.Append(validateNodeGroups(ctx, m.NodeGroups)...)
 }
 
 // validateCluster checks the connection's shape for provider_type. A value
@@ -646,6 +649,11 @@ func (m clusterModel) toAPI() (*hcav1.HybridCluster, *corev1.Secret, error) {
 			hc.Spec.Limits.MaxPods = &p
 		}
 	}
+	groups, err := nodeGroupsToAPI(m.NodeGroups)
+	if err != nil {
+		return nil, nil, err
+	}
+	hc.Spec.NodeGroups = groups
 	if hc.Spec.Provider == hcav1.ProviderEKS {
 		hc.Spec.Credentials.EKS = &hcav1.EKSCredentials{ClusterName: m.EKSClusterName.ValueString(), Region: m.Region.ValueString(), RoleARN: m.RoleARN.ValueString()}
 		return hc, nil, nil
@@ -685,6 +693,7 @@ func (m *clusterModel) fromAPI(hc *hcav1.HybridCluster) {
 			m.MaxPods = types.Int64Value(int64(*l.MaxPods))
 		}
 	}
+	m.NodeGroups = nodeGroupsFromAPI(s.NodeGroups, m.NodeGroups)
 	m.EKSClusterName, m.Region, m.RoleARN = types.StringNull(), types.StringNull(), types.StringNull()
 	m.CredentialsSecret = types.StringValue("")
 	if e := s.Credentials.EKS; e != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,8 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -27,6 +31,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -40,6 +45,7 @@ var (
 	_ resource.ResourceWithConfigure      = (*eksClusterResource)(nil)
 	_ resource.ResourceWithImportState    = (*eksClusterResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*eksClusterResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*eksClusterResource)(nil)
 )
 
 // NewEKSClusterResource returns the hca_eks_cluster resource.
@@ -80,12 +86,45 @@ type eksClusterModel struct {
 	EndpointPrivateAccess types.Bool     `tfsdk:"endpoint_private_access"`
 	Tags                  types.Map      `tfsdk:"tags"`
 	NodeGroup             *eksNodeGroup  `tfsdk:"node_group"`
+	NodeGroups            []eksGroup     `tfsdk:"node_groups"`
 	ARN                   types.String   `tfsdk:"arn"`
 	Endpoint              types.String   `tfsdk:"endpoint"`
 	CertificateAuthority  types.String   `tfsdk:"certificate_authority"`
 	Status                types.String   `tfsdk:"status"`
 	PlatformVersion       types.String   `tfsdk:"platform_version"`
 	Timeouts              timeouts.Value `tfsdk:"timeouts"`
+}
+
+// eksGroup is one element of node_groups: a managed node group whose
+// desired size is the runtime's when desired_size is null.
+type eksGroup struct {
+	Name          types.String `tfsdk:"name"`
+	NodeRoleARN   types.String `tfsdk:"node_role_arn"`
+	InstanceTypes types.List   `tfsdk:"instance_types"`
+	CapacityType  types.String `tfsdk:"capacity_type"`
+	MinSize       types.Int64  `tfsdk:"min_size"`
+	MaxSize       types.Int64  `tfsdk:"max_size"`
+	DesiredSize   types.Int64  `tfsdk:"desired_size"`
+	Labels        types.Map    `tfsdk:"labels"`
+	Taints        []eksTaint   `tfsdk:"taints"`
+	ARN           types.String `tfsdk:"arn"`
+	Status        types.String `tfsdk:"status"`
+	EKS           types.Object `tfsdk:"eks"`
+}
+
+// eksTaint is a taint of a node group's nodes, in EKS's spelling.
+type eksTaint struct {
+	Key    types.String `tfsdk:"key"`
+	Value  types.String `tfsdk:"value"`
+	Effect types.String `tfsdk:"effect"`
+}
+
+// eksGroupRefTypes are the attributes of node_groups[*].eks, the shape of
+// hca_cluster's node_groups[*].eks.
+var eksGroupRefTypes = map[string]attr.Type{
+	"cluster_name":   types.StringType,
+	"region":         types.StringType,
+	"nodegroup_name": types.StringType,
 }
 
 type eksNodeGroup struct {
@@ -115,13 +154,14 @@ func requiresReplaceOnceSet() planmodifier.String {
 
 func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Description: "Provisions an Amazon EKS cluster and one managed node group with the AWS SDK, to use as a burst " +
+		Description: "Provisions an Amazon EKS cluster and its managed node groups with the AWS SDK, to use as a burst " +
 			"target. Create waits until the cluster is ACTIVE (retrying the IAM propagation errors of a role created " +
-			"in the same apply), then creates the node group and waits until it is ACTIVE. The node group's " +
-			"min_size, max_size and desired_size change in place (UpdateNodegroupConfig, waiting on DescribeUpdate); " +
-			"every other argument replaces the cluster. Delete removes the node group, then the cluster, and waits " +
-			"until both are gone. Import with the cluster name (`my-cluster`), or `cluster:node_group` when the " +
-			"cluster has several node groups.",
+			"in the same apply), then creates each node group and waits until it is ACTIVE. Node groups' sizes, " +
+			"labels and taints change in place (UpdateNodegroupConfig, waiting on DescribeUpdate), groups are added " +
+			"and removed in place, and a node group without desired_size is sized by the HCA runtime (Terraform " +
+			"leaves its size alone); the cluster's own arguments replace the cluster. Delete removes the node " +
+			"groups, then the cluster, and waits until all are gone. Import with the cluster name (`my-cluster`: " +
+			"every node group into node_groups), or `cluster:node_group` for the deprecated node_group.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -202,9 +242,128 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Validators:    []validator.Map{awsTagsValidator},
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
+			"node_groups": schema.ListNestedAttribute{
+				Optional: true,
+				Description: "The cluster's managed node groups, in the cluster's subnets: 1 to 30, each name once " +
+					"(exactly one of node_groups or the deprecated node_group). Groups are created, deleted and " +
+					"updated in place by name; a group whose node_role_arn, instance_types or capacity_type changes is " +
+					"deleted and created again (the cluster is kept). A group without desired_size is created at " +
+					"min_size and its size is then the HCA runtime's: Terraform never sets it and shows no drift when " +
+					"it changes.",
+				Validators: []validator.List{listvalidator.SizeBetween(1, 30)},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{
+						Required: true,
+						Description: "Name of the node group: 1 to 63 characters, letters, digits, hyphens and " +
+							"underscores, starting with a letter or digit; unique in the cluster.",
+						Validators: []validator.String{
+							stringvalidator.LengthBetween(1, 63),
+							stringvalidator.RegexMatches(eksClusterNameRE, "must start with a letter or digit and contain only letters, digits, hyphens and underscores"),
+						},
+					},
+					"node_role_arn": schema.StringAttribute{
+						Required:    true,
+						Description: "ARN of the IAM role of the nodes, such as `arn:aws:iam::123456789012:role/eks-node`. Changing it recreates the group.",
+						Validators: []validator.String{
+							stringvalidator.RegexMatches(eksRoleARNRE, "must be an IAM role ARN such as \"arn:aws:iam::123456789012:role/eks-node\""),
+						},
+					},
+					"instance_types": schema.ListAttribute{
+						Required:    true,
+						ElementType: types.StringType,
+						Description: "EC2 instance types of the nodes, such as `[\"m5.large\"]`: 1 to 20 distinct types; " +
+							"EKS rejects types it does not offer in the region. Changing them recreates the group.",
+						Validators: []validator.List{
+							listvalidator.SizeBetween(1, 20),
+							uniqueStrings{},
+							listvalidator.ValueStringsAre(stringvalidator.RegexMatches(eksInstanceTypeRE, "must be an EC2 instance type such as \"m5.large\"")),
+						},
+					},
+					"capacity_type": schema.StringAttribute{
+						Optional: true,
+						Computed: true,
+						Default:  stringdefault.StaticString(string(ekstypes.CapacityTypesOnDemand)),
+						Description: "`ON_DEMAND` (the default) or `SPOT` (interruptible, cheaper nodes). Changing it " +
+							"recreates the group.",
+						Validators: []validator.String{stringvalidator.OneOf(string(ekstypes.CapacityTypesOnDemand), string(ekstypes.CapacityTypesSpot))},
+					},
+					"min_size": schema.Int64Attribute{
+						CustomType:  intType{},
+						Required:    true,
+						Description: "Minimum number of nodes, 0 or more and at most max_size (0: the group can scale to zero). Updated in place.",
+						Validators:  []validator.Int64{int64validator.AtLeast(0)},
+					},
+					"max_size": schema.Int64Attribute{
+						CustomType:  intType{},
+						Required:    true,
+						Description: "Maximum number of nodes, 1 or more and at least min_size. Updated in place.",
+						Validators:  []validator.Int64{int64validator.AtLeast(1)},
+					},
+					"desired_size": schema.Int64Attribute{
+						CustomType: intType{},
+						Optional:   true,
+						Description: "Number of nodes to run, from min_size to max_size, updated in place. Unset: the " +
+							"group is created at min_size and its size is handed to the HCA runtime (list the group in " +
+							"`hca_cluster.node_groups`); Terraform then never changes it and reads no drift. Setting it " +
+							"later takes the size back; unsetting it hands it over again.",
+						Validators: []validator.Int64{int64validator.AtLeast(0)},
+					},
+					"labels": schema.MapAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Kubernetes labels of the group's nodes (valid label keys and values, at most 50). Updated in place; they apply to nodes launched afterwards.",
+						Validators:  []validator.Map{mapvalidator.SizeAtMost(50), labelsValidator},
+					},
+					"taints": schema.ListNestedAttribute{
+						Optional:    true,
+						Description: "Kubernetes taints of the group's nodes, at most 50. Updated in place; they apply to nodes launched afterwards.",
+						Validators:  []validator.List{listvalidator.SizeAtMost(50)},
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"key": schema.StringAttribute{
+								Required:    true,
+								Description: "Key of the taint: 1 to 63 characters.",
+								Validators:  []validator.String{stringvalidator.LengthBetween(1, 63)},
+							},
+							"value": schema.StringAttribute{
+								Optional:    true,
+								Description: "Value of the taint: 1 to 63 characters; omit it for a taint without value.",
+								Validators:  []validator.String{stringvalidator.LengthBetween(1, 63)},
+							},
+							"effect": schema.StringAttribute{
+								Required:    true,
+								Description: "Effect of the taint, in EKS's spelling: `NO_SCHEDULE`, `NO_EXECUTE` or `PREFER_NO_SCHEDULE`.",
+								Validators: []validator.String{stringvalidator.OneOf(string(ekstypes.TaintEffectNoSchedule),
+									string(ekstypes.TaintEffectNoExecute), string(ekstypes.TaintEffectPreferNoSchedule))},
+							},
+						}},
+					},
+					"arn": schema.StringAttribute{
+						Computed:    true,
+						Description: "ARN of the node group.",
+					},
+					"status": schema.StringAttribute{
+						Computed:    true,
+						Description: "Status of the node group (`ACTIVE` once created or updated).",
+					},
+					"eks": schema.SingleNestedAttribute{
+						Computed: true,
+						Description: "The group's identifiers as `hca_cluster`'s `node_groups[*].eks` takes them: " +
+							"`cluster_name`, `region` (the provider's AWS region) and `nodegroup_name`. Known at plan time.",
+						Attributes: map[string]schema.Attribute{
+							"cluster_name":   schema.StringAttribute{Computed: true, Description: "Name of the EKS cluster."},
+							"region":         schema.StringAttribute{Computed: true, Description: "AWS region of the cluster."},
+							"nodegroup_name": schema.StringAttribute{Computed: true, Description: "Name of the managed node group."},
+						},
+					},
+				}},
+			},
 			"node_group": schema.SingleNestedAttribute{
-				Required:    true,
-				Description: "The cluster's managed node group, in the cluster's subnets.",
+				Optional: true,
+				DeprecationMessage: "node_group is deprecated: use node_groups (a list of node groups, whose desired_size " +
+					"may be left to the HCA runtime). Move the block into node_groups = [{ ... }] with the same name: the " +
+					"node group is kept. node_group will be removed in a future major version.",
+				Description: "Deprecated: use `node_groups`. The cluster's single managed node group, in the cluster's " +
+					"subnets (exactly one of node_group or node_groups).",
 				Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{
 						Required: true,
@@ -295,43 +454,141 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"timeouts": timeoutsAttr(ctx, map[string]string{
-				"create": "the cluster and then its node group to become ACTIVE (default `30m`)",
-				"update": "the node group's update to succeed (default `60m`)",
+				"create": "the cluster and then its node groups to become ACTIVE (default `30m`)",
+				"update": "the node groups to be created, deleted and updated (default `60m`)",
 				"delete": "the node groups and the cluster to be deleted (default `15m`)",
 			}),
 		},
 	}
 }
 
-// ValidateConfig checks the node group's scaling sizes against each other, so
-// that plan fails before EKS does.
+// ValidateConfig checks that exactly one of node_group and node_groups is
+// set, and each group's sizes against each other and the names' uniqueness,
+// so that plan fails before EKS does.
 func (r *eksClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var obj types.Object
+	var list types.List
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("node_group"), &obj)...)
-	if resp.Diagnostics.HasError() || obj.IsNull() || obj.IsUnknown() {
-		return
-	}
-	var ng eksNodeGroup
-	resp.Diagnostics.Append(obj.As(ctx, &ng, basetypes.ObjectAsOptions{})...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("node_groups"), &list)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if ng.MinSize.IsUnknown() || ng.MaxSize.IsUnknown() || ng.DesiredSize.IsUnknown() ||
-		ng.MinSize.IsNull() || ng.MaxSize.IsNull() || ng.DesiredSize.IsNull() {
+	switch {
+	case obj.IsNull() && list.IsNull():
+		resp.Diagnostics.AddAttributeError(path.Root("node_groups"), "Missing node_groups",
+			"hca_eks_cluster needs its node groups: set node_groups = [{ name, node_role_arn, instance_types, min_size, max_size }].")
+	case !obj.IsNull() && !list.IsNull():
+		resp.Diagnostics.AddAttributeError(path.Root("node_group"), "Invalid node_group",
+			"node_group and node_groups are both set: move node_group into node_groups (node_group is deprecated).")
+	}
+	if !obj.IsNull() && !obj.IsUnknown() {
+		var ng eksNodeGroup
+		resp.Diagnostics.Append(obj.As(ctx, &ng, basetypes.ObjectAsOptions{})...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if allKnown(ng.MinSize, ng.MaxSize, ng.DesiredSize) {
+			if msg := eksScalingProblem("node_group", ng.MinSize.ValueInt64(), ng.MaxSize.ValueInt64(), &[]int64{ng.DesiredSize.ValueInt64()}[0]); msg != "" {
+				resp.Diagnostics.AddAttributeError(path.Root("node_group"), "Invalid node_group scaling", msg)
+			}
+		}
+	}
+	if list.IsNull() || list.IsUnknown() {
 		return
 	}
-	if msg := eksScalingProblem(ng.MinSize.ValueInt64(), ng.MaxSize.ValueInt64(), ng.DesiredSize.ValueInt64()); msg != "" {
-		resp.Diagnostics.AddAttributeError(path.Root("node_group"), "Invalid node_group scaling", msg)
+	var groups []eksGroup
+	resp.Diagnostics.Append(list.ElementsAs(ctx, &groups, true)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	seen := map[string]int{}
+	for i, g := range groups {
+		at := path.Root("node_groups").AtListIndex(i)
+		prefix := fmt.Sprintf("node_groups[%d]", i)
+		if allKnown(g.Name) {
+			if j, dup := seen[g.Name.ValueString()]; dup {
+				resp.Diagnostics.AddAttributeError(at.AtName("name"), "Invalid node_groups",
+					fmt.Sprintf("node_groups[%d] and node_groups[%d] are both named %q: give each node group its own name.", j, i, g.Name.ValueString()))
+			}
+			seen[g.Name.ValueString()] = i
+		}
+		if !allKnown(g.MinSize, g.MaxSize) || g.DesiredSize.IsUnknown() {
+			continue
+		}
+		var desired *int64
+		if !g.DesiredSize.IsNull() {
+			desired = g.DesiredSize.ValueInt64Pointer()
+		}
+		if msg := eksScalingProblem(prefix, g.MinSize.ValueInt64(), g.MaxSize.ValueInt64(), desired); msg != "" {
+			resp.Diagnostics.AddAttributeError(at, "Invalid node_groups scaling", msg)
+		}
 	}
 }
 
-// eksScalingProblem says what is wrong with a node group's sizes, or "".
-func eksScalingProblem(minSize, maxSize, desired int64) string {
+// ModifyPlan plans node_groups[*].eks (known from the cluster's name, the
+// provider's region and the group's name, so that hca_cluster's plan is
+// known too) and keeps the arn and status of groups changed in place.
+func (r *eksClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var list types.List
+	var name types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("node_groups"), &list)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if resp.Diagnostics.HasError() || list.IsNull() || list.IsUnknown() {
+		return
+	}
+	var groups []eksGroup
+	if diags := list.ElementsAs(ctx, &groups, false); diags.HasError() {
+		return // unknown parts: planned as they are
+	}
+	prior := map[string]eksGroup{}
+	if !req.State.Raw.IsNull() && len(resp.RequiresReplace) == 0 {
+		var state eksClusterModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		for _, g := range eksGroupsOf(&state) {
+			prior[g.Name.ValueString()] = g
+		}
+	}
+	region := ""
+	if r.clients != nil {
+		region = r.clients.AWS.Region
+	}
+	for i := range groups {
+		g := &groups[i]
+		g.EKS = types.ObjectUnknown(eksGroupRefTypes)
+		if !name.IsUnknown() && !g.Name.IsUnknown() {
+			g.EKS = eksGroupRef(name.ValueString(), region, g.Name.ValueString())
+		}
+		if s, ok := prior[g.Name.ValueString()]; ok && !g.Name.IsUnknown() && !s.ARN.IsNull() && !eksGroupRecreated(s, *g) {
+			g.ARN, g.Status = s.ARN, s.Status
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("node_groups"), groups)...)
+}
+
+// allKnown reports whether every value is known and not null.
+func allKnown(vs ...attr.Value) bool {
+	for _, v := range vs {
+		if v.IsNull() || v.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+// eksScalingProblem says what is wrong with a node group's sizes, or "";
+// prefix names the group ("node_groups[1]"), desired is nil when unset.
+func eksScalingProblem(prefix string, minSize, maxSize int64, desired *int64) string {
 	switch {
 	case minSize > maxSize:
-		return fmt.Sprintf("node_group.min_size (%d) is greater than node_group.max_size (%d): set min_size to at most max_size.", minSize, maxSize)
-	case desired < minSize || desired > maxSize:
-		return fmt.Sprintf("node_group.desired_size (%d) is outside [min_size, max_size] = [%d, %d]: set desired_size from min_size to max_size.", desired, minSize, maxSize)
+		return fmt.Sprintf("%s.min_size (%d) is greater than %s.max_size (%d): set min_size to at most max_size.", prefix, minSize, prefix, maxSize)
+	case desired != nil && (*desired < minSize || *desired > maxSize):
+		return fmt.Sprintf("%s.desired_size (%d) is outside [min_size, max_size] = [%d, %d]: set desired_size from min_size to max_size, or remove it to hand the size to the HCA runtime.", prefix, *desired, minSize, maxSize)
 	}
 	return ""
 }
@@ -393,6 +650,34 @@ func (r *eksClusterResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	resp.Diagnostics.Append(eksFlatten(ctx, cluster, nil, &saved)...)
 	resp.Diagnostics.Append(setPartialState(ctx, &resp.State, &saved)...)
+	if plan.NodeGroup == nil {
+		// Each group is saved once ACTIVE, so that a failure leaves the
+		// created ones in state (tainted) and none orphaned.
+		var subnets []string
+		resp.Diagnostics.Append(plan.SubnetIDs.ElementsAs(ctx, &subnets, false)...)
+		region := r.clients.AWS.Region
+		saved.NodeGroups = []eksGroup{}
+		for _, g := range plan.NodeGroups {
+			ngIn, diags := eksGroupCreateInput(ctx, name, subnets, g)
+			resp.Diagnostics.Append(diags...)
+			if resp.Diagnostics.HasError() {
+				return
+			}
+			ng, err := eksCreateNodegroupAndWait(ctx, client, ngIn)
+			if err != nil {
+				resp.Diagnostics.AddError("Error creating EKS node group", fmt.Sprintf("Node group %q of cluster %q: %s", g.Name.ValueString(), name, err))
+				return
+			}
+			flat, diags := eksGroupFlatten(ctx, ng, g, region)
+			resp.Diagnostics.Append(diags...)
+			saved.NodeGroups = append(saved.NodeGroups, flat)
+			resp.Diagnostics.Append(setPartialState(ctx, &resp.State, &saved)...)
+		}
+		plan.NodeGroups = saved.NodeGroups
+		resp.Diagnostics.Append(eksFlatten(ctx, cluster, nil, &plan)...)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
 	ngIn, diags := eksCreateNodegroupInput(ctx, plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -442,8 +727,43 @@ func (r *eksClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 			ng = ngOut.Nodegroup
 		}
 	}
+	if state.NodeGroup == nil && state.NodeGroups != nil {
+		groups, diags := r.readGroups(ctx, client, name, state.NodeGroups)
+		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		state.NodeGroups = groups
+		resp.Diagnostics.Append(eksFlatten(ctx, out.Cluster, nil, &state)...)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
 	resp.Diagnostics.Append(eksFlatten(ctx, out.Cluster, ng, &state)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readGroups describes each group of prior; a group gone out of band (or
+// being deleted) is left out, so that the next apply creates it again.
+func (r *eksClusterResource) readGroups(ctx context.Context, client *eks.Client, cluster string, prior []eksGroup) ([]eksGroup, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	out := []eksGroup{}
+	for _, g := range prior {
+		ngOut, err := client.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: g.Name.ValueStringPointer()})
+		switch {
+		case eksNotFound(err):
+			tflog.Warn(ctx, "EKS node group not found, removing it from state", map[string]any{"cluster": cluster, "node_group": g.Name.ValueString()})
+			continue
+		case err != nil:
+			diags.AddError("Error reading EKS node group", fmt.Sprintf("DescribeNodegroup %q of cluster %q: %s", g.Name.ValueString(), cluster, err))
+			return nil, diags
+		case ngOut.Nodegroup.Status == ekstypes.NodegroupStatusDeleting:
+			continue
+		}
+		flat, d := eksGroupFlatten(ctx, ngOut.Nodegroup, g, r.clients.AWS.Region)
+		diags.Append(d...)
+		out = append(out, flat)
+	}
+	return out, diags
 }
 
 func (r *eksClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -462,6 +782,10 @@ func (r *eksClusterResource) Update(ctx context.Context, req resource.UpdateRequ
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	name := state.ID.ValueString()
+	if plan.NodeGroup == nil {
+		r.updateGroups(ctx, client, &state, &plan, resp)
+		return
+	}
 	ngName := plan.NodeGroup.Name.ValueString()
 
 	if state.NodeGroup == nil {
@@ -500,6 +824,120 @@ func (r *eksClusterResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	resp.Diagnostics.Append(eksFlatten(ctx, cl.Cluster, ng.Nodegroup, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// updateGroups takes the cluster's node groups from state (node_groups, or
+// the deprecated node_group) to plan's node_groups: deletes the groups no
+// longer planned and those that cannot change in place, creates the new
+// ones, updates the others (UpdateNodegroupConfig). Whatever happens, the
+// state saved is what EKS then has, so that no node group is orphaned.
+func (r *eksClusterResource) updateGroups(ctx context.Context, client *eks.Client, state, plan *eksClusterModel, resp *resource.UpdateResponse) {
+	name := state.ID.ValueString()
+	prior := eksGroupsOf(state)
+	byName := map[string]eksGroup{}
+	for _, g := range prior {
+		byName[g.Name.ValueString()] = g
+	}
+	planned := map[string]bool{}
+	for _, g := range plan.NodeGroups {
+		planned[g.Name.ValueString()] = true
+	}
+	// What exists afterwards, as far as this apply knows: read back at the end.
+	tracked := append([]eksGroup{}, plan.NodeGroups...)
+	for _, g := range prior {
+		if !planned[g.Name.ValueString()] {
+			tracked = append(tracked, g)
+		}
+	}
+	save := func() {
+		groups, diags := r.readGroups(ctx, client, name, tracked)
+		resp.Diagnostics.Append(diags...)
+		plan.NodeGroups = groups
+		plan.NodeGroup = nil
+		cl, err := client.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+		if err != nil {
+			resp.Diagnostics.AddError("Error reading EKS cluster", fmt.Sprintf("DescribeCluster %q: %s", name, err))
+			return
+		}
+		resp.Diagnostics.Append(eksFlatten(ctx, cl.Cluster, nil, plan)...)
+		plan.NodeGroups = groups // eksFlatten leaves node_groups alone
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	}
+	var subnets []string
+	resp.Diagnostics.Append(plan.SubnetIDs.ElementsAs(ctx, &subnets, false)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	for _, g := range prior {
+		n := g.Name.ValueString()
+		next, keep := byName[n], planned[n]
+		if keep {
+			for _, p := range plan.NodeGroups {
+				if p.Name.ValueString() == n {
+					next = p
+				}
+			}
+		}
+		if keep && !eksGroupRecreated(g, next) {
+			continue
+		}
+		tflog.Info(ctx, "deleting EKS node group", map[string]any{"cluster": name, "node_group": n})
+		if err := eksDeleteNodegroupAndWait(ctx, client, name, n); err != nil {
+			resp.Diagnostics.AddError("Error deleting EKS node group", fmt.Sprintf("Node group %q of cluster %q: %s", n, name, err))
+			save()
+			return
+		}
+		delete(byName, n)
+	}
+	for _, g := range plan.NodeGroups {
+		n := g.Name.ValueString()
+		old, exists := byName[n]
+		if !exists {
+			in, diags := eksGroupCreateInput(ctx, name, subnets, g)
+			resp.Diagnostics.Append(diags...)
+			if diags.HasError() {
+				save()
+				return
+			}
+			tflog.Info(ctx, "creating EKS node group", map[string]any{"cluster": name, "node_group": n})
+			if _, err := eksCreateNodegroupAndWait(ctx, client, in); err != nil {
+				resp.Diagnostics.AddError("Error creating EKS node group", fmt.Sprintf("Node group %q of cluster %q: %s", n, name, err))
+				save()
+				return
+			}
+			continue
+		}
+		current := int32(0)
+		if g.DesiredSize.IsNull() {
+			out, err := client.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(n)})
+			if err != nil {
+				resp.Diagnostics.AddError("Error reading EKS node group", fmt.Sprintf("DescribeNodegroup %q of cluster %q: %s", n, name, err))
+				save()
+				return
+			}
+			if sc := out.Nodegroup.ScalingConfig; sc != nil {
+				current = aws.ToInt32(sc.DesiredSize)
+			}
+		}
+		in, diags := eksGroupUpdate(ctx, name, old, g, current)
+		resp.Diagnostics.Append(diags...)
+		if in == nil || diags.HasError() {
+			continue
+		}
+		out, err := client.UpdateNodegroupConfig(ctx, in)
+		if err != nil {
+			resp.Diagnostics.AddError("Error updating EKS node group", fmt.Sprintf("UpdateNodegroupConfig %q of cluster %q: %s", n, name, err))
+			save()
+			return
+		}
+		if err := eksWaitUpdate(ctx, client, name, n, aws.ToString(out.Update.Id)); err != nil {
+			resp.Diagnostics.AddError("Error updating EKS node group", fmt.Sprintf("Update %s of node group %q of cluster %q: %s", aws.ToString(out.Update.Id), n, name, err))
+			save()
+			return
+		}
+	}
+	save()
 }
 
 func (r *eksClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -544,47 +982,54 @@ func (r *eksClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 }
 
-// ImportState takes "cluster" (the cluster must have exactly one node group)
-// or "cluster:node_group".
+// ImportState takes "cluster" (every node group of the cluster goes into
+// node_groups, their desired sizes left to the runtime) or
+// "cluster:node_group" (the deprecated node_group).
 func (r *eksClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	name, ngName, _ := strings.Cut(req.ID, ":")
 	if name == "" || !eksClusterNameRE.MatchString(name) || (ngName != "" && !eksClusterNameRE.MatchString(ngName)) {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID %q is not an EKS cluster name or \"cluster:node_group\": use the cluster's name, such as \"burst-1\", or \"burst-1:workers\".", req.ID))
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("The import ID %q is not an EKS cluster name or \"cluster:node_group\": use the cluster's name, such as \"burst-1\" (node_groups), or \"burst-1:workers\" (the deprecated node_group).", req.ID))
 		return
 	}
 	client := r.eks(&resp.Diagnostics, "Error importing EKS cluster")
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
 	if ngName != "" {
 		if _, err := client.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(ngName)}); err != nil {
 			resp.Diagnostics.AddError("Error importing EKS cluster", fmt.Sprintf("DescribeNodegroup %q of cluster %q: %s", ngName, name, err))
 			return
 		}
-	} else {
-		out, err := client.ListNodegroups(ctx, &eks.ListNodegroupsInput{ClusterName: aws.String(name)})
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node_group"), eksNodeGroup{
+			Name:          types.StringValue(ngName),
+			NodeRoleARN:   types.StringNull(),
+			InstanceTypes: types.ListNull(types.StringType),
+			MinSize:       types.Int64Null(),
+			MaxSize:       types.Int64Null(),
+			DesiredSize:   types.Int64Null(),
+			ARN:           types.StringNull(),
+			Status:        types.StringNull(),
+		})...)
+		return
+	}
+	groups := []eksGroup{}
+	p := eks.NewListNodegroupsPaginator(client, &eks.ListNodegroupsInput{ClusterName: aws.String(name)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
 		if err != nil {
 			resp.Diagnostics.AddError("Error importing EKS cluster", fmt.Sprintf("ListNodegroups of cluster %q: %s", name, err))
 			return
 		}
-		if len(out.Nodegroups) != 1 {
-			resp.Diagnostics.AddError("Error importing EKS cluster", fmt.Sprintf("Cluster %q has %d node groups (%s); hca_eks_cluster manages exactly one: import it as \"%s:<node group>\".",
-				name, len(out.Nodegroups), strings.Join(out.Nodegroups, ", "), name))
-			return
+		for _, n := range page.Nodegroups {
+			groups = append(groups, eksGroup{
+				Name: types.StringValue(n), NodeRoleARN: types.StringNull(), InstanceTypes: types.ListNull(types.StringType),
+				CapacityType: types.StringNull(), MinSize: types.Int64Null(), MaxSize: types.Int64Null(), DesiredSize: types.Int64Null(),
+				Labels: types.MapNull(types.StringType), ARN: types.StringNull(), Status: types.StringNull(), EKS: types.ObjectNull(eksGroupRefTypes),
+			})
 		}
-		ngName = out.Nodegroups[0]
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node_group"), eksNodeGroup{
-		Name:          types.StringValue(ngName),
-		NodeRoleARN:   types.StringNull(),
-		InstanceTypes: types.ListNull(types.StringType),
-		MinSize:       types.Int64Null(),
-		MaxSize:       types.Int64Null(),
-		DesiredSize:   types.Int64Null(),
-		ARN:           types.StringNull(),
-		Status:        types.StringNull(),
-	})...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node_groups"), groups)...)
 }
 
 // eksCreateClusterInput builds CreateCluster's input from the plan.
@@ -957,4 +1402,223 @@ func eksDeleteClusterAndWait(ctx context.Context, client *eks.Client, name strin
 		return waitError(ctx, "the cluster to be deleted", last, err, sdkWaitMaxExceeded(err))
 	}
 	return nil
+}
+
+// eksGroupRef is node_groups[*].eks: the group's identifiers for hca_cluster.
+func eksGroupRef(cluster, region, nodegroup string) types.Object {
+	if cluster == "" || region == "" || nodegroup == "" {
+		return types.ObjectUnknown(eksGroupRefTypes)
+	}
+	return types.ObjectValueMust(eksGroupRefTypes, map[string]attr.Value{
+		"cluster_name":   types.StringValue(cluster),
+		"region":         types.StringValue(region),
+		"nodegroup_name": types.StringValue(nodegroup),
+	})
+}
+
+// eksLegacyGroup is the deprecated node_group as an element of node_groups,
+// so that moving it into node_groups keeps the node group.
+func eksLegacyGroup(ng *eksNodeGroup) eksGroup {
+	return eksGroup{
+		Name: ng.Name, NodeRoleARN: ng.NodeRoleARN, InstanceTypes: ng.InstanceTypes,
+		CapacityType: types.StringValue(string(ekstypes.CapacityTypesOnDemand)),
+		MinSize:      ng.MinSize, MaxSize: ng.MaxSize, DesiredSize: ng.DesiredSize,
+		Labels: types.MapNull(types.StringType), ARN: ng.ARN, Status: ng.Status,
+		EKS: types.ObjectNull(eksGroupRefTypes),
+	}
+}
+
+// eksGroupsOf returns a model's node groups: node_groups, or the deprecated
+// node_group as a list of one.
+func eksGroupsOf(m *eksClusterModel) []eksGroup {
+	if m.NodeGroup != nil {
+		return []eksGroup{eksLegacyGroup(m.NodeGroup)}
+	}
+	return m.NodeGroups
+}
+
+// eksGroupCreateInput builds CreateNodegroup's input for a node_groups
+// element: a group without desired_size starts at min_size.
+func eksGroupCreateInput(ctx context.Context, cluster string, subnets []string, g eksGroup) (*eks.CreateNodegroupInput, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var instanceTypes []string
+	diags.Append(g.InstanceTypes.ElementsAs(ctx, &instanceTypes, false)...)
+	desired := g.MinSize.ValueInt64()
+	if !g.DesiredSize.IsNull() && !g.DesiredSize.IsUnknown() {
+		desired = g.DesiredSize.ValueInt64()
+	}
+	in := &eks.CreateNodegroupInput{
+		ClusterName:   aws.String(cluster),
+		NodegroupName: g.Name.ValueStringPointer(),
+		NodeRole:      g.NodeRoleARN.ValueStringPointer(),
+		Subnets:       slices.Sorted(slices.Values(subnets)),
+		InstanceTypes: instanceTypes,
+		CapacityType:  ekstypes.CapacityTypes(g.CapacityType.ValueString()),
+		ScalingConfig: &ekstypes.NodegroupScalingConfig{
+			MinSize:     aws.Int32(int32(g.MinSize.ValueInt64())),
+			MaxSize:     aws.Int32(int32(g.MaxSize.ValueInt64())),
+			DesiredSize: aws.Int32(int32(desired)),
+		},
+		Taints: eksTaintsToAPI(g.Taints),
+	}
+	if in.CapacityType == "" {
+		in.CapacityType = ekstypes.CapacityTypesOnDemand
+	}
+	if !g.Labels.IsNull() && !g.Labels.IsUnknown() {
+		diags.Append(g.Labels.ElementsAs(ctx, &in.Labels, false)...)
+	}
+	return in, diags
+}
+
+func eksTaintsToAPI(ts []eksTaint) []ekstypes.Taint {
+	var out []ekstypes.Taint
+	for _, t := range ts {
+		out = append(out, ekstypes.Taint{Key: t.Key.ValueStringPointer(), Value: t.Value.ValueStringPointer(), Effect: ekstypes.TaintEffect(t.Effect.ValueString())})
+	}
+	return out
+}
+
+// eksGroupRecreated reports whether a group's change cannot be made in place
+// (EKS cannot change a node group's role, instance types or capacity type).
+func eksGroupRecreated(state, plan eksGroup) bool {
+	return !state.NodeRoleARN.Equal(plan.NodeRoleARN) || !state.InstanceTypes.Equal(plan.InstanceTypes) ||
+		state.CapacityType.ValueString() != plan.CapacityType.ValueString()
+}
+
+// eksGroupUpdate is the UpdateNodegroupConfig input that takes a group from
+// state to plan, or nil when nothing changes. current is the group's
+// desired size in EKS: when desired_size is the runtime's (null in plan) it
+// is only sent, clamped, if the new min_size or max_size would exclude it.
+func eksGroupUpdate(ctx context.Context, cluster string, state, plan eksGroup, current int32) (*eks.UpdateNodegroupConfigInput, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	in := &eks.UpdateNodegroupConfigInput{ClusterName: aws.String(cluster), NodegroupName: plan.Name.ValueStringPointer()}
+	changed := false
+	minS, maxS := int32(plan.MinSize.ValueInt64()), int32(plan.MaxSize.ValueInt64())
+	sc := &ekstypes.NodegroupScalingConfig{}
+	if !state.MinSize.Equal(plan.MinSize) || !state.MaxSize.Equal(plan.MaxSize) {
+		sc.MinSize, sc.MaxSize = aws.Int32(minS), aws.Int32(maxS)
+	}
+	switch {
+	case !plan.DesiredSize.IsNull():
+		if !state.DesiredSize.Equal(plan.DesiredSize) {
+			sc.DesiredSize = aws.Int32(int32(plan.DesiredSize.ValueInt64()))
+		}
+	case current < minS:
+		sc.DesiredSize = aws.Int32(minS)
+	case current > maxS:
+		sc.DesiredSize = aws.Int32(maxS)
+	}
+	if sc.MinSize != nil || sc.DesiredSize != nil {
+		if sc.MinSize == nil { // EKS wants min and max with the desired size
+			sc.MinSize, sc.MaxSize = aws.Int32(minS), aws.Int32(maxS)
+		}
+		in.ScalingConfig, changed = sc, true
+	}
+
+	var oldLabels, newLabels map[string]string
+	if !state.Labels.IsNull() && !state.Labels.IsUnknown() {
+		diags.Append(state.Labels.ElementsAs(ctx, &oldLabels, false)...)
+	}
+	if !plan.Labels.IsNull() && !plan.Labels.IsUnknown() {
+		diags.Append(plan.Labels.ElementsAs(ctx, &newLabels, false)...)
+	}
+	if lu := eksLabelsUpdate(oldLabels, newLabels); lu != nil {
+		in.Labels, changed = lu, true
+	}
+	if tu := eksTaintsUpdate(eksTaintsToAPI(state.Taints), eksTaintsToAPI(plan.Taints)); tu != nil {
+		in.Taints, changed = tu, true
+	}
+	if !changed {
+		return nil, diags
+	}
+	return in, diags
+}
+
+func eksLabelsUpdate(old, next map[string]string) *ekstypes.UpdateLabelsPayload {
+	u := &ekstypes.UpdateLabelsPayload{}
+	for _, k := range slices.Sorted(maps.Keys(next)) {
+		if v, ok := old[k]; !ok || v != next[k] {
+			if u.AddOrUpdateLabels == nil {
+				u.AddOrUpdateLabels = map[string]string{}
+			}
+			u.AddOrUpdateLabels[k] = next[k]
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(old)) {
+		if _, ok := next[k]; !ok {
+			u.RemoveLabels = append(u.RemoveLabels, k)
+		}
+	}
+	if u.AddOrUpdateLabels == nil && u.RemoveLabels == nil {
+		return nil
+	}
+	return u
+}
+
+func eksTaintsUpdate(old, next []ekstypes.Taint) *ekstypes.UpdateTaintsPayload {
+	same := func(a, b ekstypes.Taint) bool {
+		return aws.ToString(a.Key) == aws.ToString(b.Key) && a.Effect == b.Effect
+	}
+	u := &ekstypes.UpdateTaintsPayload{}
+	for _, t := range next {
+		i := slices.IndexFunc(old, func(o ekstypes.Taint) bool { return same(o, t) })
+		if i < 0 || aws.ToString(old[i].Value) != aws.ToString(t.Value) {
+			u.AddOrUpdateTaints = append(u.AddOrUpdateTaints, t)
+		}
+	}
+	for _, o := range old {
+		if !slices.ContainsFunc(next, func(t ekstypes.Taint) bool { return same(o, t) }) {
+			u.RemoveTaints = append(u.RemoveTaints, o)
+		}
+	}
+	if u.AddOrUpdateTaints == nil && u.RemoveTaints == nil {
+		return nil
+	}
+	return u
+}
+
+// eksGroupFlatten is a node_groups element from what EKS reports, keeping
+// prior's spelling where EKS's means the same: a null desired_size (the
+// runtime's) stays null, and null or empty labels and taints stay so.
+func eksGroupFlatten(ctx context.Context, ng *ekstypes.Nodegroup, prior eksGroup, region string) (eksGroup, diag.Diagnostics) {
+	var diags, d diag.Diagnostics
+	out := eksGroup{
+		Name:         types.StringValue(aws.ToString(ng.NodegroupName)),
+		NodeRoleARN:  types.StringValue(aws.ToString(ng.NodeRole)),
+		CapacityType: types.StringValue(string(ng.CapacityType)),
+		ARN:          types.StringValue(aws.ToString(ng.NodegroupArn)),
+		Status:       types.StringValue(string(ng.Status)),
+		DesiredSize:  types.Int64Null(),
+		EKS:          eksGroupRef(aws.ToString(ng.ClusterName), region, aws.ToString(ng.NodegroupName)),
+	}
+	if ng.CapacityType == "" {
+		out.CapacityType = types.StringValue(string(ekstypes.CapacityTypesOnDemand))
+	}
+	out.InstanceTypes, d = types.ListValueFrom(ctx, types.StringType, nonNil(ng.InstanceTypes))
+	diags.Append(d...)
+	if s := ng.ScalingConfig; s != nil {
+		out.MinSize = types.Int64Value(int64(aws.ToInt32(s.MinSize)))
+		out.MaxSize = types.Int64Value(int64(aws.ToInt32(s.MaxSize)))
+		if !prior.DesiredSize.IsNull() {
+			out.DesiredSize = types.Int64Value(int64(aws.ToInt32(s.DesiredSize)))
+		}
+	}
+	switch {
+	case len(ng.Labels) == 0 && (prior.Labels.IsNull() || prior.Labels.IsUnknown()):
+		out.Labels = types.MapNull(types.StringType)
+	default:
+		out.Labels, d = types.MapValueFrom(ctx, types.StringType, nonNilMap(ng.Labels))
+		diags.Append(d...)
+	}
+	if len(ng.Taints) > 0 || prior.Taints != nil {
+		out.Taints = []eksTaint{}
+	}
+	for _, t := range ng.Taints {
+		v := types.StringNull()
+		if t.Value != nil && *t.Value != "" {
+			v = types.StringValue(*t.Value)
+		}
+		out.Taints = append(out.Taints, eksTaint{Key: types.StringValue(aws.ToString(t.Key)), Value: v, Effect: types.StringValue(string(t.Effect))})
+	}
+	return out, diags
 }

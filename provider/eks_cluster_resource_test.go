@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,8 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
@@ -153,6 +156,7 @@ func (l eksLab) deleteOutOfBand(name, ng string) resource.TestCheckFunc {
 	}
 }
 
+// TestAccEKSCluster_basic runs the deprecated node_group, which keeps working.
 func TestAccEKSCluster_basic(t *testing.T) {
 	l := requireEKSLab(t)
 	name := acctest.RandomWithPrefix("hca-acc")
@@ -183,12 +187,7 @@ func TestAccEKSCluster_basic(t *testing.T) {
 				),
 			},
 			{
-				ResourceName:      "hca_eks_cluster.test",
-				ImportState:       true,
-				ImportStateId:     name,
-				ImportStateVerify: true,
-			},
-			{
+				// The deprecated node_group is imported as cluster:node_group.
 				ResourceName:      "hca_eks_cluster.test",
 				ImportState:       true,
 				ImportStateId:     name + ":workers",
@@ -305,7 +304,7 @@ func TestAccEKSCluster_invalid(t *testing.T) {
 		{"min greater than max", with(func(c *eksTestConfig) { c.minSize, c.maxSize, c.desired = 4, 3, 3 }),
 			errorRe("Invalid node_group scaling", "node_group.min_size (4) is greater than node_group.max_size (3): set min_size to at most max_size.")},
 		{"desired above max", with(func(c *eksTestConfig) { c.desired = 5 }),
-			errorRe("Invalid node_group scaling", "node_group.desired_size (5) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size.")},
+			errorRe("Invalid node_group scaling", "node_group.desired_size (5) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size")},
 		{"desired below min", with(func(c *eksTestConfig) { c.desired = 0 }),
 			errorRe("Invalid node_group scaling", "node_group.desired_size (0) is outside [min_size, max_size] = [1, 3]")},
 		{"one subnet", with(func(c *eksTestConfig) { c.subnets = `["subnet-0a1"]` }),
@@ -332,20 +331,24 @@ func TestAccEKSCluster_invalid(t *testing.T) {
 }
 
 func TestEKSScalingProblem(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
 	tests := []struct {
-		min, max, desired int64
-		want              string
+		min, max int64
+		desired  *int64
+		want     string
 	}{
-		{1, 3, 2, ""},
-		{0, 1, 0, ""},
-		{3, 3, 3, ""},
-		{4, 3, 3, "node_group.min_size (4) is greater than node_group.max_size (3): set min_size to at most max_size."},
-		{1, 3, 4, "node_group.desired_size (4) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size."},
-		{2, 3, 1, "node_group.desired_size (1) is outside [min_size, max_size] = [2, 3]: set desired_size from min_size to max_size."},
+		{1, 3, n(2), ""},
+		{0, 1, n(0), ""},
+		{3, 3, n(3), ""},
+		{0, 5, nil, ""},
+		{4, 3, nil, "g.min_size (4) is greater than g.max_size (3): set min_size to at most max_size."},
+		{4, 3, n(3), "g.min_size (4) is greater than g.max_size (3): set min_size to at most max_size."},
+		{1, 3, n(4), "g.desired_size (4) is outside [min_size, max_size] = [1, 3]: set desired_size from min_size to max_size, or remove it to hand the size to the HCA runtime."},
+		{2, 3, n(1), "g.desired_size (1) is outside [min_size, max_size] = [2, 3]: set desired_size from min_size to max_size, or remove it to hand the size to the HCA runtime."},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%d-%d-%d", tt.min, tt.max, tt.desired), func(t *testing.T) {
-			if got := eksScalingProblem(tt.min, tt.max, tt.desired); got != tt.want {
+		t.Run(fmt.Sprintf("%d-%d-%v", tt.min, tt.max, tt.desired), func(t *testing.T) {
+			if got := eksScalingProblem("g", tt.min, tt.max, tt.desired); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -512,5 +515,456 @@ func TestAccEKSClusterResource_example(t *testing.T) {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},
+	})
+}
+
+// eksGroupsHCL is an hca_eks_cluster with node_groups (the HCL of its elements).
+func eksGroupsHCL(name string, groups ...string) string {
+	return fmt.Sprintf(`
+resource "hca_eks_cluster" "test" {
+  name       = %q
+  version    = "1.34"
+  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
+  subnet_ids = ["subnet-0a1", "subnet-0b2"]
+  node_groups = [%s]
+}
+`, name, strings.Join(groups, ",\n"))
+}
+
+// eksGroupHCL is one node_groups element; extra is more HCL inside it.
+func eksGroupHCL(name, instanceType string, minSize, maxSize int, extra string) string {
+	return fmt.Sprintf(`{
+    name           = %q
+    node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
+    instance_types = [%q]
+    min_size       = %d
+    max_size       = %d
+    %s
+  }`, name, instanceType, minSize, maxSize, extra)
+}
+
+// setDesiredOutOfBand changes a node group's desired size through the SDK,
+// as the HCA runtime does, and waits for the update.
+func (l eksLab) setDesiredOutOfBand(t *testing.T, cluster, ng string, desired int32) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := l.client.UpdateNodegroupConfig(ctx, &eks.UpdateNodegroupConfigInput{
+		ClusterName: aws.String(cluster), NodegroupName: aws.String(ng),
+		ScalingConfig: &ekstypes.NodegroupScalingConfig{DesiredSize: aws.Int32(desired)},
+	})
+	if err != nil {
+		t.Fatalf("UpdateNodegroupConfig %s/%s desired %d: %v", cluster, ng, desired, err)
+	}
+	if err := eksWaitUpdate(ctx, l.client, cluster, ng, aws.ToString(out.Update.Id)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkNodegroup asks the emulator for a node group's capacity type, scaling
+// (min/max/desired) and labels.
+func (l eksLab) checkNodegroup(cluster, ng string, capacity ekstypes.CapacityTypes, minSize, maxSize, desired int32, labels string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		out, err := l.client.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(ng)})
+		if err != nil {
+			return fmt.Errorf("DescribeNodegroup %s/%s: %w", cluster, ng, err)
+		}
+		n := out.Nodegroup
+		sc := n.ScalingConfig
+		got := fmt.Sprintf("%s %d/%d/%d %v", n.CapacityType, aws.ToInt32(sc.MinSize), aws.ToInt32(sc.MaxSize), aws.ToInt32(sc.DesiredSize), n.Labels)
+		if want := fmt.Sprintf("%s %d/%d/%d %s", capacity, minSize, maxSize, desired, labels); got != want {
+			return fmt.Errorf("node group %s/%s in EKS is %q (capacity min/max/desired labels), want %q", cluster, ng, got, want)
+		}
+		return nil
+	}
+}
+
+// TestAccEKSCluster_nodeGroups creates an on-demand and a spot group at 0
+// nodes whose sizes are the runtime's, scales one through the SDK as the
+// runtime does (the next plan is empty and apply leaves it alone), then
+// changes the groups in place: a max_size below the runtime's size clamps
+// it, a group is added, one removed, labels change, the cluster is kept.
+func TestAccEKSCluster_nodeGroups(t *testing.T) {
+	l := requireEKSLab(t)
+	name := acctest.RandomWithPrefix("hca-acc")
+	const r = "hca_eks_cluster.test"
+	onDemand := eksGroupHCL("on-demand", "m5.large", 0, 4, `labels = { "hca.dev/capacity" = "on-demand" }`)
+	spot := eksGroupHCL("spot", "m5.large", 0, 6, `capacity_type = "SPOT"
+    labels = { "hca.dev/capacity" = "spot" }
+    taints = [{ key = "hca.dev/spot", value = "true", effect = "NO_SCHEDULE" }]`)
+	first := eksProviderHCL(l.endpoint) + eksGroupsHCL(name, onDemand, spot)
+	onDemand2 := eksGroupHCL("on-demand", "m5.large", 0, 1, `labels = { "hca.dev/capacity" = "on-demand", team = "web" }`)
+	fixed := eksGroupHCL("fixed", "t3.medium", 1, 2, "desired_size = 1")
+	// fixed comes first: an import lists groups by name.
+	second := eksProviderHCL(l.endpoint) + eksGroupsHCL(name, fixed, onDemand2)
+	var clusterARN string
+	accTest(t, resource.TestCase{
+		CheckDestroy: l.checkDestroyed,
+		Steps: []resource.TestStep{
+			{
+				Config: first,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(r, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("eks").AtMapKey("nodegroup_name"), knownvalue.StringExact("spot")),
+						plancheck.ExpectKnownValue(r, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("eks").AtMapKey("cluster_name"), knownvalue.StringExact(name)),
+						plancheck.ExpectKnownValue(r, tfjsonpath.New("node_groups").AtSliceIndex(1).AtMapKey("eks").AtMapKey("region"), knownvalue.StringExact(eksTestRegion)),
+					},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(r, "node_groups.#", "2"),
+					resource.TestCheckNoResourceAttr(r, "node_group"),
+					resource.TestCheckResourceAttr(r, "node_groups.0.status", "ACTIVE"),
+					resource.TestCheckResourceAttr(r, "node_groups.0.capacity_type", "ON_DEMAND"),
+					resource.TestCheckNoResourceAttr(r, "node_groups.0.desired_size"),
+					resource.TestCheckResourceAttr(r, "node_groups.1.capacity_type", "SPOT"),
+					resource.TestCheckResourceAttr(r, "node_groups.1.taints.0.effect", "NO_SCHEDULE"),
+					resource.TestMatchResourceAttr(r, "node_groups.1.arn", regexp.MustCompile(`^arn:aws:eks:us-east-1:000000000000:nodegroup/`+name+`/spot/`)),
+					resource.TestCheckResourceAttr(r, "node_groups.1.eks.nodegroup_name", "spot"),
+					l.checkNodegroup(name, "on-demand", ekstypes.CapacityTypesOnDemand, 0, 4, 0, "map[hca.dev/capacity:on-demand]"),
+					l.checkNodegroup(name, "spot", ekstypes.CapacityTypesSpot, 0, 6, 0, "map[hca.dev/capacity:spot]"),
+					func(s *terraform.State) error {
+						clusterARN = s.RootModule().Resources[r].Primary.Attributes["arn"]
+						return nil
+					},
+				),
+			},
+			{
+				// The runtime grows both groups: Terraform plans nothing and
+				// leaves the sizes alone.
+				PreConfig: func() {
+					l.setDesiredOutOfBand(t, name, "on-demand", 3)
+					l.setDesiredOutOfBand(t, name, "spot", 2)
+				},
+				Config: first,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					l.checkNodegroup(name, "on-demand", ekstypes.CapacityTypesOnDemand, 0, 4, 3, "map[hca.dev/capacity:on-demand]"),
+					l.checkNodegroup(name, "spot", ekstypes.CapacityTypesSpot, 0, 6, 2, "map[hca.dev/capacity:spot]"),
+				),
+			},
+			{
+				Config: second,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(r, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(r, "node_groups.#", "2"),
+					resource.TestCheckResourceAttr(r, "node_groups.0.name", "fixed"),
+					resource.TestCheckResourceAttr(r, "node_groups.0.desired_size", "1"),
+					resource.TestCheckNoResourceAttr(r, "node_groups.1.desired_size"),
+					resource.TestCheckResourceAttrWith(r, "arn", func(v string) error {
+						if v != clusterARN {
+							return fmt.Errorf("cluster ARN %s, want %s (kept)", v, clusterARN)
+						}
+						return nil
+					}),
+					// max_size 1 is below the runtime's 3: the size is clamped.
+					l.checkNodegroup(name, "on-demand", ekstypes.CapacityTypesOnDemand, 0, 1, 1, "map[hca.dev/capacity:on-demand team:web]"),
+					l.checkNodegroup(name, "fixed", ekstypes.CapacityTypesOnDemand, 1, 2, 1, "map[]"),
+					l.checkNodegroupGone(name, "spot"),
+				),
+			},
+			{
+				// Import by cluster name: every group, sizes left to the runtime
+				// (fixed's desired_size is then taken back by the next apply).
+				ResourceName:            r,
+				ImportState:             true,
+				ImportStateId:           name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"node_groups.0.desired_size"},
+			},
+		},
+	})
+}
+
+// checkNodegroupGone asks the emulator that a node group no longer exists.
+func (l eksLab) checkNodegroupGone(cluster, ng string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		_, err := l.client.DescribeNodegroup(context.Background(), &eks.DescribeNodegroupInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(ng)})
+		if !eksNotFound(err) {
+			return fmt.Errorf("DescribeNodegroup %s/%s: %v, want ResourceNotFoundException", cluster, ng, err)
+		}
+		return nil
+	}
+}
+
+// TestAccEKSCluster_nodeGroupToNodeGroups moves the deprecated node_group
+// into node_groups without desired_size: the node group is kept (same ARN)
+// and its size, from then on the runtime's, is not changed.
+func TestAccEKSCluster_nodeGroupToNodeGroups(t *testing.T) {
+	l := requireEKSLab(t)
+	name := acctest.RandomWithPrefix("hca-acc")
+	const r = "hca_eks_cluster.test"
+	legacy := eksTestConfig{name: name, minSize: 0, maxSize: 3, desired: 1}
+	var ngARN string
+	accTest(t, resource.TestCase{
+		CheckDestroy: l.checkDestroyed,
+		Steps: []resource.TestStep{
+			{
+				Config: eksProviderHCL(l.endpoint) + legacy.hcl(),
+				Check: func(s *terraform.State) error {
+					ngARN = s.RootModule().Resources[r].Primary.Attributes["node_group.arn"]
+					return nil
+				},
+			},
+			{
+				Config: eksProviderHCL(l.endpoint) + fmt.Sprintf(`
+resource "hca_eks_cluster" "test" {
+  name       = %q
+  version    = "1.34"
+  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
+  subnet_ids = ["subnet-0a1", "subnet-0b2"]
+  tags       = { team = "hca" }
+  node_groups = [%s]
+}
+`, name, eksGroupHCL("workers", "t3.medium", 0, 3, "")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(r, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckNoResourceAttr(r, "node_group"),
+					resource.TestCheckResourceAttrWith(r, "node_groups.0.arn", func(v string) error {
+						if v != ngARN {
+							return fmt.Errorf("node group ARN %s, want %s (kept)", v, ngARN)
+						}
+						return nil
+					}),
+					l.checkNodegroup(name, "workers", ekstypes.CapacityTypesOnDemand, 0, 3, 1, "map[]"),
+				),
+			},
+		},
+	})
+}
+
+// TestAccEKSCluster_nodeGroupsInvalid checks node_groups' plan-time
+// diagnostics: nothing is created.
+func TestAccEKSCluster_nodeGroupsInvalid(t *testing.T) {
+	ok := eksGroupHCL("a", "m5.large", 0, 2, "")
+	tests := []struct {
+		name   string
+		config string
+		want   *regexp.Regexp
+	}{
+		{"min greater than max", eksGroupsHCL("c", ok, eksGroupHCL("b", "m5.large", 3, 2, "")),
+			errorRe("Invalid node_groups scaling", "node_groups[1].min_size (3) is greater than node_groups[1].max_size (2): set min_size to at most max_size.")},
+		{"desired above max", eksGroupsHCL("c", eksGroupHCL("a", "m5.large", 0, 2, "desired_size = 3")),
+			errorRe("Invalid node_groups scaling", "node_groups[0].desired_size (3) is outside [min_size, max_size] = [0, 2]", "or remove it to hand the size to the HCA runtime.")},
+		{"same name twice", eksGroupsHCL("c", ok, ok),
+			errorRe("Invalid node_groups", `node_groups[0] and node_groups[1] are both named "a": give each node group its own name.`)},
+		{"bad capacity type", eksGroupsHCL("c", eksGroupHCL("a", "m5.large", 0, 2, `capacity_type = "spot"`)),
+			errorRe("Invalid Attribute Value Match", `value must be one of: ["ON_DEMAND" "SPOT"], got: "spot"`)},
+		{"bad taint effect", eksGroupsHCL("c", eksGroupHCL("a", "m5.large", 0, 2, `taints = [{ key = "k", effect = "NoSchedule" }]`)),
+			errorRe("Invalid Attribute Value Match", `got: "NoSchedule"`)},
+		{"bad label", eksGroupsHCL("c", eksGroupHCL("a", "m5.large", 0, 2, `labels = { "a b" = "x" }`)),
+			errorRe("Invalid node_groups[0].labels", "not a Kubernetes label key")},
+		{"no node groups", `
+resource "hca_eks_cluster" "test" {
+  name       = "c"
+  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
+  subnet_ids = ["subnet-0a1", "subnet-0b2"]
+}`, errorRe("Missing node_groups", "hca_eks_cluster needs its node groups: set node_groups")},
+		{"both forms", strings.Replace(eksTestConfig{name: "c", minSize: 0, maxSize: 1, desired: 0}.hcl(), "node_group = {", "node_groups = ["+ok+"]\n  node_group = {", 1),
+			errorRe("Invalid node_group", "node_group and node_groups are both set: move node_group into node_groups (node_group is deprecated).")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prepareAccEnv(t)
+			accTest(t, resource.TestCase{
+				Steps: []resource.TestStep{{Config: tt.config, PlanOnly: true, ExpectError: tt.want}},
+			})
+		})
+	}
+}
+
+func TestEKSGroupConverters(t *testing.T) {
+	ctx := context.Background()
+	list := func(ss ...string) types.List {
+		v, _ := types.ListValueFrom(ctx, types.StringType, ss)
+		return v
+	}
+	labels := func(kv ...string) types.Map {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		v, _ := types.MapValueFrom(ctx, types.StringType, m)
+		return v
+	}
+	taint := func(k, v, e string) eksTaint {
+		val := types.StringNull()
+		if v != "" {
+			val = types.StringValue(v)
+		}
+		return eksTaint{Key: types.StringValue(k), Value: val, Effect: types.StringValue(e)}
+	}
+	group := eksGroup{
+		Name: types.StringValue("spot"), NodeRoleARN: types.StringValue("arn:aws:iam::000000000000:role/n"), InstanceTypes: list("m5.xlarge"),
+		CapacityType: types.StringValue("SPOT"), MinSize: types.Int64Value(0), MaxSize: types.Int64Value(6), DesiredSize: types.Int64Null(),
+		Labels: labels("pool", "spot"), Taints: []eksTaint{taint("hca.dev/spot", "true", "NO_SCHEDULE")},
+	}
+
+	t.Run("create input", func(t *testing.T) {
+		tests := []struct {
+			name    string
+			desired types.Int64
+			want    string
+		}{
+			// Without desired_size the group starts at min_size.
+			{"runtime's size", types.Int64Null(), "0/6/0"},
+			{"terraform's size", types.Int64Value(2), "0/6/2"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				g := group
+				g.DesiredSize = tt.desired
+				in, d := eksGroupCreateInput(ctx, "c", []string{"subnet-b", "subnet-a"}, g)
+				if d.HasError() {
+					t.Fatal(d)
+				}
+				sc := in.ScalingConfig
+				if got := fmt.Sprintf("%d/%d/%d", *sc.MinSize, *sc.MaxSize, *sc.DesiredSize); got != tt.want {
+					t.Errorf("scaling %s, want %s", got, tt.want)
+				}
+				if in.CapacityType != ekstypes.CapacityTypesSpot || fmt.Sprint(in.Subnets) != "[subnet-a subnet-b]" || in.Labels["pool"] != "spot" ||
+					len(in.Taints) != 1 || in.Taints[0].Effect != ekstypes.TaintEffectNoSchedule || aws.ToString(in.Taints[0].Value) != "true" {
+					t.Errorf("input %+v", in)
+				}
+			})
+		}
+	})
+
+	t.Run("update input", func(t *testing.T) {
+		with := func(f func(*eksGroup)) eksGroup {
+			g := group
+			f(&g)
+			return g
+		}
+		tests := []struct {
+			name    string
+			plan    eksGroup
+			current int32 // the desired size in EKS
+			want    string
+		}{
+			// The runtime scaled to 4: nothing planned, nothing sent.
+			{"no change", group, 4, "nil"},
+			{"max raised, runtime's size kept", with(func(g *eksGroup) { g.MaxSize = types.Int64Value(8) }), 4, "scaling 0/8/- labels <nil> taints <nil>"},
+			// max 3 would exclude the runtime's 4: clamped to 3.
+			{"max below the runtime's size", with(func(g *eksGroup) { g.MaxSize = types.Int64Value(3) }), 4, "scaling 0/3/3 labels <nil> taints <nil>"},
+			{"min above the runtime's size", with(func(g *eksGroup) { g.MinSize = types.Int64Value(2) }), 1, "scaling 2/6/2 labels <nil> taints <nil>"},
+			// Terraform takes the size back: min and max go with it.
+			{"desired set", with(func(g *eksGroup) { g.DesiredSize = types.Int64Value(1) }), 4, "scaling 0/6/1 labels <nil> taints <nil>"},
+			{"labels", with(func(g *eksGroup) { g.Labels = labels("pool", "spot2", "team", "web") }), 0,
+				"scaling <nil> labels {map[pool:spot2 team:web] []} taints <nil>"},
+			{"labels removed", with(func(g *eksGroup) { g.Labels = types.MapNull(types.StringType) }), 0, "scaling <nil> labels {map[] [pool]} taints <nil>"},
+			{"taint value and a new taint", with(func(g *eksGroup) {
+				g.Taints = []eksTaint{taint("hca.dev/spot", "yes", "NO_SCHEDULE"), taint("x", "", "NO_EXECUTE")}
+			}), 0, "scaling <nil> labels <nil> taints add [hca.dev/spot=yes:NO_SCHEDULE x=:NO_EXECUTE] remove []"},
+			{"taint removed", with(func(g *eksGroup) { g.Taints = nil }), 0, "scaling <nil> labels <nil> taints add [] remove [hca.dev/spot=true:NO_SCHEDULE]"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				in, d := eksGroupUpdate(ctx, "c", group, tt.plan, tt.current)
+				if d.HasError() {
+					t.Fatal(d)
+				}
+				got := "nil"
+				if in != nil {
+					sc := "<nil>"
+					if s := in.ScalingConfig; s != nil {
+						des := "-"
+						if s.DesiredSize != nil {
+							des = fmt.Sprint(*s.DesiredSize)
+						}
+						sc = fmt.Sprintf("%d/%d/%s", *s.MinSize, *s.MaxSize, des)
+					}
+					lb := "<nil>"
+					if l := in.Labels; l != nil {
+						lb = fmt.Sprintf("{%v %v}", nonNilMap(l.AddOrUpdateLabels), nonNil(l.RemoveLabels))
+					}
+					tn := "<nil>"
+					if ts := in.Taints; ts != nil {
+						str := func(ts []ekstypes.Taint) []string {
+							out := []string{}
+							for _, t := range ts {
+								out = append(out, fmt.Sprintf("%s=%s:%s", aws.ToString(t.Key), aws.ToString(t.Value), t.Effect))
+							}
+							return out
+						}
+						tn = fmt.Sprintf("add %v remove %v", str(ts.AddOrUpdateTaints), str(ts.RemoveTaints))
+					}
+					got = fmt.Sprintf("scaling %s labels %s taints %s", sc, lb, tn)
+				}
+				if got != tt.want {
+					t.Errorf("got  %s\nwant %s", got, tt.want)
+				}
+			})
+		}
+	})
+
+	t.Run("recreated", func(t *testing.T) {
+		for _, tt := range []struct {
+			name string
+			f    func(*eksGroup)
+			want bool
+		}{
+			{"sizes", func(g *eksGroup) { g.MaxSize = types.Int64Value(9) }, false},
+			{"labels", func(g *eksGroup) { g.Labels = types.MapNull(types.StringType) }, false},
+			{"role", func(g *eksGroup) { g.NodeRoleARN = types.StringValue("arn:aws:iam::000000000000:role/m") }, true},
+			{"instance types", func(g *eksGroup) { g.InstanceTypes = list("m5.large") }, true},
+			{"capacity type", func(g *eksGroup) { g.CapacityType = types.StringValue("ON_DEMAND") }, true},
+		} {
+			g := group
+			tt.f(&g)
+			if got := eksGroupRecreated(group, g); got != tt.want {
+				t.Errorf("%s: recreated %v, want %v", tt.name, got, tt.want)
+			}
+		}
+	})
+
+	t.Run("flatten", func(t *testing.T) {
+		ng := &ekstypes.Nodegroup{
+			NodegroupName: aws.String("spot"), ClusterName: aws.String("c"), NodeRole: aws.String("arn:aws:iam::000000000000:role/n"),
+			NodegroupArn: aws.String("arn:ng"), Status: ekstypes.NodegroupStatusActive, CapacityType: ekstypes.CapacityTypesSpot,
+			InstanceTypes: []string{"m5.xlarge"}, Labels: map[string]string{"pool": "spot"},
+			Taints:        []ekstypes.Taint{{Key: aws.String("hca.dev/spot"), Value: aws.String("true"), Effect: ekstypes.TaintEffectNoSchedule}},
+			ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(6), DesiredSize: aws.Int32(4)},
+		}
+		tests := []struct {
+			name        string
+			prior       eksGroup
+			ng          *ekstypes.Nodegroup
+			wantDesired string
+			wantLabels  string
+			wantTaints  int // -1: null
+		}{
+			// The runtime's size (null) stays null whatever EKS says.
+			{"runtime's size", group, ng, "<null>", `{"pool":"spot"}`, 1},
+			{"terraform's size", func() eksGroup { g := group; g.DesiredSize = types.Int64Value(2); return g }(), ng, "4", `{"pool":"spot"}`, 1},
+			{"no labels or taints stay null", eksGroup{DesiredSize: types.Int64Null(), Labels: types.MapNull(types.StringType)},
+				func() *ekstypes.Nodegroup { n := *ng; n.Labels, n.Taints = nil, nil; return &n }(), "<null>", "<null>", -1},
+			{"empty taints stay empty", eksGroup{DesiredSize: types.Int64Null(), Labels: types.MapNull(types.StringType), Taints: []eksTaint{}},
+				func() *ekstypes.Nodegroup { n := *ng; n.Taints = nil; return &n }(), "<null>", `{"pool":"spot"}`, 0},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				g, d := eksGroupFlatten(ctx, tt.ng, tt.prior, "us-east-1")
+				if d.HasError() {
+					t.Fatal(d)
+				}
+				taints := -1
+				if g.Taints != nil {
+					taints = len(g.Taints)
+				}
+				if g.DesiredSize.String() != tt.wantDesired || g.Labels.String() != tt.wantLabels || taints != tt.wantTaints {
+					t.Errorf("desired %s labels %s taints %d; want %s %s %d", g.DesiredSize, g.Labels, taints, tt.wantDesired, tt.wantLabels, tt.wantTaints)
+				}
+				if g.CapacityType.ValueString() != "SPOT" || g.MaxSize.ValueInt64() != 6 ||
+					g.EKS.String() != `{"cluster_name":"c","nodegroup_name":"spot","region":"us-east-1"}` {
+					t.Errorf("group %+v", g)
+				}
+			})
+		}
 	})
 }

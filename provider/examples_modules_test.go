@@ -204,7 +204,7 @@ func (c *exampleCLI) plan(t *testing.T, dir string, env []string, args ...string
 	return p
 }
 
-// jsonAt walks a decoded JSON value along a dotted path ("node_group.max_size",
+// jsonAt walks a decoded JSON value along a dotted path ("node_groups.0.max_size",
 // "burst_targets.0.cluster").
 func jsonAt(v any, dotted string) (any, bool) {
 	for _, k := range strings.Split(dotted, ".") {
@@ -304,10 +304,13 @@ func TestAccExampleModules(t *testing.T) {
 				`module.hybrid_burst.hca_cluster.private`: {"role": `"primary"`, "provider_type": `"private"`, "priority": `100`, "max_pods": `200`,
 					"credentials_secret": `"hca-system/hca-cluster-private"`, "credentials_sha256": strconv.Quote(sha), "price_per_vcpu_hour": `null`},
 				`module.hybrid_burst.hca_eks_cluster.this["staging-eks"]`: {"name": `"staging-eks"`, "version": `"1.34"`, "tags": `{"environment":"staging"}`,
-					"node_group.instance_types": `["t3.large"]`, "node_group.min_size": `0`, "node_group.max_size": `3`, "node_group.desired_size": `1`,
-					"node_group.name": `"burst"`},
+					"node_groups.0.instance_types": `["t3.large"]`, "node_groups.0.min_size": `0`, "node_groups.0.max_size": `3`, "node_groups.0.desired_size": `null`,
+					"node_groups.0.name": `"burst"`, "node_groups.0.capacity_type": `"ON_DEMAND"`},
 				`module.hybrid_burst.hca_cluster.burst["staging-eks"]`: {"role": `"burst"`, "provider_type": `"eks"`, "eks_cluster_name": `"staging-eks"`,
-					"priority": `10`, "price_per_vcpu_hour": `"0.0416"`, "price_per_gib_hour": `"0.0052"`, "max_cpu": `"8"`, "kubeconfig": `null`},
+					"priority": `10`, "price_per_vcpu_hour": `"0.0416"`, "price_per_gib_hour": `"0.0052"`, "max_cpu": `"8"`, "kubeconfig": `null`,
+					"node_groups.0.name": `"burst"`, "node_groups.0.instance_type": `"t3.large"`, "node_groups.0.capacity_type": `"OnDemand"`,
+					"node_groups.0.allocatable": `{"cpu":"1930m","memory":"7Gi","pods":35}`, "node_groups.0.price_per_hour": `"0.0832"`,
+					"node_groups.0.min_nodes": `0`, "node_groups.0.max_nodes": `3`, "node_groups.0.ack": `null`},
 				`module.hybrid_burst.hca_burst_policy.this["web"]`: {"namespace": `"shop"`, "target": `{"deployment_name":"web","match_labels":null}`,
 					"primary_cluster": `"private"`, "burst_targets": `[{"cluster":"staging-eks","max_replicas":null,"weight":null}]`,
 					"min_replicas": `1`, "max_replicas": `10`, "placement": `"priority"`, "algorithm": `null`},
@@ -321,16 +324,21 @@ func TestAccExampleModules(t *testing.T) {
 				`module.hybrid_burst.hca_cluster.private`: {"role": `"primary"`, "priority": `100`, "max_pods": `2000`, "credentials_sha256": strconv.Quote(sha),
 					"price_per_vcpu_hour": `"0.0200"`, "price_per_gib_hour": `"0.0025"`},
 				`module.hybrid_burst.hca_eks_cluster.this["prod-eks"]`: {"name": `"prod-eks"`, "endpoint_private_access": `true`,
-					"node_group.instance_types": `["m5.xlarge","m5a.xlarge"]`, "node_group.min_size": `2`, "node_group.max_size": `40`, "node_group.desired_size": `2`},
+					"node_groups.0.instance_types": `["m5.xlarge","m5a.xlarge"]`, "node_groups.0.min_size": `0`, "node_groups.0.max_size": `40`, "node_groups.0.desired_size": `null`,
+					"node_groups.1.name": `"burst-spot"`, "node_groups.1.capacity_type": `"SPOT"`},
 				`module.hybrid_burst.hca_ack_cluster.this["prod-ack"]`: {"name": `"prod-ack"`, "cluster_spec": `"ack.pro.small"`, "worker_count": `6`,
-					"worker_instance_types": `["ecs.g6.xlarge","ecs.c6.xlarge"]`, "vswitch_ids": `["vsw-bp1a2b3c4d5e6f7g8h9i0","vsw-bp1a2b3c4d5e6f7g8h9i1"]`},
+					"worker_instance_types": `["ecs.g6.xlarge","ecs.c6.xlarge"]`, "vswitch_ids": `["vsw-bp1a2b3c4d5e6f7g8h9i0","vsw-bp1a2b3c4d5e6f7g8h9i1"]`,
+					"node_pools.0.name": `"burst"`, "node_pools.0.instance_types": `["ecs.g6.xlarge"]`, "node_pools.0.desired_size": `null`, "node_pools.0.capacity_type": `"ON_DEMAND"`},
 				`module.hybrid_burst.hca_cluster.burst["prod-eks"]`: {"provider_type": `"eks"`, "eks_cluster_name": `"prod-eks"`, "priority": `20`,
-					"role_arn": `"arn:aws:iam::123456789012:role/hca-runtime"`, "price_per_vcpu_hour": `"0.0480"`, "max_cpu": `"160"`},
+					"role_arn": `"arn:aws:iam::123456789012:role/hca-runtime"`, "price_per_vcpu_hour": `"0.0480"`, "max_cpu": `"160"`,
+					"node_groups.1.name": `"burst-spot"`, "node_groups.1.capacity_type": `"Spot"`, "node_groups.1.price_per_hour": `"0.085"`, "node_groups.1.max_nodes": `40`},
 				`module.hybrid_burst.hca_cluster.burst["prod-ack"]`: {"provider_type": `"ack"`, "priority": `10`, "eks_cluster_name": `null`,
-					"credentials_secret": `"hca-system/hca-cluster-prod-ack"`, "price_per_vcpu_hour": `"0.0390"`, "price_per_gib_hour": `"0.0049"`, "max_cpu": `"96"`},
+					"credentials_secret": `"hca-system/hca-cluster-prod-ack"`, "price_per_vcpu_hour": `"0.0390"`, "price_per_gib_hour": `"0.0049"`, "max_cpu": `"96"`,
+					"node_groups.0.name": `"burst"`, "node_groups.0.eks": `null`, "node_groups.0.max_nodes": `20`, "node_groups.0.price_per_hour": `"0.19"`},
 				`module.hybrid_burst.hca_burst_policy.this["web"]`: {"min_replicas": `4`, "max_replicas": `200`, "placement": `"cheapest"`,
 					"burst_targets":  `[{"cluster":"prod-eks","max_replicas":null,"weight":null},{"cluster":"prod-ack","max_replicas":null,"weight":null}]`,
 					"algorithm.name": `"frss"`, "algorithm.frss.down_window": `"9m"`, "consul": `{"port":8080,"service_name":"web","tags":null}`,
+					"capacity":                      `{"allow_spot":true,"scale_down_delay":"5m"}`,
 					"metrics.1.promql.target_value": `"100"`, "propagate.config_maps.names": `["web-config"]`},
 				`module.hybrid_burst.hca_burst_policy.this["api"]`: {"target": `{"deployment_name":"api","match_labels":null}`, "min_replicas": `2`, "max_replicas": `80`,
 					"burst_targets": `[{"cluster":"prod-eks","max_replicas":60,"weight":null}]`, "algorithm.name": `"panic"`,
@@ -497,7 +505,7 @@ func testModuleInputs(t *testing.T, cli *exampleCLI, lab labCluster, kubeconfig 
 	env := labExampleEnv(lab, kubeconfig)
 	eksTarget := func(minSize, maxSize, desired string) string {
 		return fmt.Sprintf(`{ provider_type = "eks", eks = { role_arn = "arn:aws:iam::000000000000:role/eks-cluster", subnet_ids = ["subnet-0a1", "subnet-0b2"],
-  node_group = { node_role_arn = "arn:aws:iam::000000000000:role/eks-node", instance_types = ["t3.medium"], min_size = %s, max_size = %s, desired_size = %s } } }`, minSize, maxSize, desired)
+  node_groups = [{ node_role_arn = "arn:aws:iam::000000000000:role/eks-node", instance_types = ["t3.medium"], min_size = %s, max_size = %s, desired_size = %s }] } }`, minSize, maxSize, desired)
 	}
 	tests := []struct {
 		name string
@@ -563,7 +571,20 @@ func testModuleInputs(t *testing.T, cli *exampleCLI, lab labCluster, kubeconfig 
 		{
 			name: "node group desired above max",
 			in:   moduleInputs{BurstTargets: `{ "burst-b" = ` + eksTarget("0", "2", "3") + ` }`},
-			want: errorRe("Invalid value for variable", `burst_targets: eks.node_group must satisfy min_size <= desired_size <= max_size (desired_size defaults to min_size). Invalid: "burst-b".`),
+			want: errorRe("Invalid value for variable", `burst_targets: every eks.node_groups element must satisfy min_size <= max_size, and min_size <= desired_size <= max_size when desired_size is set. Invalid: "burst-b" (burst).`),
+		},
+		{
+			// Without desired_size the runtime sizes the group: it needs what
+			// one node offers and costs.
+			name: "runtime node group without allocatable",
+			in:   moduleInputs{BurstTargets: `{ "burst-b" = ` + eksTarget("0", "2", "null") + ` }`},
+			want: errorRe("Invalid value for variable", `burst_targets: a node group or pool without desired_size is handed to the runtime, which needs its allocatable and price_per_hour`, `Invalid: "burst-b" (burst).`),
+		},
+		{
+			name: "runtime node pool without max_size",
+			in: moduleInputs{BurstTargets: `{ "burst-a" = { provider_type = "ack", ack = { vswitch_ids = ["vsw-1"], worker_instance_types = ["ecs.g6.large"], worker_count = 1,
+  node_pools = [{ name = "burst", instance_types = ["ecs.g6.large"], allocatable = { cpu = "2", memory = "8Gi" }, price_per_hour = "0.1" }] } } }`},
+			want: errorRe("Invalid value for variable", `a node group or pool without desired_size is handed to the runtime`, `Invalid: "burst-a" (burst).`),
 		},
 		{
 			name: "workload bursting into an unknown cluster",
@@ -680,12 +701,26 @@ module "hybrid_burst" {
       eks = {
         role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
         subnet_ids = ["subnet-0a1", "subnet-0b2"]
-        node_group = {
-          node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
-          instance_types = ["t3.medium"]
-          min_size       = 1
-          max_size       = 2
-        }
+        node_groups = [
+          {
+            name           = "fixed"
+            node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
+            instance_types = ["t3.medium"]
+            min_size       = 1
+            max_size       = 2
+            desired_size   = 1
+          },
+          {
+            name           = "burst-spot"
+            node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
+            instance_types = ["t3.medium"]
+            capacity_type  = "SPOT"
+            max_size       = 3
+            taints         = [{ key = "hca.dev/spot", value = "true", effect = "NO_SCHEDULE" }]
+            allocatable    = { cpu = "2", memory = "4Gi", pods = 17 }
+            price_per_hour = "0.0125"
+          },
+        ]
       }
     }
     %[10]q = {
@@ -696,11 +731,18 @@ module "hybrid_burst" {
         vswitch_ids           = ["vsw-hcalab1"]
         worker_instance_types = ["ecs.g6.large"]
         worker_count          = 1
+        node_pools = [{
+          name           = "burst"
+          instance_types = ["ecs.g6.large"]
+          max_size       = 2
+          allocatable    = { cpu = "2", memory = "8Gi" }
+          price_per_hour = "0.09"
+        }]
       }
     }
   }
   workloads = {
-    web = { namespace = %[11]q, max_replicas = 5 }
+    web = { namespace = %[11]q, max_replicas = 5, capacity = { allow_spot = true } }
   }
 }
 output "burst_clusters" {
@@ -781,10 +823,22 @@ output "burst_clusters" {
 	if out, err := eksLab.client.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(eksName)}); err != nil || aws.ToString(out.Cluster.Endpoint) != outputs.BurstClusters.Value[eksName].Endpoint {
 		t.Errorf("EKS cluster %s: %v", eksName, err)
 	}
+	// Only the group without desired_size is the runtime's, at 0 nodes in EKS.
+	if g := e.Spec.NodeGroups; len(g) != 1 || g[0].Name != "burst-spot" || g[0].EKS == nil || *g[0].EKS != (hcav1.EKSNodeGroupRef{ClusterName: eksName, Region: eksTestRegion, NodegroupName: "burst-spot"}) ||
+		g[0].CapacityType != hcav1.CapacitySpot || g[0].MaxNodes != 3 || g[0].PricePerHour != "0.0125" || len(g[0].Taints) != 1 || g[0].Taints[0].Effect != corev1.TaintEffectNoSchedule {
+		t.Errorf("EKS HybridCluster spec.nodeGroups %+v", g)
+	}
+	if out, err := eksLab.client.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(eksName), NodegroupName: aws.String("burst-spot")}); err != nil ||
+		aws.ToInt32(out.Nodegroup.ScalingConfig.DesiredSize) != 0 || out.Nodegroup.CapacityType != "SPOT" {
+		t.Errorf("EKS node group burst-spot: %+v, %v; want SPOT at 0 nodes", out, err)
+	}
 	// ACK: registered with the kubeconfig ACK issued for the cluster.
 	a := hybrid(ackName)
 	if a.Spec.Provider != hcav1.ProviderACK || a.Spec.Priority != 10 || a.Spec.Limits == nil || a.Spec.Limits.MaxPods == nil || *a.Spec.Limits.MaxPods != 50 {
 		t.Errorf("ACK HybridCluster spec %+v", a.Spec)
+	}
+	if g := a.Spec.NodeGroups; len(g) != 1 || g[0].ACK == nil || g[0].ACK.ClusterID == "" || g[0].ACK.Region != ackTestRegion || g[0].ACK.NodePoolID == "" || g[0].MaxNodes != 2 {
+		t.Errorf("ACK HybridCluster spec.nodeGroups %+v", g)
 	}
 	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(secretKubeconfig(a)))
 	if err != nil || cfg.Host != outputs.BurstClusters.Value[ackName].Endpoint {

@@ -280,6 +280,7 @@ func (p *hcaProvider) Resources(_ context.Context) []func() resource.Resource {
 		NewRuntimeResource(p.version),
 		NewBurstPolicyResource,
 		NewFederatedAutoscalerResource,
+		NewMultiObjectiveStrategyResource,
 		NewEKSClusterResource,
 		NewACKClusterResource,
 		NewSLOResource,

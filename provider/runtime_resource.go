@@ -74,6 +74,7 @@ type runtimeModel struct {
 	LogLevel         types.String      `tfsdk:"log_level"`
 	Resources        *runtimeResources `tfsdk:"resources"`
 	AWS              *runtimeAWS       `tfsdk:"aws"`
+	Alicloud         *runtimeAlicloud  `tfsdk:"alicloud"`
 	ProbeInterval    durationString    `tfsdk:"cluster_probe_interval"`
 	ControlInterval  durationString    `tfsdk:"control_interval"`
 	SAAnnotations    types.Map         `tfsdk:"service_account_annotations"`
@@ -93,9 +94,16 @@ type runtimeResources struct {
 }
 
 type runtimeAWS struct {
-	Region      types.String `tfsdk:"region"`
-	EKSEndpoint types.String `tfsdk:"eks_endpoint"`
-	STSEndpoint types.String `tfsdk:"sts_endpoint"`
+	Region              types.String `tfsdk:"region"`
+	EKSEndpoint         types.String `tfsdk:"eks_endpoint"`
+	STSEndpoint         types.String `tfsdk:"sts_endpoint"`
+	AutoScalingEndpoint types.String `tfsdk:"autoscaling_endpoint"`
+}
+
+type runtimeAlicloud struct {
+	AccessKeyID     types.String `tfsdk:"access_key_id"`
+	AccessKeySecret types.String `tfsdk:"access_key_secret"`
+	ACKEndpoint     types.String `tfsdk:"ack_endpoint"`
 }
 
 const (
@@ -214,6 +222,40 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						Optional:    true,
 						Description: "STS endpoint override used when minting EKS tokens, an absolute `http://` or `https://` URL. Unset: the regional endpoint.",
 						Validators:  []validator.String{urlValidator{example: "https://sts.eu-west-1.amazonaws.com"}},
+					},
+					"autoscaling_endpoint": schema.StringAttribute{
+						Optional: true,
+						Description: "EC2 Auto Scaling endpoint override, an absolute `http://` or `https://` URL: the runtime releases the exact " +
+							"EKS node it emptied with TerminateInstanceInAutoScalingGroup. Unset: the regional endpoint.",
+						Validators: []validator.String{urlValidator{example: "https://autoscaling.eu-west-1.amazonaws.com"}},
+					},
+				},
+			},
+			"alicloud": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "The runtime's access to Alibaba Cloud, to grow and release the ACK node pools of burst clusters " +
+					"(`node_groups` with an ACK node pool). The AccessKey is stored in the Kubernetes Secret `hca-runtime-alicloud` " +
+					"in the runtime's namespace and reaches the runtime as the `ALIBABA_CLOUD_ACCESS_KEY_ID` and " +
+					"`ALIBABA_CLOUD_ACCESS_KEY_SECRET` environment variables (never in the Deployment spec). The RAM user needs " +
+					"`cs:DescribeClusterNodePoolDetail`, `cs:ModifyClusterNodePool` and `cs:DeleteClusterNodes`. Unset: ACK node " +
+					"pools are reported `NoCloudAccess` and not scaled; removing the block deletes the Secret.",
+				Attributes: map[string]schema.Attribute{
+					"access_key_id": schema.StringAttribute{
+						Required:    true,
+						Sensitive:   true,
+						Description: "AccessKey ID of the RAM user the runtime acts as, such as `LTAI5t...` (non-empty).",
+						Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
+					},
+					"access_key_secret": schema.StringAttribute{
+						Required:    true,
+						Sensitive:   true,
+						Description: "AccessKey secret of that RAM user (non-empty).",
+						Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
+					},
+					"ack_endpoint": schema.StringAttribute{
+						Optional:    true,
+						Description: "CS (ACK) API endpoint override, an absolute `http://` or `https://` URL (the lab's emulator). Unset: the region's endpoint.",
+						Validators:  []validator.String{urlValidator{example: "https://cs.cn-hangzhou.aliyuncs.com"}},
 					},
 				},
 			},
@@ -614,6 +656,14 @@ func (r *runtimeResource) install(ctx context.Context, c client.Client, plan *ru
 			opts.Namespace, config.Name, err, opts.Namespace, config.Name))
 		return
 	}
+	if opts.Alicloud == nil {
+		// The block was removed (or never set): no AccessKey is left behind.
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: opts.Namespace, Name: config.AlicloudSecretName}}
+		if err := c.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
+			diags.AddError("Error installing runtime", fmt.Sprintf("Could not delete the Secret %s/%s of the removed alicloud block: %v.", opts.Namespace, config.AlicloudSecretName, err))
+			return
+		}
+	}
 	names, err := crdNames()
 	if err != nil {
 		diags.AddError("Error installing runtime", err.Error())
@@ -636,6 +686,10 @@ func (m runtimeModel) options() (config.Options, error) {
 	}
 	if a := m.AWS; a != nil {
 		o.AWSRegion, o.EKSEndpoint, o.STSEndpoint = a.Region.ValueString(), a.EKSEndpoint.ValueString(), a.STSEndpoint.ValueString()
+		o.AutoScalingEndpoint = a.AutoScalingEndpoint.ValueString()
+	}
+	if a := m.Alicloud; a != nil {
+		o.Alicloud = &config.Alicloud{AccessKeyID: a.AccessKeyID.ValueString(), AccessKeySecret: a.AccessKeySecret.ValueString(), Endpoint: a.ACKEndpoint.ValueString()}
 	}
 	for _, d := range []struct {
 		v    durationString
@@ -695,7 +749,8 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 	m.Image = types.StringValue(ctr.Image)
 	m.PrometheusURL, m.ConsulAddress = types.StringNull(), types.StringNull()
 	m.LogLevel = types.StringValue("info")
-	aws := runtimeAWS{Region: types.StringNull(), EKSEndpoint: types.StringNull(), STSEndpoint: types.StringNull()}
+	aws := runtimeAWS{Region: types.StringNull(), EKSEndpoint: types.StringNull(), STSEndpoint: types.StringNull(), AutoScalingEndpoint: types.StringNull()}
+	ackEndpoint := types.StringNull()
 	var probe, control *metav1.Duration
 	for _, a := range ctr.Args {
 		switch {
@@ -705,6 +760,10 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 			aws.EKSEndpoint = types.StringValue(strings.TrimPrefix(a, "--eks-endpoint="))
 		case strings.HasPrefix(a, "--sts-endpoint="):
 			aws.STSEndpoint = types.StringValue(strings.TrimPrefix(a, "--sts-endpoint="))
+		case strings.HasPrefix(a, "--autoscaling-endpoint="):
+			aws.AutoScalingEndpoint = types.StringValue(strings.TrimPrefix(a, "--autoscaling-endpoint="))
+		case strings.HasPrefix(a, "--ack-endpoint="):
+			ackEndpoint = types.StringValue(strings.TrimPrefix(a, "--ack-endpoint="))
 		case strings.HasPrefix(a, "--cluster-probe-interval="):
 			probe = argDuration(strings.TrimPrefix(a, "--cluster-probe-interval="))
 		case strings.HasPrefix(a, "--burst-metrics-interval="):
@@ -717,11 +776,12 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 			m.ConsulAddress = types.StringValue(strings.TrimPrefix(a, "--consul-addr="))
 		}
 	}
-	if aws.Region.IsNull() && aws.EKSEndpoint.IsNull() && aws.STSEndpoint.IsNull() {
+	if aws.Region.IsNull() && aws.EKSEndpoint.IsNull() && aws.STSEndpoint.IsNull() && aws.AutoScalingEndpoint.IsNull() {
 		m.AWS = nil
 	} else {
 		m.AWS = &aws
 	}
+	m.Alicloud = alicloudFromContainer(m.Alicloud, ctr, ackEndpoint)
 	m.ProbeInterval = keepDuration(m.ProbeInterval, probe, "")
 	m.ControlInterval = keepDuration(m.ControlInterval, control, "")
 	res := ctr.Resources
@@ -743,6 +803,27 @@ func (m *runtimeModel) fromDeployment(d *appsv1.Deployment) {
 	m.Resources.MemoryRequest = keepQuantity(m.Resources.MemoryRequest, get(res.Requests, corev1.ResourceMemory))
 	m.Resources.CPULimit = keepQuantity(m.Resources.CPULimit, get(res.Limits, corev1.ResourceCPU))
 	m.Resources.MemoryLimit = keepQuantity(m.Resources.MemoryLimit, get(res.Limits, corev1.ResourceMemory))
+}
+
+// alicloudFromContainer is the alicloud block as the runtime container shows
+// it: the keys are not readable from the Deployment (they are in the
+// Secret), so they stay as known; the block is gone when the container no
+// longer takes them from the Secret.
+func alicloudFromContainer(known *runtimeAlicloud, ctr corev1.Container, endpoint types.String) *runtimeAlicloud {
+	fromSecret := false
+	for _, e := range ctr.Env {
+		if e.Name == "ALIBABA_CLOUD_ACCESS_KEY_ID" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name == config.AlicloudSecretName {
+			fromSecret = true
+		}
+	}
+	if !fromSecret || known == nil {
+		// Imported or configured elsewhere: the keys are unknown to
+		// Terraform, the next apply writes them.
+		return nil
+	}
+	out := *known
+	out.ACKEndpoint = endpoint
+	return &out
 }
 
 // namespaceCreatedAnnotation marks a namespace an hca_runtime created; every
@@ -818,7 +899,8 @@ func runtimeObjects(ns, image string) ([]client.Object, error) {
 	if image == "" {
 		image = "unused"
 	}
-	objs, err := runtimeObjectsFor(config.Options{Namespace: ns, Image: image})
+	// With the alicloud Secret: destroy and rollback remove it too.
+	objs, err := runtimeObjectsFor(config.Options{Namespace: ns, Image: image, Alicloud: &config.Alicloud{AccessKeyID: "unused", AccessKeySecret: "unused"}})
 	if err != nil {
 		return nil, err
 	}

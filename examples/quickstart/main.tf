@@ -51,24 +51,40 @@ resource "hca_cluster" "private" {
   depends_on = [hca_runtime.this] # the credentials Secret lives in its namespace
 }
 
-# Burst target 1: an EKS cluster with one managed node group (2 x m5.xlarge).
+# Burst target 1: an EKS cluster with two managed node groups at 0 nodes, an
+# on-demand and a spot one. Without desired_size their sizes are the
+# runtime's: it grows them when a burst needs nodes and releases them after
+# the burst policy's scale_down_delay; Terraform never fights it (the next
+# plan stays empty).
 resource "hca_eks_cluster" "burst" {
   name       = "hca-quickstart-eks"
   version    = "1.34"
   role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
   subnet_ids = ["subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002"]
 
-  node_group = {
-    name           = "burst"
-    node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
-    instance_types = ["m5.xlarge"]
-    min_size       = 0
-    max_size       = 4
-    desired_size   = 2
-  }
+  node_groups = [
+    {
+      name           = "burst"
+      node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
+      instance_types = ["m5.xlarge"]
+      min_size       = 0
+      max_size       = 4
+    },
+    {
+      name           = "burst-spot"
+      node_role_arn  = "arn:aws:iam::000000000000:role/eks-node"
+      instance_types = ["m5.xlarge"]
+      capacity_type  = "SPOT"
+      min_size       = 0
+      max_size       = 4
+    },
+  ]
 }
 
-# Registered by name: no stored credential, the runtime mints tokens.
+# Registered by name: no stored credential, the runtime mints tokens. Its
+# node_groups tell the runtime what it may buy: per node what pods get (the
+# lab's m5.xlarge nodes offer 4 CPU, 16Gi, 58 pods; a real one about 3920m and
+# 15Gi) and its price (us-east-1 list price; spot is an expected price).
 resource "hca_cluster" "eks" {
   name                = "eks"
   role                = "burst"
@@ -80,16 +96,45 @@ resource "hca_cluster" "eks" {
   price_per_gib_hour  = "0.0058"
   max_pods            = 8
 
+  node_groups = [
+    {
+      name           = "burst"
+      eks            = hca_eks_cluster.burst.node_groups[0].eks
+      instance_type  = "m5.xlarge"
+      capacity_type  = "OnDemand"
+      allocatable    = { cpu = "4", memory = "16Gi", pods = 58 }
+      price_per_hour = "0.192"
+      min_nodes      = 0
+      max_nodes      = 4
+    },
+    {
+      name           = "burst-spot"
+      eks            = hca_eks_cluster.burst.node_groups[1].eks
+      instance_type  = "m5.xlarge"
+      capacity_type  = "Spot"
+      allocatable    = { cpu = "4", memory = "16Gi", pods = 58 }
+      price_per_hour = "0.0735"
+      min_nodes      = 0
+      max_nodes      = 4
+    },
+  ]
+
   depends_on = [hca_runtime.this]
 }
 
-# Burst target 2: an ACK managed cluster with two workers.
+# Burst target 2: an ACK managed cluster with two workers and a node pool at
+# 0 nodes whose size is the runtime's.
 resource "hca_ack_cluster" "burst" {
   name                  = "hca-quickstart-ack"
   cluster_spec          = "ack.pro.small"
   vswitch_ids           = ["vsw-hcaquickstart1"]
   worker_instance_types = ["ecs.g6.xlarge"]
   worker_count          = 2
+
+  node_pools = [{
+    name           = "burst"
+    instance_types = ["ecs.g6.xlarge"]
+  }]
 }
 
 # Registered with the kubeconfig ACK issued (kept in a Secret, never in the CR).
@@ -101,6 +146,15 @@ resource "hca_cluster" "ack" {
   priority            = 5
   price_per_vcpu_hour = "0.0390"
   price_per_gib_hour  = "0.0049"
+
+  node_groups = [{
+    name           = "burst"
+    ack            = hca_ack_cluster.burst.node_pools[0].ack
+    instance_type  = "ecs.g6.xlarge"
+    allocatable    = { cpu = "4", memory = "16Gi", pods = 64 }
+    price_per_hour = "0.21"
+    max_nodes      = 4
+  }]
 
   depends_on = [hca_runtime.this]
 }
@@ -137,6 +191,13 @@ resource "hca_burst_policy" "web" {
   }
 
   pending_threshold = "3s"
+
+  # Burst nodes: spot groups first (cheaper), released after 2 minutes empty
+  # (a demo; the default is 10m, as Cluster Autoscaler's).
+  capacity = {
+    allow_spot       = true
+    scale_down_delay = "2m"
+  }
 
   propagate = {
     config_maps = { names = ["${var.app_name}-config"] }

@@ -27,3 +27,24 @@ output "slo" {
   description = "The SLO's ID and compliance at apply time (null until the runtime evaluates it)."
   value       = { id = hca_slo.web_latency.id, compliance_percent = hca_slo.web_latency.compliance_percent }
 }
+
+# The runtime's node counts per burst node group, read at each plan/refresh
+# (`terraform refresh && terraform output burst_nodes` to follow a burst).
+data "hca_cluster" "burst" {
+  for_each = { eks = hca_cluster.eks.name, ack = hca_cluster.ack.name }
+  name     = each.value
+}
+
+output "burst_nodes" {
+  description = "Per burst cluster and node group: the cloud's desired size, Ready and requested (booting) nodes, and why the group cannot grow (empty when it can)."
+  value = {
+    for k, c in data.hca_cluster.burst : k => {
+      for g in c.node_groups : g.name => {
+        desired   = g.desired_nodes
+        ready     = g.ready_nodes
+        requested = g.requested_nodes
+        reason    = g.reason
+      }
+    }
+  }
+}

@@ -68,12 +68,14 @@ module "hybrid_burst" {
         role_arn         = var.eks_cluster_role_arn
         subnet_ids       = var.eks_subnet_ids
         runtime_role_arn = var.eks_runtime_role_arn
-        node_group = {
+        node_groups = [{
           node_role_arn  = var.eks_node_role_arn
           instance_types = ["m5.xlarge"]
           min_size       = 1
           max_size       = 20
-        }
+          allocatable    = { cpu = "3920m", memory = "15Gi", pods = 58 }
+          price_per_hour = "0.192"
+        }]
       }
     }
     "ack-burst" = {

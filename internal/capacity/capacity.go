@@ -65,6 +65,11 @@ type Group struct {
 	// waiting for the scheduler, not for a node (Cluster Autoscaler filters
 	// them out the same way), and are packed there first.
 	Room []Resources
+	// Interrupted counts the group's nodes under a spot interruption notice
+	// (not in Room). New nodes go to other groups first while it is above 0:
+	// the cloud is reclaiming this capacity (Karpenter marks such an offering
+	// unavailable for a while, likewise).
+	Interrupted int32
 	// Unavailable says why the group's nodes cannot come ("quota exceeded",
 	// "insufficient capacity"); empty when they can.
 	Unavailable string
@@ -129,7 +134,8 @@ type node struct {
 // largest request first (first-fit decreasing), each replica onto the first
 // node with room among the Ready nodes' room, the nodes in flight and those
 // already opened by this plan (cheapest group first), else onto a new node of
-// the cheapest eligible group that is below its maximum.
+// the cheapest eligible group that is below its maximum; groups with nodes
+// under a spot interruption notice come after all others.
 func Plan(sets []PodSet, groups []Group) (Decision, error) {
 	if err := validate(sets, groups); err != nil {
 		return Decision{}, err
@@ -166,6 +172,9 @@ func Plan(sets []PodSet, groups []Group) (Decision, error) {
 			candidates = append(candidates, gi)
 		}
 		sort.SliceStable(candidates, func(a, b int) bool {
+			if ia, ib := groups[candidates[a]].Interrupted > 0, groups[candidates[b]].Interrupted > 0; ia != ib {
+				return ib
+			}
 			ca, cb := perReplica(groups[candidates[a]], s.Requests), perReplica(groups[candidates[b]], s.Requests)
 			if ca != cb {
 				return ca < cb

@@ -32,6 +32,12 @@ func web(n int32) PodSet {
 	return PodSet{Name: "shop/web", Replicas: n, Requests: Resources{CPUMilli: 500, MemoryBytes: gi}}
 }
 
+// with3 is s with 3 replicas.
+func with3(s PodSet) PodSet {
+	s.Replicas = 3
+	return s
+}
+
 func TestPlan(t *testing.T) {
 	with := func(g Group, f func(*Group)) Group { f(&g); return g }
 	spotOK := web(10)
@@ -64,6 +70,22 @@ func TestPlan(t *testing.T) {
 			name: "spot first when the policy allows it",
 			sets: []PodSet{spotOK}, groups: []Group{eksOD(), eksSpot()},
 			want: Decision{Grow: []Growth{{"eks", "spot", 2}}, Assignments: []Assignment{{"shop/web", "eks", "spot", 10}}, HourlyCost: 0.1344},
+		},
+		{
+			// A spot node is under an interruption notice: its group comes
+			// after the on-demand one although cheaper; the replacements
+			// need ceil(3/8) = 1 on-demand node, $0.192/h.
+			name: "a group under a spot notice comes last",
+			sets: []PodSet{with3(spotOK)}, groups: []Group{with(eksSpot(), func(g *Group) { g.Ready, g.Interrupted = 1, 1 }), eksOD()},
+			want: Decision{Grow: []Growth{{"eks", "od", 1}}, Assignments: []Assignment{{"shop/web", "eks", "od", 3}}, HourlyCost: 0.192},
+		},
+		{
+			// The on-demand group is at its maximum: the spot group still
+			// takes them (a later notice may come; no replica waits).
+			name: "a group under a spot notice is used when nothing else can grow",
+			sets: []PodSet{with3(spotOK)}, groups: []Group{with(eksSpot(), func(g *Group) { g.Ready, g.Interrupted = 1, 1 }), with(eksOD(), func(g *Group) { g.Max = 0 })},
+			want: Decision{Grow: []Growth{{"eks", "spot", 1}}, Assignments: []Assignment{{"shop/web", "eks", "spot", 3}}, HourlyCost: 0.0672,
+				Skipped: []Skip{{"shop/web", "eks", "od", "at its maximum of 0 nodes (0 ready, 0 requested, 0 more in this plan)"}}},
 		},
 		{
 			name: "spot skipped when the policy does not allow it",

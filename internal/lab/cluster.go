@@ -463,7 +463,7 @@ func newNode(cluster string, p NodePool, name string) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
 			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}},
-		Spec: corev1.NodeSpec{Taints: taints},
+		Spec: corev1.NodeSpec{Taints: taints, ProviderID: p.ProviderID},
 		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity,
 			NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "fake", OperatingSystem: "linux", Architecture: "amd64"}},
 	}

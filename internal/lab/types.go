@@ -20,6 +20,10 @@ type NodePool struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Taints are set on every node of the pool.
 	Taints []Taint `json:"taints,omitempty"`
+	// ProviderID, for AddNode only, is the node's spec.providerID: the
+	// cloud's reference to its instance ("aws:///eu-west-1a/i-0123..."),
+	// which the emulators set on the nodes they boot.
+	ProviderID string `json:"providerID,omitempty"`
 }
 
 // Taint is a node taint; Effect is NoSchedule, PreferNoSchedule or NoExecute.

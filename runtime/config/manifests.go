@@ -1,7 +1,9 @@
 package config
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"regexp"
@@ -22,6 +24,29 @@ var roleYAML []byte
 // Name is the name of the runtime's Deployment, service account and roles.
 const Name = "hca-runtime"
 
+// AlicloudSecretName is the Secret, in the runtime's namespace, that holds
+// its Alibaba Cloud AccessKey (keys AlicloudKeyIDKey and AlicloudKeySecretKey),
+// which the Deployment passes to the runtime as the environment variables the
+// Alibaba Cloud SDK's default credential chain reads.
+const (
+	AlicloudSecretName   = Name + "-alicloud"
+	AlicloudKeyIDKey     = "access_key_id"
+	AlicloudKeySecretKey = "access_key_secret"
+	// AlicloudChecksumAnnotation, on the pod template, is a SHA-256 digest
+	// (not the key) of the Secret's content: a new key rolls the pods.
+	AlicloudChecksumAnnotation = "hca.dev/alicloud-secret-checksum"
+)
+
+// Alicloud is the runtime's access to Alibaba Cloud ACK (node pools of burst
+// clusters).
+type Alicloud struct {
+	// AccessKeyID and AccessKeySecret are a RAM user's AccessKey; they go
+	// into AlicloudSecretName, never into the Deployment.
+	AccessKeyID, AccessKeySecret string
+	// Endpoint overrides the CS API endpoint (the lab's emulator).
+	Endpoint string
+}
+
 // Options shape the install.
 type Options struct {
 	// Namespace to install into (default "hca-system").
@@ -40,6 +65,11 @@ type Options struct {
 	// EKS for clusters registered by name (empty: the SDK's defaults). The AWS
 	// identity comes from the pod (IRSA, EKS Pod Identity or the environment).
 	AWSRegion, EKSEndpoint, STSEndpoint string
+	// AutoScalingEndpoint overrides the AWS Auto Scaling endpoint, through
+	// which the runtime releases exact EKS nodes (empty: the region's).
+	AutoScalingEndpoint string
+	// Alicloud, when set, lets the runtime scale ACK node pools.
+	Alicloud *Alicloud
 	// ProbeInterval is how often hybrid clusters are probed and ControlInterval
 	// how often metric-driven burst policies are evaluated (0: the runtime's
 	// defaults, 30s and 15s).
@@ -78,6 +108,9 @@ func (o *Options) defaults() error {
 	}
 	if o.ProbeInterval < 0 || o.ControlInterval < 0 {
 		return fmt.Errorf("probe interval %s and control interval %s must not be negative", o.ProbeInterval, o.ControlInterval)
+	}
+	if a := o.Alicloud; a != nil && (a.AccessKeyID == "" || a.AccessKeySecret == "") {
+		return fmt.Errorf("alicloud access key ID and secret are both required: set both, or leave Alibaba Cloud access out")
 	}
 	if o.Resources == nil {
 		o.Resources = &corev1.ResourceRequirements{
@@ -128,6 +161,7 @@ func Objects(o Options) ([]any, error) {
 	}
 	for _, a := range []struct{ flag, v string }{
 		{"--aws-region", o.AWSRegion}, {"--eks-endpoint", o.EKSEndpoint}, {"--sts-endpoint", o.STSEndpoint},
+		{"--autoscaling-endpoint", o.AutoScalingEndpoint},
 	} {
 		if a.v != "" {
 			args = append(args, a.flag+"="+a.v)
@@ -138,6 +172,22 @@ func Objects(o Options) ([]any, error) {
 	}
 	if o.ControlInterval > 0 {
 		args = append(args, "--burst-metrics-interval="+o.ControlInterval.String())
+	}
+	var env []corev1.EnvVar
+	podAnnotations := ScrapeAnnotations()
+	var secret *corev1.Secret
+	if a := o.Alicloud; a != nil {
+		if a.Endpoint != "" {
+			args = append(args, "--ack-endpoint="+a.Endpoint)
+		}
+		secret = &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta(AlicloudSecretName, true),
+			Type: corev1.SecretTypeOpaque, Data: map[string][]byte{AlicloudKeyIDKey: []byte(a.AccessKeyID), AlicloudKeySecretKey: []byte(a.AccessKeySecret)}}
+		ref := func(key string) *corev1.EnvVarSource {
+			return &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: AlicloudSecretName}, Key: key}}
+		}
+		env = []corev1.EnvVar{{Name: "ALIBABA_CLOUD_ACCESS_KEY_ID", ValueFrom: ref(AlicloudKeyIDKey)}, {Name: "ALIBABA_CLOUD_ACCESS_KEY_SECRET", ValueFrom: ref(AlicloudKeySecretKey)}}
+		sum := sha256.Sum256([]byte(a.AccessKeyID + "\x00" + a.AccessKeySecret))
+		podAnnotations[AlicloudChecksumAnnotation] = hex.EncodeToString(sum[:])
 	}
 	args = append(args, o.ExtraArgs...)
 	falseV, trueV := false, true
@@ -153,12 +203,12 @@ func Objects(o Options) ([]any, error) {
 			Replicas: &o.Replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": Name}},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: ScrapeAnnotations()},
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: podAnnotations},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: Name,
 					SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: &trueV, RunAsUser: &uid},
 					Containers: []corev1.Container{{
-						Name: "runtime", Image: o.Image, Args: args,
+						Name: "runtime", Image: o.Image, Args: args, Env: env,
 						Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: 8080}, {Name: "probes", ContainerPort: 8081}},
 						LivenessProbe: probe("/healthz"), ReadinessProbe: probe("/readyz"),
 						Resources: *o.Resources,
@@ -178,7 +228,7 @@ func Objects(o Options) ([]any, error) {
 		sa.Annotations = maps.Clone(o.ServiceAccountAnnotations)
 	}
 	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: Name, Namespace: o.Namespace}}
-	return []any{
+	out := []any{
 		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: meta(o.Namespace, false)},
 		sa,
 		role,
@@ -187,9 +237,14 @@ func Objects(o Options) ([]any, error) {
 		&rbacv1.Role{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"}, ObjectMeta: meta(Name+"-leader-election", true), Rules: leaderRules},
 		&rbacv1.RoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"}, ObjectMeta: meta(Name+"-leader-election", true),
 			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: Name + "-leader-election"}, Subjects: subject},
+	}
+	if secret != nil {
+		out = append(out, secret) // before the Deployment that reads it
+	}
+	return append(out,
 		dep,
 		&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: withAnnotations(meta(Name+"-metrics", true), ScrapeAnnotations()),
 			Spec: corev1.ServiceSpec{Selector: map[string]string{"app.kubernetes.io/name": Name},
 				Ports: []corev1.ServicePort{{Name: "metrics", Port: 8080, TargetPort: intstr.FromString("metrics")}}}},
-	}, nil
+	), nil
 }

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -232,5 +233,76 @@ func TestInstalledRBACSuffices(t *testing.T) {
 			t.Fatal("the prober, running as the runtime's service account, never wrote status (missing RBAC?)")
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+}
+
+// TestObjectsAlicloud: the AccessKey lands in a Secret applied before the
+// Deployment, which references it by env valueFrom; neither the key ID nor
+// the secret appears anywhere in the Deployment.
+func TestObjectsAlicloud(t *testing.T) {
+	const id, secret = "LTAI5tTESTKEYID0000001", "s3cr3tAccessKeySecretValue000001"
+	objs, err := config.Objects(config.Options{Image: "i", AutoScalingEndpoint: "http://127.0.0.1:9002",
+		Alicloud: &config.Alicloud{AccessKeyID: id, AccessKeySecret: secret, Endpoint: "http://127.0.0.1:9003"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secretAt, depAt := -1, -1
+	var dep *appsv1.Deployment
+	for i, o := range objs {
+		switch x := o.(type) {
+		case *corev1.Secret:
+			secretAt = i
+			if x.Name != config.AlicloudSecretName || x.Namespace != "hca-system" || string(x.Data[config.AlicloudKeyIDKey]) != id || string(x.Data[config.AlicloudKeySecretKey]) != secret {
+				t.Errorf("secret %s/%s with keys %v, want %s/hca-system holding the key", x.Namespace, x.Name, slices.Sorted(maps.Keys(x.Data)), config.AlicloudSecretName)
+			}
+		case *appsv1.Deployment:
+			depAt, dep = i, x
+		}
+	}
+	if secretAt < 0 || depAt < 0 || secretAt > depAt {
+		t.Fatalf("secret at %d, deployment at %d: want the Secret applied before the Deployment", secretAt, depAt)
+	}
+	raw, err := json.Marshal(dep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), id) || strings.Contains(string(raw), secret) {
+		t.Errorf("the Deployment spec holds the AccessKey: %s", raw)
+	}
+	ctr := dep.Spec.Template.Spec.Containers[0]
+	for _, a := range []string{"--ack-endpoint=http://127.0.0.1:9003", "--autoscaling-endpoint=http://127.0.0.1:9002"} {
+		if !slices.Contains(ctr.Args, a) {
+			t.Errorf("args %v lack %q", ctr.Args, a)
+		}
+	}
+	want := map[string]string{"ALIBABA_CLOUD_ACCESS_KEY_ID": config.AlicloudKeyIDKey, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": config.AlicloudKeySecretKey}
+	for _, e := range ctr.Env {
+		if r := e.ValueFrom; r == nil || r.SecretKeyRef == nil || r.SecretKeyRef.Name != config.AlicloudSecretName || r.SecretKeyRef.Key != want[e.Name] {
+			t.Errorf("env %s = %+v, want a reference to %s key %s", e.Name, e.ValueFrom, config.AlicloudSecretName, want[e.Name])
+		}
+		delete(want, e.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("env lacks %v", want)
+	}
+	// A new key changes the pod template (the pods roll); the same key does not.
+	again, _ := config.Objects(config.Options{Image: "i", AutoScalingEndpoint: "http://127.0.0.1:9002",
+		Alicloud: &config.Alicloud{AccessKeyID: id, AccessKeySecret: secret, Endpoint: "http://127.0.0.1:9003"}})
+	rotated, _ := config.Objects(config.Options{Image: "i", AutoScalingEndpoint: "http://127.0.0.1:9002",
+		Alicloud: &config.Alicloud{AccessKeyID: id, AccessKeySecret: secret + "x", Endpoint: "http://127.0.0.1:9003"}})
+	sum := func(objs []any) string {
+		for _, o := range objs {
+			if d, ok := o.(*appsv1.Deployment); ok {
+				return d.Spec.Template.Annotations[config.AlicloudChecksumAnnotation]
+			}
+		}
+		return ""
+	}
+	if sum(objs) == "" || sum(objs) != sum(again) || sum(objs) == sum(rotated) {
+		t.Errorf("checksums %q, %q (same key), %q (new key): want equal for the same key, different for a new one", sum(objs), sum(again), sum(rotated))
+	}
+
+	if _, err := config.Objects(config.Options{Image: "i", Alicloud: &config.Alicloud{AccessKeyID: id}}); err == nil || !strings.Contains(err.Error(), "alicloud access key ID and secret are both required") {
+		t.Errorf("half a key: %v, want the both-required error", err)
 	}
 }

@@ -98,7 +98,13 @@ type BurstOptions struct {
 // Its permissions in the control cluster are in rbac.go; in burst clusters it
 // needs, through the HybridCluster credentials: namespaces get/create/delete;
 // deployments, configmaps, secrets and services get/list/create/update/delete;
-// deployments/scale patch; pods list/watch.
+// deployments/scale patch; pods list/watch/patch; nodes list/watch.
+//
+// Spot interruptions (burst_spot.go, decided by interruption.Decide): replicas
+// on a burst cluster's node under a spot interruption notice are replaced
+// first (the copy surges by their count, recorded in
+// BurstSpotSurgeAnnotation) and removed once the replacements are Ready (their
+// pod-deletion-cost makes the ReplicaSet take exactly those).
 type BurstReconciler struct {
 	client client.Client
 	// reader reads what decisions depend on (the policy, the primary
@@ -315,7 +321,7 @@ func (r *BurstReconciler) cleanupInput(p *hcav1.BurstPolicy, deps []*appsv1.Depl
 			c.Err = v.err.Error()
 		}
 		for name := range v.copies {
-			c.Copies[name] = v.copyReplicas(name)
+			c.Copies[name] = burstCopyNeed(v, name) // a spot surge is not given back
 		}
 		in.Clusters = append(in.Clusters, c)
 	}

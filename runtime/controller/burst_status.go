@@ -101,7 +101,7 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 			}
 			for _, old := range before.Status.Replicas {
 				if string(old.Cluster) == v.name {
-					cr.Ready, cr.Pending = old.Ready, old.Pending
+					cr.Ready, cr.Pending, cr.Interrupted = old.Ready, old.Pending, old.Interrupted
 					if cr.Desired == 0 {
 						cr.Desired = old.Desired
 					}
@@ -118,6 +118,9 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 				}
 				if _, u, _ := burstPodScheduling(pod); u {
 					cr.Pending++
+				}
+				if _, noticed := v.noticed[pod.Spec.NodeName]; noticed && pod.Spec.NodeName != "" {
+					cr.Interrupted++
 				}
 			}
 		}

@@ -136,7 +136,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 	for _, v := range views {
 		var cur int32
 		if c := v.copies[d.Name]; c != nil {
-			cur = burstPtrOr(c.Spec.Replicas, 1)
+			cur = burstCopyNeed(v, d.Name) // without a spot surge
 		} else if !v.reachable() {
 			cur = burstStatusReplicas(p, v.name) // best knowledge while unreachable
 		}
@@ -193,32 +193,63 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 	res.achieved = map[string]int32{}
 	primary := plan.Primary
 	var errs []error
+	spots, err := r.spotSteps(ctx, p, d, views, plan)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if len(spots) > 0 && (res.plan.RequeueAfter == 0 || res.plan.RequeueAfter > burstSpotRecheck) {
+		res.plan.RequeueAfter = burstSpotRecheck
+	}
+	// spotWrite writes a copy whose spot surge changes (replicas and the
+	// annotation in one patch); false: the usual path writes it.
+	spotWrite := func(v *burstView) (bool, error) {
+		s, ok := spots[v.name]
+		if !ok || !s.write {
+			return false, nil
+		}
+		return true, r.writeSpot(ctx, v, v.copies[d.Name], s.decision)
+	}
 	for _, v := range views {
 		want, ok := plan.Burst[v.name]
 		if !ok {
 			continue
 		}
 		cur := v.copyReplicas(d.Name)
-		res.achieved[v.name] = cur
+		res.achieved[v.name] = burstCopyNeed(v, d.Name)
 		if !v.reachable() {
 			res.achieved[v.name] = want // unknown; placement never adds to unreachable clusters
 			continue
 		}
+		need := want
+		if s, ok := spots[v.name]; ok {
+			want = s.decision.Replicas // need + surge
+		}
 		if want == 0 || want < cur {
 			continue
 		}
+		if done, err := spotWrite(v); done {
+			if err != nil {
+				errs = append(errs, err)
+				v.failed = true
+				continue
+			}
+			res.achieved[v.name] = need
+			res.changed = true
+			continue
+		}
 		desired := burstDeploymentCopy(d, p.Name, string(p.Spec.PrimaryCluster), want)
+		burstSetSurge(desired, spots[v.name].decision.Surge)
 		if c := v.copies[d.Name]; c != nil && !burstDeploymentNeedsUpdate(desired, c) {
 			continue
 		}
 		if err := r.objects.ensureCopy(ctx, p, v, desired); err != nil {
 			errs = append(errs, err)
 			v.failed = true
-			primary += want - cur // those replicas stay in the primary
+			primary += max(0, need-burstCopyNeed(v, d.Name)) // those replicas stay in the primary
 			r.event(p, d, corev1.EventTypeWarning, "BurstFailed", "Burst", "could not place %d replicas of %s in %s: %v", want-cur, d.Name, v.name, err)
 			continue
 		}
-		res.achieved[v.name] = want
+		res.achieved[v.name] = need
 		res.changed = res.changed || want != cur
 	}
 
@@ -241,10 +272,26 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 			continue
 		}
 		cur := v.copyReplicas(d.Name)
+		need := want
+		if s, ok := spots[v.name]; ok {
+			want = s.decision.Replicas
+		}
 		if want >= cur {
 			continue
 		}
 		c := v.copies[d.Name]
+		if want == 0 {
+			// the copy goes (below)
+		} else if done, err := spotWrite(v); done {
+			if err != nil {
+				errs = append(errs, err)
+				v.failed = true
+				continue
+			}
+			res.achieved[v.name] = need
+			res.changed = true
+			continue
+		}
 		if want == 0 {
 			if err := r.objects.deleteCopy(ctx, v, c); err != nil {
 				errs = append(errs, err)
@@ -253,13 +300,14 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 			}
 		} else {
 			desired := burstDeploymentCopy(d, p.Name, string(p.Spec.PrimaryCluster), want)
+			burstSetSurge(desired, spots[v.name].decision.Surge)
 			if err := r.objects.ensureCopy(ctx, p, v, desired); err != nil {
 				errs = append(errs, err)
 				v.failed = true
 				continue
 			}
 		}
-		res.achieved[v.name] = want
+		res.achieved[v.name] = need
 		res.changed = true
 	}
 	if tm := r.opts.Telemetry; tm != nil {

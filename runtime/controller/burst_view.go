@@ -42,6 +42,9 @@ type burstView struct {
 	copies map[string]*appsv1.Deployment
 	// pods are the pods of those copies.
 	pods []corev1.Pod
+	// noticed are the nodes under a spot interruption notice (their name:
+	// since when), read only when the copies have pods (burst_spot.go).
+	noticed map[string]time.Time
 	// failed records clusters where a write failed in this round.
 	failed bool
 }
@@ -127,6 +130,14 @@ func (l burstViewLoader) loadOne(ctx context.Context, p *hcav1.BurstPolicy, v *b
 		return
 	}
 	v.pods = pods.Items
+	if len(v.pods) > 0 {
+		noticed, err := burstNoticedNodes(cctx, m.Client)
+		if err != nil {
+			v.err = fmt.Errorf("list nodes in cluster %s: %w", v.name, err)
+			return
+		}
+		v.noticed = noticed
+	}
 }
 
 // burstTargets returns the primary Deployments the policy targets, sorted by

@@ -267,9 +267,10 @@ func (r *BurstReconciler) strategyToPolicy(_ context.Context, obj client.Object)
 }
 
 // memberWatches runs a pod informer per burst cluster, limited to pods
-// carrying BurstPolicyLabel. Input: the members the controller reaches.
-// Output: GenericEvents on events for the policy owning a changed pod
-// (readiness for Consul and status, pods going away), found with owners.
+// carrying BurstPolicyLabel, and a node informer. Input: the members the
+// controller reaches. Output: GenericEvents on events for the policy owning a
+// changed pod (readiness for Consul and status, pods going away) or a pod on a
+// node that just got a spot interruption notice, found with owners.
 type memberWatches struct {
 	events chan event.GenericEvent
 	// owners lists the policies (by namespace and policy label value) that
@@ -341,7 +342,33 @@ func (w *memberWatches) ensure(name string, m *Member) {
 			w.changed(o)
 		},
 	})
+	// A spot interruption notice is a node taint: wake the owners of the
+	// burst pods on the node at once (burst_spot.go replaces them).
+	nodeFactory := informers.NewSharedInformerFactory(m.Kube, 0)
+	nodes := nodeFactory.Core().V1().Nodes().Informer()
+	noticed := func(n *corev1.Node) {
+		for _, o := range inf.GetStore().List() {
+			if pod, ok := o.(*corev1.Pod); ok && pod.Spec.NodeName == n.Name {
+				w.changed(pod)
+			}
+		}
+	}
+	_, _ = nodes.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(o any) {
+			if n, ok := o.(*corev1.Node); ok && burstNodeNoticed(n) {
+				noticed(n)
+			}
+		},
+		UpdateFunc: func(o, n any) {
+			on, ok1 := o.(*corev1.Node)
+			nn, ok2 := n.(*corev1.Node)
+			if ok1 && ok2 && !burstNodeNoticed(on) && burstNodeNoticed(nn) {
+				noticed(nn)
+			}
+		},
+	})
 	factory.Start(mw.stop)
+	nodeFactory.Start(mw.stop)
 }
 
 // changed wakes the policy owning a burst cluster's pod.

@@ -30,6 +30,8 @@ import (
 const (
 	// EKSNodegroupLabel is the label EKS puts on a managed node group's nodes.
 	EKSNodegroupLabel = "eks.amazonaws.com/nodegroup"
+	// ACKNodePoolLabel is the label ACK puts on a node pool's nodes (its ID).
+	ACKNodePoolLabel = member.ACKNodePoolLabel
 	// EmptySinceAnnotation, on a node-group node, is since when (RFC 3339) no
 	// workload pod runs there: kept on the node so that a restarted runtime
 	// releases it on time, not 10 minutes late.
@@ -38,31 +40,43 @@ const (
 	DefaultCapacityInterval = 10 * time.Second
 )
 
-// NodeGroupCloud is what the capacity controller needs of the cloud
-// (member.AWSAPI implements it with the unmodified EKS SDK).
+// NodeGroupCloud is what the capacity controller needs of a node group's
+// cloud, in the same terms for EKS managed node groups and ACK node pools
+// (member.Clouds implements it with the unmodified EKS, Auto Scaling and CS
+// SDKs). Errors wrap member.ErrNodegroupNotFound, member.ErrThrottled and
+// member.ErrNoCloudAccess where they apply.
 type NodeGroupCloud interface {
-	DescribeNodegroup(ctx context.Context, cluster, region, name string) (member.NodegroupState, error)
-	SetNodegroupDesired(ctx context.Context, cluster, region, name string, desired int32) error
+	// DescribeGroup reads the group's desired size, bounds, status, issues.
+	DescribeGroup(ctx context.Context, g hcav1.NodeGroup) (member.GroupState, error)
+	// SetDesired sets its desired size.
+	SetDesired(ctx context.Context, g hcav1.NodeGroup, desired int32) error
+	// RemoveNodes releases exactly these nodes, lowering the desired size
+	// by as many.
+	RemoveNodes(ctx context.Context, g hcav1.NodeGroup, nodes []member.GroupNode) error
 }
 
 // CapacityReconciler grows and releases the node groups of burst clusters,
 // so that burst capacity is bought when a burst needs it and given back
 // after (scale from zero).
 //
-// Inputs: a HybridCluster with spec.nodeGroups, each group's state in the
-// cloud (desired size, min/max, status, health issues: always read back, never
+// Inputs: a HybridCluster with spec.nodeGroups (EKS managed node groups and
+// ACK node pools), each group's state in the cloud (desired size, min/max,
+// status, health issues: always read back, never
 // remembered, so a restarted runtime neither orders twice nor forgets an
 // order), the member cluster's nodes (by the node-group label) and its burst
 // pods that are Unschedulable, and the BurstPolicies those pods belong to
 // (capacity.allowSpot, capacity.scaleDownDelay). Decides with capacity.Plan
-// and capacity.Release. Outputs: the groups' desired sizes
-// (UpdateNodegroupConfig, never above the group's maximum), released nodes
-// cordoned first, EmptySinceAnnotation on nodes, status.nodeGroups and Events
-// on the HybridCluster.
+// and capacity.Release. Outputs: the groups' desired sizes (EKS
+// UpdateNodegroupConfig, ACK ModifyClusterNodePool; never above the group's
+// maximum), released nodes, EmptySinceAnnotation on nodes, status.nodeGroups
+// and Events on the HybridCluster. A node under a spot interruption notice
+// (SpotInterruptionTaint) is no room, and its group is the last choice for new
+// nodes while the notice lasts (capacity.Group.Interrupted).
 //
-// Releasing lowers the desired size by the number of empty nodes it picked,
-// after cordoning them; which instance the cloud then terminates is its
-// Auto Scaling group's choice (the lab's emulator takes empty nodes first).
+// Releasing cordons the empty nodes it picked, then removes exactly those
+// (EKS TerminateInstanceInAutoScalingGroup decrementing the desired
+// capacity, ACK DeleteClusterNodes releasing the instances), never taking a
+// group below its minimum: the cloud does not choose another node.
 //
 // +kubebuilder:rbac:groups=hca.dev,resources=hybridclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hca.dev,resources=hybridclusters/status,verbs=get;patch;update
@@ -102,7 +116,7 @@ func (r *CapacityReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // capacityGroup is one node group as this round sees it.
 type capacityGroup struct {
 	spec   hcav1.NodeGroup
-	cloud  member.NodegroupState
+	cloud  member.GroupState
 	status hcav1.NodeGroupStatus
 	plan   capacity.Group
 }
@@ -132,7 +146,7 @@ func (r *CapacityReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 
 func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster, now time.Time) (ctrl.Result, error) {
 	if r.Cloud == nil {
-		r.setAll(hc, "NoCloudAccess", "the runtime has no AWS access (set hca_runtime's aws block or AWS_REGION): node groups are not scaled")
+		r.setAll(hc, "NoCloudAccess", "the runtime has no cloud access (set hca_runtime's aws or alicloud block): node groups are not scaled")
 		return ctrl.Result{}, nil
 	}
 	m, err := r.Members.Get(ctx, hc.Name)
@@ -168,9 +182,9 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 	for _, gr := range plan.Grow {
 		g := findGroup(groups, gr.Group)
 		want := g.cloud.Desired + gr.Nodes
-		if err := r.Cloud.SetNodegroupDesired(ctx, g.spec.EKS.ClusterName, g.spec.EKS.Region, g.spec.EKS.NodegroupName, want); err != nil {
+		if err := r.Cloud.SetDesired(ctx, g.spec, want); err != nil {
 			r.recordRequest(hc.Name, g.spec.Name, gr.Nodes, err)
-			g.status.Reason, g.status.Message = "CloudError", err.Error()
+			g.status.Reason, g.status.Message = cloudReason(err), err.Error()
 			r.event(hc, corev1.EventTypeWarning, "NodeRequestFailed", "could not grow node group %s to %d nodes: %v", g.spec.Name, want, err)
 			errs = append(errs, err)
 			continue
@@ -202,7 +216,7 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 	if len(sets) == 0 {
 		var removals []capacity.Removal
 		removals, next = capacity.Release(now, planGroups, obs, delays, plan.Grow)
-		errs = append(errs, r.release(ctx, m, hc, groups, removals, now))
+		errs = append(errs, r.release(ctx, m, hc, groups, nodes.Items, removals, now))
 	}
 
 	hc.Status.NodeGroups = nil
@@ -233,19 +247,19 @@ func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridClu
 		if spec.Allocatable.Pods == 0 {
 			g.plan.Allocatable.Pods = 110
 		}
-		if spec.EKS == nil {
-			g.status.Reason, g.status.Message = "NotSupported", "ACK node pools are not scaled by this runtime yet"
-			g.plan.Unavailable = g.status.Message
-			out = append(out, g)
-			continue
-		}
 		for _, t := range spec.Taints {
 			g.plan.Taints = append(g.plan.Taints, capacity.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
 		}
 		for i := range nodes {
 			n := &nodes[i]
-			if n.Labels[EKSNodegroupLabel] == spec.EKS.NodegroupName && burstNodeReady(n) && n.DeletionTimestamp == nil {
+			if inGroup(spec, n) && burstNodeReady(n) && n.DeletionTimestamp == nil {
 				g.status.ReadyNodes++
+				if burstNodeNoticed(n) {
+					// Going away: no room, and new nodes go to other
+					// groups first (burst_spot.go moves its replicas).
+					g.plan.Interrupted++
+					continue
+				}
 				if !n.Spec.Unschedulable {
 					a, u := n.Status.Allocatable, use[n.Name]
 					g.plan.Room = append(g.plan.Room, capacity.Resources{
@@ -255,17 +269,19 @@ func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridClu
 				}
 			}
 		}
-		st, err := r.Cloud.DescribeNodegroup(ctx, spec.EKS.ClusterName, spec.EKS.Region, spec.EKS.NodegroupName)
+		st, err := r.Cloud.DescribeGroup(ctx, spec)
 		switch {
 		case errors.Is(err, member.ErrNodegroupNotFound):
-			g.status.Reason, g.status.Message = "NotFound", err.Error()+": create it (hca_eks_cluster node_groups) or fix spec.nodeGroups"
+			g.status.Reason, g.status.Message = "NotFound", err.Error()+": create it (hca_eks_cluster or hca_ack_cluster node_groups) or fix spec.nodeGroups"
 		case err != nil:
-			g.status.Reason, g.status.Message = "CloudError", err.Error()
+			g.status.Reason, g.status.Message = cloudReason(err), err.Error()
 		default:
 			g.cloud = st
 			g.status.DesiredNodes = st.Desired
 			g.status.RequestedNodes = max(0, st.Desired-g.status.ReadyNodes)
-			g.plan.Max = min(spec.MaxNodes, st.Max)
+			if st.Max > 0 { // 0: the cloud sets no bound (ACK without auto scaling)
+				g.plan.Max = min(spec.MaxNodes, st.Max)
+			}
 			g.plan.Min = max(spec.MinNodes, st.Min)
 			if g.plan.Min > g.plan.Max {
 				g.plan.Min = g.plan.Max
@@ -363,17 +379,11 @@ func (r *CapacityReconciler) demand(ctx context.Context, hc *hcav1.HybridCluster
 // markEmpty keeps EmptySinceAnnotation on the groups' nodes current and
 // returns them as capacity.Release sees them.
 func (r *CapacityReconciler) markEmpty(ctx context.Context, m *Member, groups []*capacityGroup, nodes []corev1.Node, use map[string]nodeUse, now time.Time) ([]capacity.Node, error) {
-	byNodegroup := map[string]string{}
-	for _, g := range groups {
-		if g.spec.EKS != nil {
-			byNodegroup[g.spec.EKS.NodegroupName] = g.spec.Name
-		}
-	}
 	var out []capacity.Node
 	var errs []error
 	for i := range nodes {
 		n := &nodes[i]
-		group, ok := byNodegroup[n.Labels[EKSNodegroupLabel]]
+		group, ok := groupOf(groups, n)
 		if !ok || n.DeletionTimestamp != nil {
 			continue
 		}
@@ -445,41 +455,55 @@ func workloadless(p *corev1.Pod) bool {
 	return false
 }
 
-// release cordons the nodes picked for release and lowers their groups'
-// desired sizes by as many.
-func (r *CapacityReconciler) release(ctx context.Context, m *Member, hc *hcav1.HybridCluster, groups []*capacityGroup, removals []capacity.Removal, now time.Time) error {
+// release cordons the nodes picked for release and removes exactly those
+// from their groups (never below a group's minimum).
+func (r *CapacityReconciler) release(ctx context.Context, m *Member, hc *hcav1.HybridCluster, groups []*capacityGroup, nodes []corev1.Node, removals []capacity.Removal, now time.Time) error {
 	per := map[string][]capacity.Removal{}
 	for _, rm := range removals {
 		per[rm.Group] = append(per[rm.Group], rm)
 	}
+	byName := map[string]*corev1.Node{}
+	for i := range nodes {
+		byName[nodes[i].Name] = &nodes[i]
+	}
 	var errs []error
 	for _, g := range groups {
 		list := per[g.spec.Name]
-		if len(list) == 0 || g.status.Reason == "NotFound" || g.status.Reason == "CloudError" || g.cloud.Status != "ACTIVE" {
+		if len(list) == 0 || g.status.Reason == "NotFound" || g.cloud.Status != "ACTIVE" {
 			continue
 		}
+		// Never below the minimum, whatever the planner said.
+		list = list[:max(0, min(len(list), int(g.cloud.Desired-g.plan.Min)))]
+		var gone []member.GroupNode
 		var names []string
 		for _, rm := range list {
-			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: rm.Node}}
-			if err := m.Client.Patch(ctx, n, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"unschedulable":true}}`))); err != nil && !apierrors.IsNotFound(err) {
-				errs = append(errs, fmt.Errorf("cordon node %s: %w", rm.Node, err))
+			n := byName[rm.Node]
+			if n == nil || !inGroup(g.spec, n) {
 				continue
 			}
-			names = append(names, rm.Node)
+			if !n.Spec.Unschedulable {
+				if err := m.Client.Patch(ctx, n, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"unschedulable":true}}`))); err != nil {
+					if !apierrors.IsNotFound(err) {
+						errs = append(errs, fmt.Errorf("cordon node %s: %w", rm.Node, err))
+					}
+					continue
+				}
+			}
+			gone = append(gone, member.GroupNode{Name: n.Name, ProviderID: n.Spec.ProviderID})
+			names = append(names, n.Name)
 		}
-		if len(names) == 0 {
+		if len(gone) == 0 {
 			continue
 		}
-		want := max(g.cloud.Desired-int32(len(names)), g.plan.Min)
-		if want == g.cloud.Desired {
-			continue
-		}
-		if err := r.Cloud.SetNodegroupDesired(ctx, g.spec.EKS.ClusterName, g.spec.EKS.Region, g.spec.EKS.NodegroupName, want); err != nil {
+		if err := r.Cloud.RemoveNodes(ctx, g.spec, gone); err != nil {
 			r.recordRelease(hc.Name, g.spec.Name, err)
+			g.status.Reason, g.status.Message = cloudReason(err), err.Error()
+			r.event(hc, corev1.EventTypeWarning, "NodeReleaseFailed", "could not release %s of node group %s: %v", strings.Join(names, ", "), g.spec.Name, err)
 			errs = append(errs, err)
 			continue
 		}
 		r.recordRelease(hc.Name, g.spec.Name, nil)
+		want := g.cloud.Desired - int32(len(gone))
 		g.status.DesiredNodes = want
 		t := metav1.NewTime(now)
 		g.status.LastScaleTime = &t
@@ -487,6 +511,41 @@ func (r *CapacityReconciler) release(ctx context.Context, m *Member, hc *hcav1.H
 			g.spec.Name, g.cloud.Desired, want, strings.Join(names, ", "), list[0].Reason)
 	}
 	return errors.Join(errs...)
+}
+
+// inGroup reports whether a node belongs to the node group, by the label
+// its cloud puts on the group's nodes.
+func inGroup(g hcav1.NodeGroup, n *corev1.Node) bool {
+	switch {
+	case g.EKS != nil:
+		return n.Labels[EKSNodegroupLabel] == g.EKS.NodegroupName
+	case g.ACK != nil:
+		return n.Labels[ACKNodePoolLabel] == g.ACK.NodePoolID
+	}
+	return false
+}
+
+// groupOf names the node group a node belongs to.
+func groupOf(groups []*capacityGroup, n *corev1.Node) (string, bool) {
+	for _, g := range groups {
+		if inGroup(g.spec, n) {
+			return g.spec.Name, true
+		}
+	}
+	return "", false
+}
+
+// cloudReason is the status reason for a failed cloud call.
+func cloudReason(err error) string {
+	switch {
+	case errors.Is(err, member.ErrThrottled):
+		return "Throttled"
+	case errors.Is(err, member.ErrNoCloudAccess):
+		return "NoCloudAccess"
+	case errors.Is(err, member.ErrNodegroupNotFound):
+		return "NotFound"
+	}
+	return "CloudError"
 }
 
 func (r *CapacityReconciler) setAll(hc *hcav1.HybridCluster, reason, msg string) {

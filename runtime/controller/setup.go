@@ -62,10 +62,11 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 	}
 	rec := mgr.GetEventRecorder("hca-runtime")
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
-		"slo controller":                  &SLOReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
-		"horizontal strategy controller":  &HorizontalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
-		"vertical strategy controller":    &VerticalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
-		"federated autoscaler controller": &FederatedAutoscalerReconciler{Client: mgr.GetClient(), Members: d.Members, Clock: d.Clock, Recorder: rec},
+		"slo controller":                      &SLOReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
+		"horizontal strategy controller":      &HorizontalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
+		"vertical strategy controller":        &VerticalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
+		"multi-objective strategy controller": &MultiObjectiveStrategyReconciler{Client: mgr.GetClient(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
+		"federated autoscaler controller":     &FederatedAutoscalerReconciler{Client: mgr.GetClient(), Members: d.Members, Clock: d.Clock, Recorder: rec},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("set up %s: %w", name, err)

@@ -120,6 +120,9 @@ type AWSAPI struct {
 	Config      aws.Config
 	EKSEndpoint string
 	STSEndpoint string
+	// AutoScalingEndpoint is the Auto Scaling API's base URL ("": the
+	// region's public endpoint; the lab serves it on the EKS emulator's URL).
+	AutoScalingEndpoint string
 }
 
 func (a *AWSAPI) regional(region string) aws.Config {

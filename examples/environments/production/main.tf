@@ -74,13 +74,28 @@ module "hybrid_burst" {
         endpoint_private_access = true
         runtime_role_arn        = var.eks_runtime_role_arn
         tags                    = { environment = "production" }
-        node_group = {
-          node_role_arn  = var.eks_node_role_arn
-          instance_types = ["m5.xlarge", "m5a.xlarge"]
-          min_size       = 2
-          max_size       = 40
-          desired_size   = 2
-        }
+        # An on-demand and a spot group, sized by the runtime from 0 (the
+        # spot one only for workloads whose capacity allows spot); the spot
+        # nodes are tainted so that only bursting replicas land there.
+        node_groups = [
+          {
+            name           = "burst"
+            node_role_arn  = var.eks_node_role_arn
+            instance_types = ["m5.xlarge", "m5a.xlarge"]
+            max_size       = 40
+            allocatable    = { cpu = "3920m", memory = "15Gi", pods = 58 }
+            price_per_hour = "0.214"
+          },
+          {
+            name           = "burst-spot"
+            node_role_arn  = var.eks_node_role_arn
+            instance_types = ["m5.xlarge", "m5a.xlarge"]
+            capacity_type  = "SPOT"
+            max_size       = 40
+            allocatable    = { cpu = "3920m", memory = "15Gi", pods = 58 }
+            price_per_hour = "0.085"
+          },
+        ]
       }
     }
     "prod-ack" = {
@@ -94,6 +109,14 @@ module "hybrid_burst" {
         vswitch_ids           = var.ack_vswitch_ids
         worker_instance_types = ["ecs.g6.xlarge", "ecs.c6.xlarge"]
         worker_count          = 6
+        # A pool at 0 nodes that the runtime grows for bursts.
+        node_pools = [{
+          name           = "burst"
+          instance_types = ["ecs.g6.xlarge"]
+          max_size       = 20
+          allocatable    = { cpu = "3900m", memory = "14Gi", pods = 64 }
+          price_per_hour = "0.19"
+        }]
       }
     }
   }
@@ -106,6 +129,8 @@ module "hybrid_burst" {
       min_replicas = 4
       max_replicas = 200
       placement    = "cheapest"
+      # Spot burst nodes first; a node empty for 5 minutes is released.
+      capacity = { allow_spot = true, scale_down_delay = "5m" }
       metrics = [
         { type = "Resource", resource = { name = "cpu", target_average_utilization = 70 } },
         {

@@ -58,13 +58,15 @@ module "hybrid_burst" {
         role_arn   = var.eks_cluster_role_arn
         subnet_ids = var.eks_subnet_ids
         tags       = { environment = "staging" }
-        node_group = {
+        # At 0 nodes outside bursts: the runtime grows the group (no
+        # desired_size) and releases its nodes after the scale-down delay.
+        node_groups = [{
           node_role_arn  = var.eks_node_role_arn
           instance_types = ["t3.large"]
-          min_size       = 0
           max_size       = 3
-          desired_size   = 1
-        }
+          allocatable    = { cpu = "1930m", memory = "7Gi", pods = 35 }
+          price_per_hour = "0.0832"
+        }]
       }
     }
   }

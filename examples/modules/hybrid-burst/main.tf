@@ -34,6 +34,43 @@ locals {
       kubeconfig       = c.kubeconfig
     } },
   )
+
+  # The node groups each burst target hands to the runtime (those without
+  # desired_size), as hca_cluster's node_groups: their identifiers come from
+  # the cloud cluster resources, what the runtime plans with from the input.
+  taint_effects = { NO_SCHEDULE = "NoSchedule", NO_EXECUTE = "NoExecute", PREFER_NO_SCHEDULE = "PreferNoSchedule" }
+  runtime_node_groups = merge(
+    { for k, c in hca_eks_cluster.this : k => [
+      for i, g in var.burst_targets[k].eks.node_groups : {
+        name           = g.name
+        eks            = c.node_groups[i].eks
+        ack            = null
+        instance_type  = g.instance_types[0]
+        capacity_type  = g.capacity_type == "SPOT" ? "Spot" : "OnDemand"
+        allocatable    = g.allocatable
+        price_per_hour = g.price_per_hour
+        min_nodes      = g.min_size
+        max_nodes      = g.max_size
+        labels         = g.labels
+        taints         = g.taints == null ? null : [for t in g.taints : { key = t.key, value = t.value, effect = local.taint_effects[t.effect] }]
+      } if g.desired_size == null
+    ] },
+    { for k, c in hca_ack_cluster.this : k => [
+      for i, p in var.burst_targets[k].ack.node_pools : {
+        name           = p.name
+        eks            = null
+        ack            = c.node_pools[i].ack
+        instance_type  = p.instance_types[0]
+        capacity_type  = p.capacity_type == "SPOT" ? "Spot" : "OnDemand"
+        allocatable    = p.allocatable
+        price_per_hour = p.price_per_hour
+        min_nodes      = 0
+        max_nodes      = p.max_size
+        labels         = null
+        taints         = null
+      } if p.desired_size == null
+    ] },
+  )
 }
 
 # Read before anything is planned: a wrong or unreachable control cluster
@@ -83,14 +120,19 @@ resource "hca_eks_cluster" "this" {
   # Null rather than {}: EKS reads an untagged cluster back without tags.
   tags = length(each.value.eks.tags) > 0 ? each.value.eks.tags : null
 
-  node_group = {
-    name           = each.value.eks.node_group.name
-    node_role_arn  = each.value.eks.node_group.node_role_arn
-    instance_types = each.value.eks.node_group.instance_types
-    min_size       = each.value.eks.node_group.min_size
-    max_size       = each.value.eks.node_group.max_size
-    desired_size   = coalesce(each.value.eks.node_group.desired_size, each.value.eks.node_group.min_size)
-  }
+  # A group without desired_size starts at min_size (0 by default) and its
+  # size is the runtime's: it is listed in the target's hca_cluster.node_groups.
+  node_groups = [for g in each.value.eks.node_groups : {
+    name           = g.name
+    node_role_arn  = g.node_role_arn
+    instance_types = g.instance_types
+    capacity_type  = g.capacity_type
+    min_size       = g.min_size
+    max_size       = g.max_size
+    desired_size   = g.desired_size
+    labels         = g.labels
+    taints         = g.taints
+  }]
 }
 
 resource "hca_ack_cluster" "this" {
@@ -103,6 +145,12 @@ resource "hca_ack_cluster" "this" {
   vswitch_ids           = each.value.ack.vswitch_ids
   worker_instance_types = each.value.ack.worker_instance_types
   worker_count          = each.value.ack.worker_count
+  node_pools = length(each.value.ack.node_pools) == 0 ? null : [for p in each.value.ack.node_pools : {
+    name           = p.name
+    instance_types = p.instance_types
+    capacity_type  = p.capacity_type
+    desired_size   = p.desired_size
+  }]
 }
 
 # Every burst target, registered with the outputs of the cluster created above.
@@ -122,6 +170,7 @@ resource "hca_cluster" "burst" {
   price_per_gib_hour    = each.value.price_per_gib_hour
   max_cpu               = each.value.max_cpu
   max_pods              = each.value.max_pods
+  node_groups           = length(local.runtime_node_groups[each.key]) == 0 ? null : local.runtime_node_groups[each.key]
 }
 
 resource "hca_burst_policy" "this" {
@@ -151,4 +200,5 @@ resource "hca_burst_policy" "this" {
   algorithm         = each.value.algorithm
   propagate         = each.value.propagate
   consul            = each.value.consul
+  capacity          = each.value.capacity
 }

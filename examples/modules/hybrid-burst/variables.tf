@@ -118,8 +118,8 @@ variable "burst_targets" {
     - priority: placement rank, 0 to 1000000 (higher first); also the default order of the workloads' burst targets. Default 0.
     - price_per_vcpu_hour, price_per_gib_hour: the cluster's cost, decimals such as "0.0464"; both or neither. Used by placement "cheapest" and to scale back the most expensive replicas first.
     - max_cpu, max_pods: most CPU (a quantity) and pods HCA may place there; null: no limit.
-    - eks: cluster_name, version ("1.34"), role_arn, subnet_ids (at least 2), security_group_ids, endpoint_public_access, endpoint_private_access, tags, runtime_role_arn (the IAM role the runtime assumes to mint tokens) and node_group (name, default "burst"; node_role_arn; instance_types; min_size, default 0; max_size; desired_size, default min_size).
-    - ack: cluster_name, region (null: the provider's alicloud region), kubernetes_version, cluster_spec ("ack.pro.small" or "ack.standard"), vswitch_ids, worker_instance_types, worker_count.
+    - eks: cluster_name, version ("1.34"), role_arn, subnet_ids (at least 2), security_group_ids, endpoint_public_access, endpoint_private_access, tags, runtime_role_arn (the IAM role the runtime assumes to mint tokens) and node_groups, a list of managed node groups (name, default "burst"; node_role_arn; instance_types; capacity_type "ON_DEMAND" (default) or "SPOT"; min_size, default 0; max_size; desired_size; labels; taints with EKS effects such as "NO_SCHEDULE"). A group without desired_size is handed to the runtime: it starts at min_size, the runtime grows and releases it, and it needs allocatable (cpu, memory, pods: what one node offers pods) and price_per_hour (one node's price, such as "0.192"); its name must then be a DNS label.
+    - ack: cluster_name, region (null: the provider's alicloud region), kubernetes_version, cluster_spec ("ack.pro.small" or "ack.standard"), vswitch_ids, worker_instance_types, worker_count, and node_pools (name, instance_types, capacity_type, desired_size; a pool without desired_size starts at 0 nodes, is handed to the runtime and needs max_size, allocatable and price_per_hour).
   EOT
   type = map(object({
     provider_type       = string
@@ -138,14 +138,27 @@ variable "burst_targets" {
       endpoint_private_access = optional(bool)
       tags                    = optional(map(string), {})
       runtime_role_arn        = optional(string)
-      node_group = object({
+      node_groups = list(object({
         name           = optional(string, "burst")
         node_role_arn  = string
         instance_types = list(string)
+        capacity_type  = optional(string, "ON_DEMAND")
         min_size       = optional(number, 0)
         max_size       = number
         desired_size   = optional(number)
-      })
+        labels         = optional(map(string))
+        taints = optional(list(object({
+          key    = string
+          value  = optional(string)
+          effect = string
+        })))
+        allocatable = optional(object({
+          cpu    = string
+          memory = string
+          pods   = optional(number)
+        }))
+        price_per_hour = optional(string)
+      }))
     }))
     ack = optional(object({
       cluster_name          = optional(string)
@@ -155,6 +168,19 @@ variable "burst_targets" {
       vswitch_ids           = list(string)
       worker_instance_types = list(string)
       worker_count          = number
+      node_pools = optional(list(object({
+        name           = string
+        instance_types = list(string)
+        capacity_type  = optional(string, "ON_DEMAND")
+        desired_size   = optional(number)
+        max_size       = optional(number)
+        allocatable = optional(object({
+          cpu    = string
+          memory = string
+          pods   = optional(number)
+        }))
+        price_per_hour = optional(string)
+      })), [])
     }))
   }))
   default = {}
@@ -184,12 +210,17 @@ variable "burst_targets" {
     error_message = "burst_targets: priority must be a whole number from 0 to 1000000. Invalid: ${join(", ", [for k, t in var.burst_targets : format("%q", k) if !(t.priority == null ? false : t.priority >= 0 && t.priority <= 1000000 && floor(t.priority) == t.priority)])}."
   }
   validation {
-    condition = alltrue([for t in values(var.burst_targets) : t.eks == null ? true : (
-      t.eks.node_group.min_size <= t.eks.node_group.max_size &&
-      coalesce(t.eks.node_group.desired_size, t.eks.node_group.min_size) >= t.eks.node_group.min_size &&
-      coalesce(t.eks.node_group.desired_size, t.eks.node_group.min_size) <= t.eks.node_group.max_size
-    )])
-    error_message = "burst_targets: eks.node_group must satisfy min_size <= desired_size <= max_size (desired_size defaults to min_size). Invalid: ${join(", ", [for k, t in var.burst_targets : format("%q", k) if t.eks == null ? false : !(t.eks.node_group.min_size <= t.eks.node_group.max_size && coalesce(t.eks.node_group.desired_size, t.eks.node_group.min_size) >= t.eks.node_group.min_size && coalesce(t.eks.node_group.desired_size, t.eks.node_group.min_size) <= t.eks.node_group.max_size)])}."
+    condition = alltrue(flatten([for t in values(var.burst_targets) : t.eks == null ? [] : [for g in t.eks.node_groups :
+      g.min_size <= g.max_size && (g.desired_size == null ? true : g.desired_size >= g.min_size && g.desired_size <= g.max_size)
+    ]]))
+    error_message = "burst_targets: every eks.node_groups element must satisfy min_size <= max_size, and min_size <= desired_size <= max_size when desired_size is set. Invalid: ${join(", ", flatten([for k, t in var.burst_targets : t.eks == null ? [] : [for g in t.eks.node_groups : format("%q (%s)", k, g.name) if !(g.min_size <= g.max_size && (g.desired_size == null ? true : g.desired_size >= g.min_size && g.desired_size <= g.max_size))]]))}."
+  }
+  validation {
+    condition = alltrue(flatten([for t in values(var.burst_targets) : concat(
+      t.eks == null ? [] : [for g in t.eks.node_groups : g.allocatable != null && g.price_per_hour != null && can(regex("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", g.name)) if g.desired_size == null],
+      t.ack == null ? [] : [for p in t.ack.node_pools : p.allocatable != null && p.price_per_hour != null && p.max_size != null if p.desired_size == null],
+    )]))
+    error_message = "burst_targets: a node group or pool without desired_size is handed to the runtime, which needs its allocatable and price_per_hour (and a pool's max_size), and a DNS label as name: set them, or set desired_size to keep the size in Terraform. Invalid: ${join(", ", flatten([for k, t in var.burst_targets : concat(t.eks == null ? [] : [for g in t.eks.node_groups : format("%q (%s)", k, g.name) if g.desired_size == null && !(g.allocatable != null && g.price_per_hour != null && can(regex("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", g.name)))], t.ack == null ? [] : [for p in t.ack.node_pools : format("%q (%s)", k, p.name) if p.desired_size == null && !(p.allocatable != null && p.price_per_hour != null && p.max_size != null)])]))}."
   }
 }
 
@@ -202,6 +233,7 @@ variable "workloads" {
     - min_replicas (default 1), max_replicas: replicas of the workload over all clusters.
     - placement: "priority" (default), "cheapest", "weighted" or "capacity".
     - pending_threshold: how long a pod must stay Unschedulable before bursting, a Go duration (default "5s").
+    - capacity: allow_spot (the runtime may buy spot nodes, first) and scale_down_delay (how long a burst node stays empty before it is released, default "10m"); null: on-demand only.
     - metrics, algorithm, propagate, consul: as the hca_burst_policy arguments of the same names (null: the API's defaults: CPU at 80 %, algorithm "kubernetes", nothing propagated, no Consul registration).
   EOT
   type = map(object({
@@ -217,6 +249,10 @@ variable "workloads" {
     max_replicas      = number
     placement         = optional(string)
     pending_threshold = optional(string)
+    capacity = optional(object({
+      allow_spot       = optional(bool)
+      scale_down_delay = optional(string)
+    }))
     metrics = optional(list(object({
       type = string
       resource = optional(object({

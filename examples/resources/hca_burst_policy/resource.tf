@@ -38,6 +38,13 @@ resource "hca_burst_policy" "web" {
   }
 
   pending_threshold = "5s"
+
+  # Burst nodes (hca_cluster.node_groups): spot groups may be bought, and
+  # first; a node empty for 5 minutes is released.
+  capacity = {
+    allow_spot       = true
+    scale_down_delay = "5m"
+  }
 }
 
 output "web_phase" {

@@ -47,6 +47,31 @@ resource "hca_cluster" "eks" {
   priority            = 5
   price_per_vcpu_hour = "0.0464"
   price_per_gib_hour  = "0.0058"
+
+  # Node groups the runtime grows for bursts and releases afterwards. eks
+  # usually references hca_eks_cluster.<label>.node_groups[i].eks; the
+  # group's desired_size is left unset there.
+  node_groups = [
+    {
+      name           = "burst"
+      eks            = { cluster_name = "burst-1", region = "eu-west-1", nodegroup_name = "burst" }
+      instance_type  = "m5.xlarge"
+      allocatable    = { cpu = "3920m", memory = "15Gi", pods = 58 }
+      price_per_hour = "0.214"
+      max_nodes      = 10
+    },
+    {
+      name           = "burst-spot"
+      eks            = { cluster_name = "burst-1", region = "eu-west-1", nodegroup_name = "burst-spot" }
+      instance_type  = "m5.xlarge"
+      capacity_type  = "Spot" # used only by burst policies with capacity.allow_spot
+      allocatable    = { cpu = "3920m", memory = "15Gi", pods = 58 }
+      price_per_hour = "0.08"
+      max_nodes      = 20
+      labels         = { "hca.dev/burst" = "true" }
+      taints         = [{ key = "hca.dev/spot", value = "true", effect = "NoSchedule" }]
+    },
+  ]
 }
 
 output "eks_reachable" {

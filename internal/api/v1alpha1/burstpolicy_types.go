@@ -616,6 +616,14 @@ type ClusterReplicas struct {
 	// +optional
 	Pending int32 `json:"pending"`
 
+	// Interrupted is the number of pods there on nodes under a spot
+	// interruption notice: they keep serving until their replacements are
+	// Ready, then they are removed.
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Interrupted int32 `json:"interrupted,omitempty"`
+
 	// NodesReady and NodesRequested are the cluster's node-group nodes
 	// Ready and booting (burst clusters with node groups).
 	//

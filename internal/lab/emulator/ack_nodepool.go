@@ -122,6 +122,12 @@ func (a *ACK) nodePoolViewLocked(c *ackCluster, p ackPool) ackNodePool {
 	case st.ready > p.count:
 		state = "removing"
 	}
+	// Nodes the pool cannot create (ECS quota, no stock) count as failed
+	// until they can be.
+	failed := 0
+	if st.issue != nil {
+		failed = max(0, p.count-st.ready-st.booting)
+	}
 	types := []string{}
 	if p.instanceType != "" {
 		types = []string{p.instanceType}
@@ -132,7 +138,7 @@ func (a *ACK) nodePoolViewLocked(c *ackCluster, p ackPool) ackNodePool {
 		ScalingGroup: ackScalingGroup{ScalingGroupID: "asg-" + p.id[2:22], InstanceTypes: types, DesiredSize: p.count,
 			VSwitchIDs: append([]string{}, c.vswitchIDs...), SpotStrategy: p.spotStrategy, InstanceChargeType: "PostPaid"},
 		Status: ackNodePoolStatus{State: state, TotalNodes: st.ready + st.booting, HealthyNodes: st.ready, ServingNodes: st.ready,
-			InitialNodes: st.booting, RemovingNodes: max(0, st.ready-p.count)},
+			InitialNodes: st.booting, FailedNodes: failed, RemovingNodes: max(0, st.ready-p.count)},
 	}
 }
 

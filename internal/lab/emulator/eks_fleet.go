@@ -18,8 +18,10 @@ import (
 func (a *AWS) eksFleetSet(key fleetKey, ng *eksNodegroupState) {
 	it := ng.view.InstanceTypes[0]
 	vcpus, _ := strconv.Atoi(eksInstanceTypes[it].CPU)
+	zone := ng.pool.Labels["topology.kubernetes.io/region"] + "a"
 	a.fleet.set(key, poolSpec{shape: ng.pool, capacityType: ng.view.CapacityType, instanceType: it, vcpus: vcpus,
-		desired: *ng.view.ScalingConfig.DesiredSize, boot: bootFromTag(ng.view.Tags)})
+		desired: *ng.view.ScalingConfig.DesiredSize, boot: bootFromTag(ng.view.Tags),
+		providerID: func(node string) string { return "aws:///" + zone + "/" + ec2InstanceID(key.cluster, node) }})
 }
 
 // eksLaunchError is a node group creation that failed because its instances

@@ -73,6 +73,7 @@ type fleetPool struct {
 	noticed      map[string]bool        // under a spot interruption notice
 	next         int                    // index of the next node's name
 	boot         time.Duration          // boot delay of its nodes
+	providerID   func(node string) string
 	issue        *launchIssue
 	removed      bool
 }
@@ -131,6 +132,8 @@ type poolSpec struct {
 	boot *time.Duration
 	// existing names nodes that are Ready already (created with their cluster).
 	existing []string
+	// providerID, when set, gives each node it boots its spec.providerID.
+	providerID func(node string) string
 }
 
 // LabBootDelayTag is a tag of an EKS node group (or an ACK cluster) whose value,
@@ -177,6 +180,7 @@ func (f *fleet) set(key fleetKey, spec poolSpec) {
 	}
 	p.shape, p.capacityType, p.instanceType, p.vcpus, p.desired = spec.shape, spec.capacityType, spec.instanceType, spec.vcpus, spec.desired
 	p.boot = f.boot
+	p.providerID = spec.providerID
 	if spec.boot != nil {
 		p.boot = *spec.boot
 	}
@@ -187,6 +191,31 @@ func (f *fleet) set(key fleetKey, spec poolSpec) {
 // as many, as ACK's RemoveNodePoolNodes and DeleteClusterNodes do. It returns
 // the names that are not Ready nodes of the pool.
 func (f *fleet) removeNodes(key fleetKey, names []string) (unknown []string) {
+	return f.terminate(key, names, true)
+}
+
+// readyNodes lists a pool's Ready nodes that are not being removed.
+func (f *fleet) readyNodes(key fleetKey) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.pools[key]
+	if p == nil {
+		return nil
+	}
+	var out []string
+	for n := range p.ready {
+		if !p.removing[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// terminate removes the named Ready nodes of a pool; with decrement its
+// desired size drops by as many, else the pool boots replacements (Auto
+// Scaling's TerminateInstanceInAutoScalingGroup). It returns the names that
+// are not Ready nodes of the pool, and then removes none.
+func (f *fleet) terminate(key fleetKey, names []string, decrement bool) (unknown []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := f.pools[key]
@@ -204,7 +233,11 @@ func (f *fleet) removeNodes(key fleetKey, names []string) (unknown []string) {
 	for _, v := range victims {
 		p.removing[v] = true
 	}
-	p.desired -= len(victims)
+	if decrement {
+		p.desired -= len(victims)
+	} else {
+		f.reconcileLocked(p)
+	}
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
@@ -368,6 +401,9 @@ func (f *fleet) bootNode(p *fleetPool, name string) {
 	f.mu.Lock()
 	_, wanted := p.booting[name]
 	shape := p.shape
+	if p.providerID != nil {
+		shape.ProviderID = p.providerID(name)
+	}
 	f.mu.Unlock()
 	if !wanted {
 		return

@@ -79,6 +79,10 @@ func (a *AWS) serveSTS(w http.ResponseWriter, r *http.Request) {
 		stsError(w, asJSON, reqID, http.StatusMethodNotAllowed, "Sender", "InvalidAction", "STS accepts GET and POST requests only")
 		return
 	}
+	if r.Method == http.MethodPost && params.Get("Version") == asVersion {
+		a.serveAutoScaling(w, r, body, params)
+		return
+	}
 	if _, aerr := a.awsVerify(awsFromHTTP(r, a.base.Scheme, body), "sts"); aerr != nil {
 		code := map[awsAuthKind]string{
 			awsAuthMissing:      "MissingAuthenticationToken",

@@ -30,6 +30,17 @@ type LoadRequest struct {
 	// CPUPerRequest is the CPU cost of one request in CPU-seconds (> 0;
 	// default DefaultCPUPerRequest).
 	CPUPerRequest *float64 `json:"cpuPerRequest"`
+	// Memory is the app's memory behaviour (optional; unset: none, a pod's
+	// memory limit changes nothing): pods then report their working set and
+	// a too-small memory limit slows them down (workload.ComputeMemory).
+	Memory *MemoryModel `json:"memory,omitempty"`
+}
+
+// MemoryModel is workload.Memory in the API: every field >= 0.
+type MemoryModel struct {
+	BaseMiB       float64 `json:"baseMiB"`
+	PerRequestMiB float64 `json:"perRequestMiB"`
+	GCCost        float64 `json:"gcCost"`
 }
 
 // APIError is the JSON body of every API error.
@@ -45,7 +56,8 @@ type APIError struct {
 //	GET    /healthz                              simulator health (JSON)
 //	GET    /v1/apps                              every app's status
 //	GET    /v1/apps/{namespace}/{name}           one app's status
-//	PUT    /v1/apps/{namespace}/{name}           set a fixed load: {"rps": 50, "cpuPerRequest": 0.01}
+//	PUT    /v1/apps/{namespace}/{name}           set a fixed load: {"rps": 50, "cpuPerRequest": 0.01,
+//	                                             "memory": {"baseMiB": 250, "perRequestMiB": 1, "gcCost": 0.05}}
 //	PUT    /v1/apps/{namespace}/{name}/trace     replay a CSV trace (seconds,requests_per_second) from now;
 //	                                             optional ?cpuPerRequest= sets the cost
 //	DELETE /v1/apps/{namespace}/{name}           forget the app and its series
@@ -146,7 +158,11 @@ func (s *Sim) putApp(w http.ResponseWriter, r *http.Request) {
 	if req.CPUPerRequest != nil {
 		cost = *req.CPUPerRequest
 	}
-	s.setLoad(k, *req.RPS, cost)
+	var mem workload.Memory
+	if m := req.Memory; m != nil {
+		mem = workload.Memory{BaseMiB: m.BaseMiB, PerRequestMiB: m.PerRequestMiB, GCCost: m.GCCost}
+	}
+	s.setLoadMemory(k, *req.RPS, cost, mem)
 	st, _ := s.App(k.namespace, k.name)
 	writeJSON(w, http.StatusOK, st)
 }
@@ -172,7 +188,7 @@ func parseLoadRequest(body []byte) (LoadRequest, string, error) {
 			return req, "body", fmt.Errorf("body is not valid JSON at byte %d: %v", synErr.Offset, err)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return req, f, fmt.Errorf("unknown field %q: the allowed fields are rps and cpuPerRequest", f)
+			return req, f, fmt.Errorf("unknown field %q: the allowed fields are rps, cpuPerRequest and memory (baseMiB, perRequestMiB, gcCost)", f)
 		default:
 			return req, "body", fmt.Errorf("body is not valid JSON: %v", err)
 		}
@@ -188,6 +204,16 @@ func parseLoadRequest(body []byte) (LoadRequest, string, error) {
 	}
 	if req.CPUPerRequest != nil && !(*req.CPUPerRequest > 0) {
 		return req, "cpuPerRequest", fmt.Errorf("cpuPerRequest must be > 0 CPU-seconds per request (got %v); omit it for the default %v", *req.CPUPerRequest, workload.DefaultCPUPerRequest)
+	}
+	if m := req.Memory; m != nil {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"memory.baseMiB", m.BaseMiB}, {"memory.perRequestMiB", m.PerRequestMiB}, {"memory.gcCost", m.GCCost}} {
+			if !(f.v >= 0) || math.IsInf(f.v, 0) {
+				return req, f.name, fmt.Errorf("%s must be a finite number >= 0 (got %v)", f.name, f.v)
+			}
+		}
 	}
 	return req, "", nil
 }

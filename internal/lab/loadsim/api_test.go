@@ -89,6 +89,7 @@ func TestAPIValidation(t *testing.T) {
 		{"rps as string", "PUT", "/v1/apps/shop/web", `{"rps": "50"}`, 400, "rps", "rps must be a finite number"},
 		{"rps overflows", "PUT", "/v1/apps/shop/web", `{"rps": 1e400}`, 400, "rps", "rps must be a finite number"},
 		{"unknown field", "PUT", "/v1/apps/shop/web", `{"rps": 5, "cpu": 1}`, 400, "cpu", `unknown field "cpu"`},
+		{"negative memory cost", "PUT", "/v1/apps/shop/web", `{"rps": 5, "memory": {"baseMiB": 250, "perRequestMiB": 1, "gcCost": -0.1}}`, 400, "memory.gcCost", "memory.gcCost must be a finite number >= 0 (got -0.1)"},
 		{"not JSON", "PUT", "/v1/apps/shop/web", `rps=5`, 400, "body", "not valid JSON"},
 		{"array", "PUT", "/v1/apps/shop/web", `[1]`, 400, "body", "must be a JSON object"},
 		{"empty body", "PUT", "/v1/apps/shop/web", ``, 400, "body", "body is empty"},

@@ -23,6 +23,11 @@ var (
 		append(append([]string{}, podLabels...), "code"), nil)
 	descLatency = prometheus.NewDesc("http_request_duration_seconds",
 		"Simulated response time of served requests (M/M/1 model; bucket counts are expected values, rounded down).", podLabels, nil)
+	descMemory = prometheus.NewDesc("container_memory_working_set_bytes",
+		"Simulated working set of the app's container, in bytes (only for pods with a memory limit of an app with a memory model).",
+		append(append([]string{}, podLabels...), "container"), nil)
+	descMemLimit = prometheus.NewDesc("loadsim_memory_limit_bytes",
+		"Memory limit of the pod (sum over its containers), in bytes; absent when no container has one.", podLabels, nil)
 	descOffered = prometheus.NewDesc("loadsim_offered_load_rps",
 		"Load currently offered to the app across all clusters, in requests per second.", []string{"namespace", "app"}, nil)
 	descReady = prometheus.NewDesc("loadsim_ready_pods",
@@ -34,7 +39,7 @@ var (
 type collector struct{ s *Sim }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCPU, descRequest, descLimit, descRequests, descLatency, descOffered, descReady} {
+	for _, d := range []*prometheus.Desc{descCPU, descMemory, descMemLimit, descRequest, descLimit, descRequests, descLatency, descOffered, descReady} {
 		ch <- d
 	}
 }
@@ -53,6 +58,12 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descCPU, prometheus.CounterValue, p.cpuSeconds, cl, ns, pod, name, "app")
 			ch <- prometheus.MustNewConstMetric(descRequest, prometheus.GaugeValue, p.res.Request, cl, ns, pod, name)
 			ch <- prometheus.MustNewConstMetric(descLimit, prometheus.GaugeValue, p.res.EffectiveLimit(), cl, ns, pod, name)
+			if p.res.MemoryLimit > 0 {
+				ch <- prometheus.MustNewConstMetric(descMemLimit, prometheus.GaugeValue, p.res.MemoryLimit*(1<<20), cl, ns, pod, name)
+				if p.load.Memory > 0 {
+					ch <- prometheus.MustNewConstMetric(descMemory, prometheus.GaugeValue, p.load.Memory*(1<<20), cl, ns, pod, name, "app")
+				}
+			}
 			ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, p.served, cl, ns, pod, name, "200")
 			ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, p.errors, cl, ns, pod, name, "503")
 			buckets := make(map[float64]uint64, workload.NumBuckets)

@@ -66,7 +66,8 @@ func (k appKey) String() string { return k.namespace + "/" + k.name }
 type app struct {
 	key           appKey
 	cpuPerRequest float64
-	rps           float64 // fixed load, and the load before a trace's first point
+	memory        workload.Memory // zero: no memory model
+	rps           float64         // fixed load, and the load before a trace's first point
 	trace         workload.Trace
 	traceStart    time.Time
 
@@ -350,11 +351,13 @@ func ready(p *corev1.Pod) bool {
 	return false
 }
 
-// podResources sums CPU requests and limits over the pod's containers; a
-// container without a limit counts its request as its limit.
+// podResources sums CPU requests and limits and memory limits (MiB) over the
+// pod's containers; a container without a CPU limit counts its request as its
+// limit.
 func podResources(p *corev1.Pod) workload.PodResources {
 	var r workload.PodResources
 	for _, c := range p.Spec.Containers {
+		r.MemoryLimit += float64(c.Resources.Limits.Memory().Value()) / (1 << 20)
 		req := c.Resources.Requests.Cpu().AsApproximateFloat64()
 		lim := c.Resources.Limits.Cpu().AsApproximateFloat64()
 		if lim == 0 {
@@ -406,7 +409,7 @@ func (s *Sim) update(a *app, byCluster map[string]clusterResult, now time.Time) 
 		res[i] = p.res
 	}
 	loads := make([]workload.PodLoad, len(current))
-	a.unassigned = workload.Compute(a.offered, a.cpuPerRequest, res, loads)
+	a.unassigned = workload.ComputeMemory(a.offered, a.cpuPerRequest, a.memory, res, loads)
 	if !a.lastTick.IsZero() {
 		a.unserved += a.unassigned * now.Sub(a.lastTick).Seconds()
 	}
@@ -456,13 +459,20 @@ func (a *app) loadAt(now time.Time) float64 {
 	return a.rps
 }
 
-// setLoad registers or replaces an app with a fixed load, stopping any trace.
+// setLoad registers or replaces an app with a fixed load and no memory
+// model, stopping any trace.
 func (s *Sim) setLoad(k appKey, rps, cpuPerRequest float64) {
+	s.setLoadMemory(k, rps, cpuPerRequest, workload.Memory{})
+}
+
+// setLoadMemory is setLoad with the app's memory model.
+func (s *Sim) setLoadMemory(k appKey, rps, cpuPerRequest float64, mem workload.Memory) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.getOrCreate(k)
 	a.rps = rps
 	a.cpuPerRequest = cpuPerRequest
+	a.memory = mem
 	a.trace = nil
 }
 
@@ -543,6 +553,9 @@ type PodStatus struct {
 	CPULimitCores      float64 `json:"cpuLimitCores"`
 	Utilisation        float64 `json:"utilisation"`
 	MeanLatencySeconds float64 `json:"meanLatencySeconds"`
+	// MemoryMiB is the working set (0 without a memory model or limit).
+	MemoryMiB      float64 `json:"memoryMiB,omitempty"`
+	MemoryLimitMiB float64 `json:"memoryLimitMiB,omitempty"`
 }
 
 // Apps returns the status of every app, sorted by namespace and name.
@@ -616,6 +629,8 @@ func (a *app) status(now time.Time) AppStatus {
 			CPULimitCores:      p.res.EffectiveLimit(),
 			Utilisation:        p.load.Utilisation,
 			MeanLatencySeconds: p.load.MeanLatency,
+			MemoryMiB:          p.load.Memory,
+			MemoryLimitMiB:     p.res.MemoryLimit,
 		})
 	}
 	sort.Slice(st.Pods, func(i, j int) bool {

@@ -276,3 +276,45 @@ func TestRunTicksOnTheClock(t *testing.T) {
 		t.Fatal("Run did not return after cancel")
 	}
 }
+
+// TestMemoryModel: with a memory model, a pod's memory limit slows it down
+// and its working set is exported. Two pods of 300m and 400Mi offered 100
+// req/s: each gets 50, holds W = 250 + 1×50 = 300 MiB, pressure x = 0.75,
+// GC overhead g = 0.05×0.75/0.25 = 0.15, so each request costs
+// 0.002×1.15 = 0.0023 CPU-s and the pod uses 50×0.0023 = 0.115 cores.
+func TestMemoryModel(t *testing.T) {
+	s, clk := newTestSim(t, nil)
+	base := serve(t, s.Handler())
+	call(t, "PUT", base+"/v1/apps/shop/web", `{"rps": 100, "cpuPerRequest": 0.002, "memory": {"baseMiB": 250, "perRequestMiB": 1, "gcCost": 0.05}}`)
+	k := appKey{"shop", "web"}
+	pod := func(name string) observedPod {
+		return observedPod{name: name, res: workload.PodResources{Request: 0.3, Limit: 0.3, MemoryLimit: 400}}
+	}
+	obs := map[string]clusterResult{"private": {pods: []observedPod{pod("a"), pod("b")}}}
+	for range 2 {
+		s.mu.Lock()
+		s.update(s.apps[k], obs, clk.Now())
+		s.mu.Unlock()
+		clk.Step(time.Second)
+	}
+	mfs := scrape(t, base)
+	l := map[string]string{"cluster": "private", "namespace": "shop", "pod": "a", "app": "web"}
+	if got := value(t, mfs, "container_memory_working_set_bytes", l); got != 300<<20 {
+		t.Errorf("working set = %v, want 300 MiB = %v", got, 300<<20)
+	}
+	if got := value(t, mfs, "loadsim_memory_limit_bytes", l); got != 400<<20 {
+		t.Errorf("memory limit = %v, want %v", got, 400<<20)
+	}
+	st, _ := s.App("shop", "web")
+	if len(st.Pods) != 2 || math.Abs(st.Pods[0].CPUCores-0.115) > 1e-12 || st.Pods[0].MemoryMiB != 300 {
+		t.Errorf("pods %+v, want 0.115 cores and 300 MiB each", st.Pods)
+	}
+	// Without the memory model the same pods use 50×0.002 = 0.1 cores.
+	call(t, "PUT", base+"/v1/apps/shop/web", `{"rps": 100, "cpuPerRequest": 0.002}`)
+	s.mu.Lock()
+	s.update(s.apps[k], obs, clk.Now())
+	s.mu.Unlock()
+	if st, _ := s.App("shop", "web"); math.Abs(st.Pods[0].CPUCores-0.1) > 1e-12 || st.Pods[0].MemoryMiB != 0 {
+		t.Errorf("without a memory model: pods %+v, want 0.1 cores and no memory", st.Pods)
+	}
+}

@@ -88,6 +88,8 @@ type runOptions struct {
 	awsRegion        string
 	eksEndpoint      string
 	stsEndpoint      string
+	asEndpoint       string
+	ackEndpoint      string
 	logLevel         string
 	logFormat        string
 }
@@ -108,6 +110,8 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.awsRegion, "aws-region", "", "default AWS region for EKS clusters (credentials come from the SDK's default chain)")
 	fs.StringVar(&o.eksEndpoint, "eks-endpoint", "", "EKS API endpoint override (the lab's emulator)")
 	fs.StringVar(&o.stsEndpoint, "sts-endpoint", "", "STS endpoint override (the lab's emulator)")
+	fs.StringVar(&o.asEndpoint, "autoscaling-endpoint", "", "AWS Auto Scaling endpoint override (the lab's emulator)")
+	fs.StringVar(&o.ackEndpoint, "ack-endpoint", "", "Alibaba Cloud CS (ACK) endpoint override (the lab's emulator); ACK node pools are scaled when ALIBABA_CLOUD_ACCESS_KEY_ID is set or this is given")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "json", "log format: json (one object a line, for log collectors) or text (key=value, for a terminal)")
 	if err := fs.Parse(args); err != nil {

@@ -1,14 +1,21 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 
 	"github.com/hca-project/terraform-provider-hca/internal/moha"
 )
@@ -17,8 +24,9 @@ const mohaUsage = `usage: hca-runtime moha <command> [flags]
 
 Multi-objective hybrid autoscaling (MOHA), offline tools:
 
-  collect  write a dataset CSV over the paper's grid (--source model: the
-           workload model in virtual time)
+  collect  write a dataset CSV: over the paper's grid on the workload model
+           in virtual time (--source model), or by measuring a real
+           Deployment under the lab's loadsim through Prometheus (--source lab)
   train    train a performance model on a dataset CSV, print MAE and R^2 per
            target and model on the held-out quarter, write the model file
   decide   rank the 12 parameter variations around a current state with a
@@ -75,23 +83,67 @@ func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 }
 
 func mohaCollect(args []string, stdout, stderr io.Writer) error {
-	fs := mohaFlags("collect", "--out FILE [--source model] [--seed N] [--noise F]", stderr)
-	source := fs.String("source", "model", "where samples come from: model (the workload model in virtual time; the lab's loadsim is not wired yet)")
+	fs := mohaFlags("collect", "--out FILE [--source model|lab] [--seed N] [--noise F] [lab flags]", stderr)
+	source := fs.String("source", "model", "where samples come from: model (the workload model in virtual time, the paper's grid) or lab (a real Deployment under the lab's loadsim, measured through Prometheus)")
 	out := fs.String("out", "", "dataset CSV to write; required")
-	seed := fs.Uint64("seed", 1, "seed of the measurement noise")
-	noise := fs.Float64("noise", 0.05, "relative standard deviation of the measurement noise on each target")
+	seed := fs.Uint64("seed", 1, "model: seed of the measurement noise")
+	noise := fs.Float64("noise", 0.05, "model: relative standard deviation of the measurement noise on each target")
+	kubeconfig := fs.String("kubeconfig", "", "lab: kubeconfig of the cluster running the Deployment (default: in-cluster or $KUBECONFIG)")
+	namespace := fs.String("namespace", "", "lab: namespace of the Deployment")
+	deployment := fs.String("deployment", "", "lab: the Deployment measured (its first container's CPU and memory change)")
+	loadsimURL := fs.String("loadsim-url", "", "lab: the loadsim API ($HCA_LAB_LOADSIM_URL)")
+	promURL := fs.String("prometheus-url", "", "lab: Prometheus scraping loadsim ($HCA_LAB_PROMETHEUS_URL)")
+	cpu := fs.String("cpu", "300,400,500", "lab: CPU limits in millicores")
+	mem := fs.String("memory", "400,500,600", "lab: memory limits in MiB")
+	replicas := fs.String("replicas", "1,3,5", "lab: replica counts")
+	rps := fs.String("rps", "100,300,500,700,900", "lab: offered request rates")
+	settle := fs.Duration("settle", 20*time.Second, "lab: how long each rate runs before it is measured (also the queries' window)")
+	rollout := fs.Duration("rollout", 2*time.Minute, "lab: how long a configuration may take to roll out")
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
-	}
-	if *source != "model" {
-		return usageError{fmt.Sprintf("moha collect: --source %q is not supported: only model (the lab-driven collect is not implemented yet)", *source)}
 	}
 	if *out == "" {
 		return usageError{"moha collect: --out is required"}
 	}
-	samples, err := moha.Synthesize(moha.DefaultApp, moha.PaperGrid(), *noise, *seed)
-	if err != nil {
-		return usageError{"moha collect: " + err.Error()}
+	var samples []moha.Sample
+	switch *source {
+	case "model":
+		var err error
+		samples, err = moha.Synthesize(moha.DefaultApp, moha.PaperGrid(), *noise, *seed)
+		if err != nil {
+			return usageError{"moha collect: " + err.Error()}
+		}
+	case "lab":
+		if *namespace == "" || *deployment == "" || *loadsimURL == "" || *promURL == "" {
+			return usageError{"moha collect: " + errNoLabFlags.Error()}
+		}
+		if *settle < 5*time.Second {
+			return usageError{fmt.Sprintf("moha collect: --settle %v: at least 5s, so that Prometheus has scraped the new load a few times", *settle)}
+		}
+		g, err := labGrid(*cpu, *mem, *replicas, *rps)
+		if err != nil {
+			return err
+		}
+		cfg, err := restConfig(*kubeconfig)
+		if err != nil {
+			return usageError{"moha collect: --kubeconfig: " + err.Error()}
+		}
+		kube, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("moha collect: %w", err)
+		}
+		prom, err := metrics.NewPrometheus(*promURL, metrics.WithTimeout(10*time.Second))
+		if err != nil {
+			return usageError{"moha collect: --prometheus-url: " + err.Error()}
+		}
+		c := &labCollector{kube: kube, prom: prom, httpClient: &http.Client{Timeout: 10 * time.Second}, loadsimURL: *loadsimURL,
+			namespace: *namespace, deployment: *deployment, app: moha.DefaultApp, settle: *settle, rollout: *rollout, progress: stderr}
+		samples, err = c.collect(context.Background(), g)
+		if err != nil {
+			return fmt.Errorf("moha collect: after %d samples: %w (nothing written)", len(samples), err)
+		}
+	default:
+		return usageError{fmt.Sprintf("moha collect: --source %q: use model or lab", *source)}
 	}
 	f, err := os.Create(*out)
 	if err != nil {

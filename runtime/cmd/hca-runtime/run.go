@@ -45,7 +45,8 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	if err != nil || burstInterval < 0 || o.burstInterval != "" && burstInterval == 0 {
 		return usageError{fmt.Sprintf("--burst-metrics-interval %q: use a positive duration such as 15s, or leave it out for the algorithm's", o.burstInterval)}
 	}
-	for name, u := range map[string]string{"--prometheus-url": o.prometheusURL, "--eks-endpoint": o.eksEndpoint, "--sts-endpoint": o.stsEndpoint} {
+	for name, u := range map[string]string{"--prometheus-url": o.prometheusURL, "--eks-endpoint": o.eksEndpoint, "--sts-endpoint": o.stsEndpoint,
+		"--autoscaling-endpoint": o.asEndpoint, "--ack-endpoint": o.ackEndpoint} {
 		if u == "" {
 			continue
 		}
@@ -90,14 +91,24 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	}
 	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: tm, ProbeInterval: interval, BurstMetricsInterval: burstInterval}
 	var aws member.EKSAPI
+	var clouds member.Clouds
 	if o.awsRegion != "" || o.eksEndpoint != "" || os.Getenv("AWS_REGION") != "" {
 		awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(firstNonEmpty(o.awsRegion, os.Getenv("AWS_REGION"), "us-east-1")),
 			config.WithAPIOptions(tm.AWSAPIOptions()))
 		if err != nil {
 			return fmt.Errorf("load AWS configuration: %w", err)
 		}
-		api := &member.AWSAPI{Config: awsCfg, EKSEndpoint: o.eksEndpoint, STSEndpoint: o.stsEndpoint}
-		aws, deps.Cloud = api, api
+		api := &member.AWSAPI{Config: awsCfg, EKSEndpoint: o.eksEndpoint, STSEndpoint: o.stsEndpoint, AutoScalingEndpoint: o.asEndpoint}
+		aws, clouds.AWS = api, api
+	}
+	// ACK: the Alibaba Cloud SDK's default credential chain (the
+	// ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET environment variables, which
+	// hca_runtime fills from a Secret), read on first use.
+	if o.ackEndpoint != "" || os.Getenv("ALIBABA_CLOUD_ACCESS_KEY_ID") != "" {
+		clouds.ACK = &member.ACKAPI{Endpoint: o.ackEndpoint}
+	}
+	if clouds.AWS != nil || clouds.ACK != nil {
+		deps.Cloud = clouds
 	}
 	deps.Members = &controller.Members{Control: mgr.GetAPIReader(), AWS: aws, Clock: deps.Clock, Options: client.Options{Scheme: scheme}}
 	if o.consulAddr != "" {

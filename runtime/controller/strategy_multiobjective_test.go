@@ -1,0 +1,121 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/moha"
+)
+
+func TestMultiObjectiveLoop(t *testing.T) {
+	q := resource.MustParse
+	spec := hcav1.MultiObjectiveElasticityStrategySpec{
+		Desired: hcav1.MultiObjectiveDesired{ResponseTimeMillis: 250},
+		Ranges:  hcav1.MultiObjectiveRanges{MinCPU: q("0.3"), MaxCPU: q("1500m"), MinMemory: q("512Mi"), MaxMemory: q("1Gi"), MaxReplicas: 7},
+	}
+	tests := []struct {
+		name   string
+		change func(s *hcav1.MultiObjectiveElasticityStrategySpec)
+		want   moha.Loop
+	}{
+		// Unset: usages 80 % (the CRD's defaults when the API server did not
+		// apply them), min replicas 1, balanced weights, 2 min cooldown.
+		{"defaults", func(*hcav1.MultiObjectiveElasticityStrategySpec) {}, moha.Loop{
+			Config: moha.Config{Desired: moha.Desired{ResponseTimeMs: 250, CPUUsagePercent: 80, MemoryUsagePercent: 80},
+				Ranges:  moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 1500}, MemoryLimitMiB: moha.Range{Min: 512, Max: 1024}, Replicas: moha.Range{Min: 1, Max: 7}},
+				Weights: moha.Balanced},
+			Cooldown: 2 * time.Minute}},
+		{"preset, tolerance and cooldown", func(s *hcav1.MultiObjectiveElasticityStrategySpec) {
+			s.WeightPreset, s.TolerancePercent, s.Cooldown = hcav1.WeightsResourcesFirst, 5, &metav1.Duration{Duration: time.Minute}
+			s.Desired.CPUUsagePercent, s.Ranges.MinReplicas = 60, 2
+		}, moha.Loop{
+			Config: moha.Config{Desired: moha.Desired{ResponseTimeMs: 250, CPUUsagePercent: 60, MemoryUsagePercent: 80},
+				Ranges:  moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 1500}, MemoryLimitMiB: moha.Range{Min: 512, Max: 1024}, Replicas: moha.Range{Min: 2, Max: 7}},
+				Weights: moha.ResourcesFirst},
+			TolerancePercent: 5, Cooldown: time.Minute}},
+		{"explicit weights", func(s *hcav1.MultiObjectiveElasticityStrategySpec) {
+			s.Weights = &hcav1.MultiObjectiveWeights{ResponseTime: q("0.7"), CPUUsage: q("0"), MemoryUsage: q("0"), CPULimit: q("0.1"), MemoryLimit: q("0.1"), Replicas: q("100m")}
+		}, moha.Loop{
+			Config: moha.Config{Desired: moha.Desired{ResponseTimeMs: 250, CPUUsagePercent: 80, MemoryUsagePercent: 80},
+				Ranges:  moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 1500}, MemoryLimitMiB: moha.Range{Min: 512, Max: 1024}, Replicas: moha.Range{Min: 1, Max: 7}},
+				Weights: moha.Weights{ResponseTime: 0.7, CPULimit: 0.1, MemoryLimit: 0.1, Replicas: 0.1}},
+			Cooldown: 2 * time.Minute}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := spec
+			tc.change(&s)
+			if got := multiObjectiveLoop(&s); got != tc.want {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMultiObjectiveConfig(t *testing.T) {
+	dep := func(res corev1.ResourceRequirements, replicas *int32) *appsv1.Deployment {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+		d.Spec.Replicas = replicas
+		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "sidecar"}, {Name: "app", Resources: res}}
+		return d
+	}
+	rl := func(cpu, mem string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}
+	}
+	tests := []struct {
+		name string
+		d    *appsv1.Deployment
+		want moha.State
+		err  string
+	}{
+		{"limits", dep(corev1.ResourceRequirements{Limits: rl("0.5", "1Gi"), Requests: rl("100m", "64Mi")}, ptr.To[int32](3)),
+			moha.State{CPULimitMilli: 500, MemoryLimitMiB: 1024, Replicas: 3}, ""},
+		{"requests where no limit, replicas unset is 1", dep(corev1.ResourceRequirements{Requests: rl("250m", "300Mi")}, nil),
+			moha.State{CPULimitMilli: 250, MemoryLimitMiB: 300, Replicas: 1}, ""},
+		{"nothing declared", dep(corev1.ResourceRequirements{}, ptr.To[int32](1)), moha.State{},
+			`container "app" of Deployment shop/web declares no CPU or memory limit (or request): set resources.limits.cpu and resources.limits.memory`},
+		{"scaled to zero", dep(corev1.ResourceRequirements{Limits: rl("1", "1Gi")}, ptr.To[int32](0)), moha.State{},
+			"Deployment shop/web is scaled to 0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, err := containerIndex(&tc.d.Spec.Template.Spec, "app")
+			if err != nil || idx != 1 {
+				t.Fatalf("containerIndex = %d, %v", idx, err)
+			}
+			got, err := currentConfig(tc.d, idx)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+			// setConfig writes a step's configuration back; reading it again
+			// gives that configuration, requests = limits.
+			setConfig(tc.d, idx, moha.StepResult{CPULimitMilli: 375, MemoryLimitMiB: 450, Replicas: 4})
+			back, err := currentConfig(tc.d, idx)
+			if err != nil || back != (moha.State{CPULimitMilli: 375, MemoryLimitMiB: 450, Replicas: 4}) {
+				t.Errorf("after setConfig: %+v, %v", back, err)
+			}
+			c := tc.d.Spec.Template.Spec.Containers[idx]
+			if c.Resources.Requests.Cpu().String() != "375m" || c.Resources.Requests.Memory().String() != "450Mi" || tc.d.Spec.Template.Spec.Containers[0].Resources.Limits != nil {
+				t.Errorf("resources %+v, sidecar %+v", c.Resources, tc.d.Spec.Template.Spec.Containers[0].Resources)
+			}
+		})
+	}
+	if _, err := containerIndex(&dep(corev1.ResourceRequirements{}, nil).Spec.Template.Spec, "db"); err == nil ||
+		!strings.Contains(err.Error(), `spec.container "db" is not a container of the target's pod template`) {
+		t.Errorf("unknown container: %v", err)
+	}
+}
