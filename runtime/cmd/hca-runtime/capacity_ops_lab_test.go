@@ -124,7 +124,8 @@ func TestOperateCapacityLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := startProc(t, buildBinary(t), "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"], "--cluster-probe-interval=2s",
-		"--aws-region="+region, "--eks-endpoint="+env["HCA_LAB_EKS_ENDPOINT"], "--sts-endpoint="+env["HCA_LAB_STS_ENDPOINT"], "--log-level=info")
+		"--aws-region="+region, "--eks-endpoint="+env["HCA_LAB_EKS_ENDPOINT"], "--sts-endpoint="+env["HCA_LAB_STS_ENDPOINT"],
+		"--autoscaling-endpoint="+env["HCA_LAB_EKS_ENDPOINT"], "--log-level=info")
 	scrapeTarget(t, env["HCA_LAB_PROMETHEUS_TARGETS_DIR"], rt.metrics)
 	t.Cleanup(func() { // while the runtime still runs (cleanups run last-in first-out): it removes the copy and its finalizer
 		_ = c.Delete(context.Background(), policy)
