@@ -62,6 +62,7 @@ type burstPolicyModel struct {
 	Propagate        *bpPropagate    `tfsdk:"propagate"`
 	Consul           *bpConsul       `tfsdk:"consul"`
 	PendingThreshold durationString  `tfsdk:"pending_threshold"`
+	Schedules        []scheduleModel `tfsdk:"schedules"`
 	Capacity         *bpCapacity     `tfsdk:"capacity"`
 	Phase            types.String    `tfsdk:"phase"`
 	Replicas         types.List      `tfsdk:"replicas"`
@@ -138,6 +139,8 @@ type bpAdaptive struct {
 	ScaleDownStabilizationWindow durationString `tfsdk:"scale_down_stabilization_window"`
 	ForecastHorizon              durationString `tfsdk:"forecast_horizon"`
 	SeasonalPeriod               durationString `tfsdk:"seasonal_period"`
+	HeadroomPercent              types.Int64    `tfsdk:"headroom_percent"`
+	HeadroomReplicas             types.Int64    `tfsdk:"headroom_replicas"`
 }
 
 type bpKubernetes struct {
@@ -389,6 +392,10 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 							"scale_down_stabilization_window": durationAttr("The count never drops below the highest recommendation of this trailing window, unless the load fell by a step (to half or less for a minute); a Go duration in [0s, 1h] (API default `5m`).", durationMax{max: time.Hour}),
 							"forecast_horizon":                durationAttr("Time needed to make capacity ready (metric age and pod start-up, plus node boot when bursting); the count covers the load forecast this far ahead; `0s` turns forecasting off. A Go duration in [0s, 1h] (API default `30s`).", durationMax{max: time.Hour}),
 							"seasonal_period":                 durationAttr("Period of the seasonal forecast (`24h` daily, `168h` weekly); `0s` turns it off. A Go duration in [0s, 192h] (API default `24h`).", durationMax{max: 192 * time.Hour}),
+							"headroom_percent": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Spare replicas kept ready on top of the count the load needs, in percent of that count, rounded up; 0 to 1000 (API default 0: none). With `headroom_replicas` the larger wins. Spare replicas are placed like any others (the primary first).",
+								Validators: []validator.Int64{int64validator.Between(0, 1000)}},
+							"headroom_replicas": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Spare replicas kept ready on top of the count the load needs; 0 to 10000 (API default 0: none). With `headroom_percent` the larger wins.",
+								Validators: []validator.Int64{int64validator.Between(0, 10000)}},
 						}},
 					"kubernetes": schema.SingleNestedAttribute{Optional: true, Description: "Horizontal Pod Autoscaler parameters (Kubernetes' defaults when unset).",
 						Attributes: map[string]schema.Attribute{
@@ -440,6 +447,7 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 						Validators: []validator.Set{setvalidator.SizeAtMost(32), setvalidator.ValueStringsAre(stringvalidator.LengthBetween(1, 255))}},
 				},
 			},
+			"schedules": schedulesAttr("the floor of the total replica count (all clusters) to its `min_replicas`; it is in force from each `start`, less the adaptive algorithm's `forecast_horizon` so that the replicas are ready when it opens, for `duration`"),
 			"pending_threshold": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("5s"), CustomType: durationType{},
 				PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
@@ -615,6 +623,7 @@ func validateBurstPolicy(m *burstPolicyModel) diag.Diagnostics {
 			"placement weighted needs at least one burst_targets entry with weight > 0.")
 	}
 	d.Append(validateMetrics(m.Metrics)...)
+	d.Append(validateSchedules(m.Schedules, m.MaxReplicas)...)
 	if a := m.Algorithm; a != nil && !a.Name.IsUnknown() {
 		name := a.Name.ValueString()
 		if name == "" {
@@ -712,6 +721,7 @@ func (m *burstPolicyModel) toAPI() (*hcav1.BurstPolicy, error) {
 			if aa.SeasonalPeriod, err = durationPtr(ad.SeasonalPeriod, "algorithm.adaptive.seasonal_period"); err != nil {
 				return nil, err
 			}
+			aa.HeadroomPercent, aa.HeadroomReplicas = int32(ad.HeadroomPercent.ValueInt64()), int32(ad.HeadroomReplicas.ValueInt64())
 			s.Algorithm.Adaptive = aa
 		}
 		if k := a.Kubernetes; k != nil {
@@ -764,6 +774,9 @@ func (m *burstPolicyModel) toAPI() (*hcav1.BurstPolicy, error) {
 		s.Consul = &hcav1.ConsulRegistration{ServiceName: c.ServiceName.ValueString(), Port: int32(c.Port.ValueInt64()), Tags: stringSet(c.Tags)}
 	}
 	if s.PendingThreshold, err = durationPtr(m.PendingThreshold, "pending_threshold"); err != nil {
+		return nil, err
+	}
+	if s.Schedules, err = schedulesToAPI(m.Schedules); err != nil {
 		return nil, err
 	}
 	if c := m.Capacity; c != nil {
@@ -883,6 +896,7 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 		})
 	}
 	m.Metrics = metricsFromAPI(s.Metrics, prior.Metrics)
+	m.Schedules = schedulesFromAPI(s.Schedules, prior.Schedules)
 	a := s.Algorithm
 	pa := prior.Algorithm
 	if pa == nil {
@@ -898,6 +912,8 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 			ScaleDownStabilizationWindow: keepDuration(pad.ScaleDownStabilizationWindow, ad.ScaleDownStabilizationWindow, "5m"),
 			ForecastHorizon:              keepDuration(pad.ForecastHorizon, ad.ForecastHorizon, "30s"),
 			SeasonalPeriod:               keepDuration(pad.SeasonalPeriod, ad.SeasonalPeriod, "24h"),
+			HeadroomPercent:              optInt(pad.HeadroomPercent, &ad.HeadroomPercent, 0),
+			HeadroomReplicas:             optInt(pad.HeadroomReplicas, &ad.HeadroomReplicas, 0),
 		}
 	}
 	if k := a.Kubernetes; k != nil {

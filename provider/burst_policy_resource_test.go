@@ -70,6 +70,8 @@ func TestBurstPolicyConverters(t *testing.T) {
 	full.Propagate = &bpPropagate{ConfigMaps: &bpObjectSelector{Names: setValue([]string{"a", "cfg"}), MatchLabels: types.MapNull(types.StringType)}}
 	full.Consul = &bpConsul{ServiceName: types.StringValue("web"), Port: types.Int64Value(8080), Tags: setValue([]string{"v1"})}
 	full.PendingThreshold = durationOf("90s")
+	full.Schedules = []scheduleModel{{Name: types.StringValue("rush"), Start: types.StringValue("45 7 * * MON-FRI"), Duration: durationOf("3h"),
+		TimeZone: types.StringNull(), MinReplicas: types.Int64Value(8)}}
 
 	k8s := minimalBurstPolicy()
 	k8s.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{Tolerance: types.StringValue("0.05"),
@@ -77,7 +79,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			Policies: []bpScalingPolicy{{Type: types.StringValue("Pods"), Value: types.Int64Value(4), Period: durationOf("15s")}}}}}
 	adaptive := minimalBurstPolicy()
 	adaptive.Algorithm = &bpAlgorithm{Name: types.StringNull(), Adaptive: &bpAdaptive{ScaleDownStabilizationWindow: durationOf("2m"),
-		ForecastHorizon: durationNull(), SeasonalPeriod: durationOf("0s")}}
+		ForecastHorizon: durationNull(), SeasonalPeriod: durationOf("0s"), HeadroomPercent: types.Int64Value(20), HeadroomReplicas: types.Int64Null()}}
 	frss := minimalBurstPolicy()
 	frss.Algorithm = &bpAlgorithm{Name: types.StringValue("frss"), FRSS: &bpFRSS{Tolerance: types.StringNull(), ScaleUpRate: types.Int64Null(),
 		UpWindow: durationNull(), DownWindow: durationOf("10s"), ShrinkStep: types.Int64Value(4)}}
@@ -118,9 +120,11 @@ func TestBurstPolicyConverters(t *testing.T) {
 				Algorithm:        hcav1.Algorithm{Name: "panic", Panic: &hcav1.PanicAlgorithm{StableWindow: dur("1m"), PanicThresholdPercent: 150, MaxScaleDownRate: qty("1.5")}},
 				Propagate:        &hcav1.Propagation{ConfigMaps: &hcav1.ObjectSelector{Names: []hcav1.ObjectName{"a", "cfg"}}},
 				Consul:           &hcav1.ConsulRegistration{ServiceName: "web", Port: 8080, Tags: []string{"v1"}},
-				PendingThreshold: dur("90s")},
+				PendingThreshold: dur("90s"),
+				Schedules:        []hcav1.ScheduleWindow{{Name: "rush", Start: "45 7 * * MON-FRI", Duration: *dur("3h"), MinReplicas: 8}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[1].Weight = ptr32(1)
+				s.Schedules[0].TimeZone = "UTC"
 				s.Metrics[1].PromQL.TargetType = "AverageValue"
 				s.Algorithm.Panic.PanicWindow = dur("6s")
 				s.Algorithm.Panic.MaxScaleUpRate = qty("1000")
@@ -145,7 +149,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			in:   adaptive,
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
 				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
-				Algorithm: hcav1.Algorithm{Adaptive: &hcav1.AdaptiveAlgorithm{ScaleDownStabilizationWindow: dur("2m"), SeasonalPeriod: dur("0s")}}},
+				Algorithm: hcav1.Algorithm{Adaptive: &hcav1.AdaptiveAlgorithm{ScaleDownStabilizationWindow: dur("2m"), SeasonalPeriod: dur("0s"), HeadroomPercent: 20}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
 				s.Algorithm.Name = "adaptive"
@@ -482,6 +486,18 @@ func TestAccBurstPolicyResource_invalid(t *testing.T) {
 			[]string{"Invalid Attribute Value Length", "string length must be between 1 and 255, got: 0"}},
 		{"min_replicas not whole", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  min_replicas = 2.5",
 			[]string{"Invalid min_replicas", "min_replicas must be a whole number, got 2.5"}},
+		{"schedule cron", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  schedules = [{ name = \"rush\", start = \"0 0 8 * * *\", duration = \"1h\", min_replicas = 2 }]",
+			[]string{"Invalid schedules[0].start", `schedules[0].start: "0 0 8 * * *" has 6 fields, want 5 (minute hour day-of-month month day-of-week, e.g. "0 8 * * MON-FRI").`}},
+		{"schedule time zone", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  schedules = [{ name = \"rush\", start = \"0 8 * * *\", duration = \"1h\", time_zone = \"Europe/Berln\", min_replicas = 2 }]",
+			[]string{"Invalid schedules[0].time_zone", `schedules[0].time_zone: "Europe/Berln" is not an IANA time zone name (e.g. "Europe/Berlin", "America/New_York", "UTC")`}},
+		{"schedule duration", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  schedules = [{ name = \"rush\", start = \"0 8 * * *\", duration = \"169h\", min_replicas = 2 }]",
+			[]string{"Invalid schedules[0].duration", `schedules[0].duration must be greater than 0s and at most 168h0m0s, got "169h".`}},
+		{"schedule floor above max", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  schedules = [{ name = \"rush\", start = \"0 8 * * *\", duration = \"1h\", min_replicas = 11 }]",
+			[]string{"Invalid schedules", "schedules[0].min_replicas (11) must be <= max_replicas (10): lower the window's floor or raise max_replicas."}},
+		{"schedule names", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  schedules = [{ name = \"a\", start = \"0 8 * * *\", duration = \"1h\", min_replicas = 2 }, { name = \"a\", start = \"0 9 * * *\", duration = \"1h\", min_replicas = 3 }]",
+			[]string{"Invalid schedules", `schedules[0] and schedules[1] are both named "a": give each window its own name.`}},
+		{"headroom", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  algorithm = { adaptive = { headroom_percent = 1001 } }",
+			[]string{"Invalid Attribute Value", "Attribute algorithm.adaptive.headroom_percent value must be between 0 and 1000, got: 1001"}},
 		{"nested max_replicas not whole", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\", max_replicas = 2.5 }]",
 			[]string{"Invalid burst_targets[0].max_replicas", "burst_targets[0].max_replicas must be a whole number, got 2.5"}},
 	}
@@ -496,6 +512,64 @@ func TestAccBurstPolicyResource_invalid(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAccBurstPolicyResource_schedulesAndHeadroom applies a policy with
+// two scheduled windows and adaptive headroom with the real CLI against the
+// lab, reads them back from the API server, changes them, and imports.
+func TestAccBurstPolicyResource_schedulesAndHeadroom(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-bps")
+	name := fmt.Sprintf("web-%06d", rand.IntN(1e6))
+	config := func(headroom int, rushMin int, zone string) string {
+		return accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name            = %q
+  namespace       = %q
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  burst_targets   = [{ cluster = "eks" }]
+  max_replicas    = 30
+  algorithm = {
+    adaptive = { forecast_horizon = "2m", headroom_percent = %d }
+  }
+  schedules = [
+    { name = "rush", start = "45 7 * * MON-FRI", duration = "180m", time_zone = %q, min_replicas = %d },
+    { name = "batch", start = "0 22 * * *", duration = "1h30m", min_replicas = 4 },
+  ]
+}
+`, name, ns, headroom, zone, rushMin)
+	}
+	check := func(headroom int32, rushMin int32, zone string) resource.TestCheckFunc {
+		return checkBurstPolicy(c, ns, name, func(bp *hcav1.BurstPolicy) error {
+			s := bp.Spec
+			if a := s.Algorithm.Adaptive; a == nil || a.HeadroomPercent != headroom || a.HeadroomReplicas != 0 {
+				return fmt.Errorf("adaptive %+v, want headroom %d %%", a, headroom)
+			}
+			want := []hcav1.ScheduleWindow{
+				{Name: "rush", Start: "45 7 * * MON-FRI", Duration: metav1.Duration{Duration: 3 * time.Hour}, TimeZone: zone, MinReplicas: rushMin},
+				{Name: "batch", Start: "0 22 * * *", Duration: metav1.Duration{Duration: 90 * time.Minute}, TimeZone: "UTC", MinReplicas: 4},
+			}
+			if !reflect.DeepEqual(s.Schedules, want) {
+				return fmt.Errorf("schedules %+v, want %+v", s.Schedules, want)
+			}
+			return nil
+		})
+	}
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: config(20, 10, "Europe/Berlin"), Check: resource.ComposeAggregateTestCheckFunc(check(20, 10, "Europe/Berlin"),
+				resource.TestCheckResourceAttr("hca_burst_policy.web", "schedules.0.duration", "180m"),
+				resource.TestCheckNoResourceAttr("hca_burst_policy.web", "schedules.1.time_zone"))},
+			{Config: config(20, 10, "Europe/Berlin"), PlanOnly: true},
+			{Config: config(50, 12, "America/New_York"), Check: check(50, 12, "America/New_York")},
+			{ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/" + name, ImportStateVerify: true,
+				// Import has no configuration: the API's spelling and default zone.
+				ImportStateVerifyIgnore: []string{"schedules.0.duration", "schedules.1.time_zone"}},
+		},
+	})
 }
 
 // TestAccBurstPolicyResource_example plans examples/resources/hca_burst_policy

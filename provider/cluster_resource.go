@@ -114,7 +114,8 @@ func (r *clusterResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 	resp.Schema = schema.Schema{
 		Description: "Registers a cluster into the hybrid cloud: writes a cluster-scoped `HybridCluster` object " +
 			"(hca.dev/v1alpha1) and, for provider_type `private` and `ack`, a Secret holding the kubeconfig the runtime " +
-			"uses to reach it, into the control cluster. Connection details are arguments of this resource, not " +
+			"uses to reach it, into the control cluster. `node_groups` lists the cluster's node groups (EKS managed " +
+			"node groups, ACK node pools) that the runtime grows for bursts and releases afterwards. Connection details are arguments of this resource, not " +
 			"provider configuration, so one apply can create a cluster and register it. Import with the " +
 			"HybridCluster's name: `terraform import hca_cluster.burst <name>` (the connection arguments, which " +
 			"are secrets, are not read back).",

@@ -107,6 +107,7 @@ type eksGroup struct {
 	DesiredSize   types.Int64  `tfsdk:"desired_size"`
 	Labels        types.Map    `tfsdk:"labels"`
 	Taints        []eksTaint   `tfsdk:"taints"`
+	Tags          types.Map    `tfsdk:"tags"`
 	ARN           types.String `tfsdk:"arn"`
 	Status        types.String `tfsdk:"status"`
 	EKS           types.Object `tfsdk:"eks"`
@@ -337,6 +338,14 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 							},
 						}},
 					},
+					"tags": schema.MapAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Tags of the node group (keys of 1 to 128 characters, not starting with `aws:`, values " +
+							"of at most 256), set at creation: changing them recreates the group. In the lab, " +
+							"`hca.dev/lab-node-boot-delay` (a Go duration) sets the group's node boot delay.",
+						Validators: []validator.Map{awsTagsValidator},
+					},
 					"arn": schema.StringAttribute{
 						Computed:    true,
 						Description: "ARN of the node group.",
@@ -534,9 +543,23 @@ func (r *eksClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	var list types.List
 	var name types.String
+	var legacy types.Object
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("node_groups"), &list)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
-	if resp.Diagnostics.HasError() || list.IsNull() || list.IsUnknown() {
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("node_group"), &legacy)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !legacy.IsNull() && !req.State.Raw.IsNull() {
+		var prior types.List
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("node_groups"), &prior)...)
+		if !prior.IsNull() && len(prior.Elements()) > 0 && len(resp.RequiresReplace) == 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("node_group"), "Invalid node_group",
+				"The cluster's node groups are in node_groups: moving them back into the deprecated node_group is not supported. Keep node_groups.")
+			return
+		}
+	}
+	if list.IsNull() || list.IsUnknown() {
 		return
 	}
 	var groups []eksGroup
@@ -566,6 +589,9 @@ func (r *eksClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 		}
 		if s, ok := prior[g.Name.ValueString()]; ok && !g.Name.IsUnknown() && !s.ARN.IsNull() && !eksGroupRecreated(s, *g) {
 			g.ARN, g.Status = s.ARN, s.Status
+			if !s.EKS.IsNull() && !s.EKS.IsUnknown() {
+				g.EKS = s.EKS // the group stays where it is
+			}
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("node_groups"), groups)...)
@@ -787,6 +813,11 @@ func (r *eksClusterResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	ngName := plan.NodeGroup.Name.ValueString()
+	if state.NodeGroup == nil && len(state.NodeGroups) > 0 {
+		resp.Diagnostics.AddAttributeError(path.Root("node_group"), "Error updating EKS cluster",
+			"The node groups are in node_groups: moving them back into the deprecated node_group is not supported. Keep node_groups.")
+		return
+	}
 
 	if state.NodeGroup == nil {
 		ngIn, diags := eksCreateNodegroupInput(ctx, plan)
@@ -1025,7 +1056,8 @@ func (r *eksClusterResource) ImportState(ctx context.Context, req resource.Impor
 			groups = append(groups, eksGroup{
 				Name: types.StringValue(n), NodeRoleARN: types.StringNull(), InstanceTypes: types.ListNull(types.StringType),
 				CapacityType: types.StringNull(), MinSize: types.Int64Null(), MaxSize: types.Int64Null(), DesiredSize: types.Int64Null(),
-				Labels: types.MapNull(types.StringType), ARN: types.StringNull(), Status: types.StringNull(), EKS: types.ObjectNull(eksGroupRefTypes),
+				Labels: types.MapNull(types.StringType), Tags: types.MapNull(types.StringType), ARN: types.StringNull(), Status: types.StringNull(),
+				EKS: types.ObjectNull(eksGroupRefTypes),
 			})
 		}
 	}
@@ -1423,7 +1455,7 @@ func eksLegacyGroup(ng *eksNodeGroup) eksGroup {
 		Name: ng.Name, NodeRoleARN: ng.NodeRoleARN, InstanceTypes: ng.InstanceTypes,
 		CapacityType: types.StringValue(string(ekstypes.CapacityTypesOnDemand)),
 		MinSize:      ng.MinSize, MaxSize: ng.MaxSize, DesiredSize: ng.DesiredSize,
-		Labels: types.MapNull(types.StringType), ARN: ng.ARN, Status: ng.Status,
+		Labels: types.MapNull(types.StringType), Tags: types.MapNull(types.StringType), ARN: ng.ARN, Status: ng.Status,
 		EKS: types.ObjectNull(eksGroupRefTypes),
 	}
 }
@@ -1467,6 +1499,9 @@ func eksGroupCreateInput(ctx context.Context, cluster string, subnets []string, 
 	if !g.Labels.IsNull() && !g.Labels.IsUnknown() {
 		diags.Append(g.Labels.ElementsAs(ctx, &in.Labels, false)...)
 	}
+	if !g.Tags.IsNull() && !g.Tags.IsUnknown() {
+		diags.Append(g.Tags.ElementsAs(ctx, &in.Tags, false)...)
+	}
 	return in, diags
 }
 
@@ -1479,10 +1514,19 @@ func eksTaintsToAPI(ts []eksTaint) []ekstypes.Taint {
 }
 
 // eksGroupRecreated reports whether a group's change cannot be made in place
-// (EKS cannot change a node group's role, instance types or capacity type).
+// (EKS cannot change a node group's role, instance types or capacity type;
+// tags are set at creation by this resource).
 func eksGroupRecreated(state, plan eksGroup) bool {
 	return !state.NodeRoleARN.Equal(plan.NodeRoleARN) || !state.InstanceTypes.Equal(plan.InstanceTypes) ||
-		state.CapacityType.ValueString() != plan.CapacityType.ValueString()
+		state.CapacityType.ValueString() != plan.CapacityType.ValueString() || !eksSameTags(state.Tags, plan.Tags)
+}
+
+// eksSameTags compares tags, null and empty being the same.
+func eksSameTags(a, b types.Map) bool {
+	if len(a.Elements()) == 0 && len(b.Elements()) == 0 {
+		return true
+	}
+	return a.Equal(b)
 }
 
 // eksGroupUpdate is the UpdateNodegroupConfig input that takes a group from
@@ -1589,8 +1633,17 @@ func eksGroupFlatten(ctx context.Context, ng *ekstypes.Nodegroup, prior eksGroup
 		ARN:          types.StringValue(aws.ToString(ng.NodegroupArn)),
 		Status:       types.StringValue(string(ng.Status)),
 		DesiredSize:  types.Int64Null(),
-		EKS:          eksGroupRef(aws.ToString(ng.ClusterName), region, aws.ToString(ng.NodegroupName)),
 	}
+	// The region of the group's ARN (arn:aws:eks:<region>:...) is where it is,
+	// whatever the provider's configuration says.
+	if parts := strings.Split(aws.ToString(ng.NodegroupArn), ":"); len(parts) > 3 && parts[3] != "" {
+		region = parts[3]
+	}
+	out.EKS = types.ObjectValueMust(eksGroupRefTypes, map[string]attr.Value{
+		"cluster_name":   types.StringValue(aws.ToString(ng.ClusterName)),
+		"region":         types.StringValue(region),
+		"nodegroup_name": types.StringValue(aws.ToString(ng.NodegroupName)),
+	})
 	if ng.CapacityType == "" {
 		out.CapacityType = types.StringValue(string(ekstypes.CapacityTypesOnDemand))
 	}
@@ -1608,6 +1661,13 @@ func eksGroupFlatten(ctx context.Context, ng *ekstypes.Nodegroup, prior eksGroup
 		out.Labels = types.MapNull(types.StringType)
 	default:
 		out.Labels, d = types.MapValueFrom(ctx, types.StringType, nonNilMap(ng.Labels))
+		diags.Append(d...)
+	}
+	switch {
+	case len(ng.Tags) == 0 && (prior.Tags.IsNull() || prior.Tags.IsUnknown()):
+		out.Tags = types.MapNull(types.StringType)
+	default:
+		out.Tags, d = types.MapValueFrom(ctx, types.StringType, nonNilMap(ng.Tags))
 		diags.Append(d...)
 	}
 	if len(ng.Taints) > 0 || prior.Taints != nil {

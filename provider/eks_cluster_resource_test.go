@@ -591,7 +591,8 @@ func TestAccEKSCluster_nodeGroups(t *testing.T) {
 	onDemand := eksGroupHCL("on-demand", "m5.large", 0, 4, `labels = { "hca.dev/capacity" = "on-demand" }`)
 	spot := eksGroupHCL("spot", "m5.large", 0, 6, `capacity_type = "SPOT"
     labels = { "hca.dev/capacity" = "spot" }
-    taints = [{ key = "hca.dev/spot", value = "true", effect = "NO_SCHEDULE" }]`)
+    taints = [{ key = "hca.dev/spot", value = "true", effect = "NO_SCHEDULE" }]
+    tags   = { "hca.dev/lab-node-boot-delay" = "2s" }`)
 	first := eksProviderHCL(l.endpoint) + eksGroupsHCL(name, onDemand, spot)
 	onDemand2 := eksGroupHCL("on-demand", "m5.large", 0, 1, `labels = { "hca.dev/capacity" = "on-demand", team = "web" }`)
 	fixed := eksGroupHCL("fixed", "t3.medium", 1, 2, "desired_size = 1")
@@ -618,6 +619,8 @@ func TestAccEKSCluster_nodeGroups(t *testing.T) {
 					resource.TestCheckNoResourceAttr(r, "node_groups.0.desired_size"),
 					resource.TestCheckResourceAttr(r, "node_groups.1.capacity_type", "SPOT"),
 					resource.TestCheckResourceAttr(r, "node_groups.1.taints.0.effect", "NO_SCHEDULE"),
+					resource.TestCheckResourceAttr(r, "node_groups.1.tags.hca.dev/lab-node-boot-delay", "2s"),
+					resource.TestCheckNoResourceAttr(r, "node_groups.0.tags"),
 					resource.TestMatchResourceAttr(r, "node_groups.1.arn", regexp.MustCompile(`^arn:aws:eks:us-east-1:000000000000:nodegroup/`+name+`/spot/`)),
 					resource.TestCheckResourceAttr(r, "node_groups.1.eks.nodegroup_name", "spot"),
 					l.checkNodegroup(name, "on-demand", ekstypes.CapacityTypesOnDemand, 0, 4, 0, "map[hca.dev/capacity:on-demand]"),
@@ -698,6 +701,16 @@ func TestAccEKSCluster_nodeGroupToNodeGroups(t *testing.T) {
 	name := acctest.RandomWithPrefix("hca-acc")
 	const r = "hca_eks_cluster.test"
 	legacy := eksTestConfig{name: name, minSize: 0, maxSize: 3, desired: 1}
+	migrated := eksProviderHCL(l.endpoint) + fmt.Sprintf(`
+resource "hca_eks_cluster" "test" {
+  name       = %q
+  version    = "1.34"
+  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
+  subnet_ids = ["subnet-0a1", "subnet-0b2"]
+  tags       = { team = "hca" }
+  node_groups = [%s]
+}
+`, name, eksGroupHCL("workers", "t3.medium", 0, 3, ""))
 	var ngARN string
 	accTest(t, resource.TestCase{
 		CheckDestroy: l.checkDestroyed,
@@ -710,16 +723,7 @@ func TestAccEKSCluster_nodeGroupToNodeGroups(t *testing.T) {
 				},
 			},
 			{
-				Config: eksProviderHCL(l.endpoint) + fmt.Sprintf(`
-resource "hca_eks_cluster" "test" {
-  name       = %q
-  version    = "1.34"
-  role_arn   = "arn:aws:iam::000000000000:role/eks-cluster"
-  subnet_ids = ["subnet-0a1", "subnet-0b2"]
-  tags       = { team = "hca" }
-  node_groups = [%s]
-}
-`, name, eksGroupHCL("workers", "t3.medium", 0, 3, "")),
+				Config: migrated,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(r, plancheck.ResourceActionUpdate)},
 				},
@@ -734,6 +738,13 @@ resource "hca_eks_cluster" "test" {
 					l.checkNodegroup(name, "workers", ekstypes.CapacityTypesOnDemand, 0, 3, 1, "map[]"),
 				),
 			},
+			{
+				// Back into node_group: refused at plan time.
+				Config:      eksProviderHCL(l.endpoint) + legacy.hcl(),
+				PlanOnly:    true,
+				ExpectError: errorRe("Invalid node_group", "The cluster's node groups are in node_groups: moving them back into the deprecated node_group is not supported. Keep node_groups."),
+			},
+			{Config: migrated, PlanOnly: true},
 		},
 	})
 }
@@ -802,7 +813,7 @@ func TestEKSGroupConverters(t *testing.T) {
 	group := eksGroup{
 		Name: types.StringValue("spot"), NodeRoleARN: types.StringValue("arn:aws:iam::000000000000:role/n"), InstanceTypes: list("m5.xlarge"),
 		CapacityType: types.StringValue("SPOT"), MinSize: types.Int64Value(0), MaxSize: types.Int64Value(6), DesiredSize: types.Int64Null(),
-		Labels: labels("pool", "spot"), Taints: []eksTaint{taint("hca.dev/spot", "true", "NO_SCHEDULE")},
+		Labels: labels("pool", "spot"), Taints: []eksTaint{taint("hca.dev/spot", "true", "NO_SCHEDULE")}, Tags: types.MapNull(types.StringType),
 	}
 
 	t.Run("create input", func(t *testing.T) {
@@ -914,6 +925,8 @@ func TestEKSGroupConverters(t *testing.T) {
 			{"role", func(g *eksGroup) { g.NodeRoleARN = types.StringValue("arn:aws:iam::000000000000:role/m") }, true},
 			{"instance types", func(g *eksGroup) { g.InstanceTypes = list("m5.large") }, true},
 			{"capacity type", func(g *eksGroup) { g.CapacityType = types.StringValue("ON_DEMAND") }, true},
+			{"tags", func(g *eksGroup) { g.Tags = labels("team", "web") }, true},
+			{"no tags written empty", func(g *eksGroup) { g.Tags = labels() }, false},
 		} {
 			g := group
 			tt.f(&g)
@@ -965,6 +978,12 @@ func TestEKSGroupConverters(t *testing.T) {
 					t.Errorf("group %+v", g)
 				}
 			})
+		}
+		// The ARN's region wins over the provider's (which may be unset).
+		n := *ng
+		n.NodegroupArn = aws.String("arn:aws:eks:eu-west-1:000000000000:nodegroup/c/spot/1")
+		if g, _ := eksGroupFlatten(ctx, &n, group, ""); g.EKS.String() != `{"cluster_name":"c","nodegroup_name":"spot","region":"eu-west-1"}` {
+			t.Errorf("eks %s, want the ARN's region eu-west-1", g.EKS)
 		}
 	})
 }

@@ -47,21 +47,22 @@ type federatedAutoscalerResource struct {
 }
 
 type federatedAutoscalerModel struct {
-	ID                   types.String   `tfsdk:"id"`
-	Name                 types.String   `tfsdk:"name"`
-	Namespace            types.String   `tfsdk:"namespace"`
-	Target               *faTarget      `tfsdk:"target"`
-	Members              []faMember     `tfsdk:"members"`
-	MinReplicas          types.Int64    `tfsdk:"min_replicas"`
-	MaxReplicas          types.Int64    `tfsdk:"max_replicas"`
-	Metrics              []bpMetric     `tfsdk:"metrics"`
-	ScaleForbiddenWindow durationString `tfsdk:"scale_forbidden_window"`
-	CurrentReplicas      types.Int64    `tfsdk:"current_replicas"`
-	DesiredReplicas      types.Int64    `tfsdk:"desired_replicas"`
-	Clusters             types.List     `tfsdk:"clusters"`
-	Ready                types.Bool     `tfsdk:"ready"`
-	Conditions           types.List     `tfsdk:"conditions"`
-	Timeouts             timeouts.Value `tfsdk:"timeouts"`
+	ID                   types.String    `tfsdk:"id"`
+	Name                 types.String    `tfsdk:"name"`
+	Namespace            types.String    `tfsdk:"namespace"`
+	Target               *faTarget       `tfsdk:"target"`
+	Members              []faMember      `tfsdk:"members"`
+	MinReplicas          types.Int64     `tfsdk:"min_replicas"`
+	MaxReplicas          types.Int64     `tfsdk:"max_replicas"`
+	Metrics              []bpMetric      `tfsdk:"metrics"`
+	ScaleForbiddenWindow durationString  `tfsdk:"scale_forbidden_window"`
+	Schedules            []scheduleModel `tfsdk:"schedules"`
+	CurrentReplicas      types.Int64     `tfsdk:"current_replicas"`
+	DesiredReplicas      types.Int64     `tfsdk:"desired_replicas"`
+	Clusters             types.List      `tfsdk:"clusters"`
+	Ready                types.Bool      `tfsdk:"ready"`
+	Conditions           types.List      `tfsdk:"conditions"`
+	Timeouts             timeouts.Value  `tfsdk:"timeouts"`
 }
 
 type faTarget struct {
@@ -159,6 +160,7 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 				"autoscaling/v2 HPA evaluates them without Prometheus (use `hca_burst_policy` for PromQL). Unset: CPU at 80 % of requests (the API's default).",
 				"`Resource` (set `resource`). `PromQL` has the same shape as in `hca_burst_policy` but is rejected here."),
 			"scale_forbidden_window": window,
+			"schedules":              schedulesAttr("`min_replicas` over all members to its `min_replicas`; it is in force from each `start` for `duration` (the members' HPAs start the replicas, so no lead time is added)"),
 			"current_replicas": schema.Int64Attribute{
 				CustomType:    intType{},
 				Computed:      true,
@@ -324,6 +326,7 @@ func validateFederatedAutoscaler(m *federatedAutoscalerModel) diag.Diagnostics {
 		seen[c] = i
 	}
 	d.Append(validateMetrics(m.Metrics)...)
+	d.Append(validateSchedules(m.Schedules, m.MaxReplicas)...)
 	for i, mt := range m.Metrics {
 		if known(mt.Type) && mt.Type.ValueString() != string(hcav1.MetricResource) {
 			d.AddAttributeError(path.Root("metrics").AtListIndex(i).AtName("type"), "Invalid metrics",
@@ -353,6 +356,9 @@ func (m *federatedAutoscalerModel) toAPI() (*hcav1.FederatedAutoscaler, error) {
 	if s.Metrics, err = metricsToAPI(m.Metrics); err != nil {
 		return nil, err
 	}
+	if s.Schedules, err = schedulesToAPI(m.Schedules); err != nil {
+		return nil, err
+	}
 	if s.ScaleForbiddenWindow, err = durationPtr(m.ScaleForbiddenWindow, "scale_forbidden_window"); err != nil {
 		return nil, err
 	}
@@ -377,6 +383,7 @@ func federatedAutoscalerFromAPI(fa *hcav1.FederatedAutoscaler, prior *federatedA
 		MaxReplicas:          types.Int64Value(int64(s.MaxReplicas)),
 		Metrics:              metricsFromAPI(s.Metrics, prior.Metrics),
 		ScaleForbiddenWindow: keepDuration(prior.ScaleForbiddenWindow, s.ScaleForbiddenWindow, ""),
+		Schedules:            schedulesFromAPI(s.Schedules, prior.Schedules),
 		Timeouts:             prior.Timeouts,
 	}
 	if s.Target.Kind == "" {

@@ -378,6 +378,9 @@ func TestAccFederatedAutoscalerResource(t *testing.T) {
     { type = "Resource", resource = { name = "memory", target_average_utilization = 75 } },
   ]
   scale_forbidden_window = "90s"
+  schedules = [
+    { name = "sale", start = "0 8 27 11 *", duration = "12h", time_zone = "America/New_York", min_replicas = 20 },
+  ]
   timeouts               = { delete = "1m" }`
 	step3 := federatedAutoscalerHCL(lab, ns, name, updated)
 	renamed := federatedAutoscalerHCL(lab, ns, name, `
@@ -456,6 +459,10 @@ func TestAccFederatedAutoscalerResource(t *testing.T) {
 						}
 						if s.ScaleForbiddenWindow.Duration != 90*time.Second {
 							return fmt.Errorf("scaleForbiddenWindow %v", s.ScaleForbiddenWindow)
+						}
+						if len(s.Schedules) != 1 || s.Schedules[0].Start != "0 8 27 11 *" || s.Schedules[0].Duration.Duration != 12*time.Hour ||
+							s.Schedules[0].TimeZone != "America/New_York" || s.Schedules[0].MinReplicas != 20 {
+							return fmt.Errorf("schedules %+v", s.Schedules)
 						}
 						return nil
 					}),
@@ -671,6 +678,10 @@ func TestAccFederatedAutoscalerResource_invalid(t *testing.T) {
 			[]string{"Invalid Attribute Value Match", `Attribute target.kind value must be one of: ["Deployment" "StatefulSet"], got: "DaemonSet"`}},
 		{"window", `target = { name = "web" }` + "\n  " + members + "\n  max_replicas = 10\n  scale_forbidden_window = \"1 minute\"",
 			[]string{"Invalid Attribute Value Match", `Attribute scale_forbidden_window must be a Go duration such as "30s", "5m" or "1h30m", got: 1 minute`}},
+		{"schedule floor above max", `target = { name = "web" }` + "\n  " + members + "\n  max_replicas = 10\n  schedules = [{ name = \"sale\", start = \"0 8 27 11 *\", duration = \"12h\", time_zone = \"America/New_York\", min_replicas = 30 }]",
+			[]string{"Invalid schedules", "schedules[0].min_replicas (30) must be <= max_replicas (10): lower the window's floor or raise max_replicas."}},
+		{"schedule cron", `target = { name = "web" }` + "\n  " + members + "\n  max_replicas = 10\n  schedules = [{ name = \"sale\", start = \"0 8 31 2\", duration = \"12h\", min_replicas = 3 }]",
+			[]string{"Invalid schedules[0].start", `schedules[0].start: "0 8 31 2" has 4 fields, want 5`}},
 		{"namespace", `target = { name = "web" }` + "\n  " + members + "\n  max_replicas = 10",
 			[]string{"Invalid Attribute Value Match", "Attribute namespace must be a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, got: shop.eu"}},
 	}

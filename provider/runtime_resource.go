@@ -234,7 +234,7 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"alicloud": schema.SingleNestedAttribute{
 				Optional: true,
 				Description: "The runtime's access to Alibaba Cloud, to grow and release the ACK node pools of burst clusters " +
-					"(`node_groups` with an ACK node pool). The AccessKey is stored in the Kubernetes Secret `hca-runtime-alicloud` " +
+					"(HybridCluster `spec.nodeGroups` entries with `ack`). The AccessKey is stored in the Kubernetes Secret `hca-runtime-alicloud` " +
 					"in the runtime's namespace and reaches the runtime as the `ALIBABA_CLOUD_ACCESS_KEY_ID` and " +
 					"`ALIBABA_CLOUD_ACCESS_KEY_SECRET` environment variables (never in the Deployment spec). The RAM user needs " +
 					"`cs:DescribeClusterNodePoolDetail`, `cs:ModifyClusterNodePool` and `cs:DeleteClusterNodes`. Unset: ACK node " +

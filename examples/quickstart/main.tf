@@ -35,6 +35,17 @@ resource "hca_runtime" "this" {
     region       = var.aws_region
     eks_endpoint = var.eks_endpoint
     sts_endpoint = var.sts_endpoint
+    # Releasing an emptied EKS node terminates that instance through EC2 Auto
+    # Scaling, which the lab's AWS emulator serves beside EKS.
+    autoscaling_endpoint = var.eks_endpoint
+  }
+
+  # The runtime grows and releases the ACK node pool with this AccessKey
+  # (stored in the Secret hca-runtime-alicloud, never in the Deployment).
+  alicloud = var.runtime_alicloud_access_key_id == null ? null : {
+    access_key_id     = var.runtime_alicloud_access_key_id
+    access_key_secret = var.runtime_alicloud_access_key_secret
+    ack_endpoint      = var.ack_endpoint
   }
 }
 

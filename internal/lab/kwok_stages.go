@@ -154,7 +154,7 @@ spec:
 // sig-scalability/slos/pod_startup_latency.md), and pulling an application image
 // of a few hundred MB onto a node that has not cached it takes seconds more (the
 // kubelet's image pull, e.g. EKS's "Reduce container startup time" guide).
-// 10 s is the figure the lab offers; the lab starts with none (see Options).
+// 10 s is the figure the lab offers and `lab up`'s default (see Options).
 const DefaultPodStartupDelay = 10 * time.Second
 
 // writeKwokConfig writes the kwok configuration of a cluster whose pods start

@@ -46,9 +46,9 @@ type Options struct {
 	// Ready (DefaultNodeBootDelay when zero, none when negative).
 	NodeBootDelay time.Duration
 	// PodStartupDelay keeps pods of the private cluster and of the clusters the
-	// emulators create Pending for this long once bound (none when zero, the
-	// default, which the lab's tests are written for; DefaultPodStartupDelay is
-	// the realistic figure).
+	// emulators create Pending for this long once bound (none when zero;
+	// `lab up` passes DefaultPodStartupDelay, the realistic figure, unless
+	// told otherwise).
 	PodStartupDelay time.Duration
 }
 

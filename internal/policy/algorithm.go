@@ -211,6 +211,7 @@ func AdaptiveConfig(ad *hcav1.AdaptiveAlgorithm) (scaling.AdaptiveConfig, error)
 	c.ScaleDownWindow = dur(ad.ScaleDownStabilizationWindow, c.ScaleDownWindow)
 	c.Horizon = dur(ad.ForecastHorizon, c.Horizon)
 	c.SeasonalPeriod = dur(ad.SeasonalPeriod, c.SeasonalPeriod)
+	c.HeadroomPercent, c.HeadroomReplicas = float64(ad.HeadroomPercent), ad.HeadroomReplicas
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("spec.algorithm.adaptive: %w", err)
 	}

@@ -83,6 +83,13 @@ func TestConfigsOverDefaults(t *testing.T) {
 	if a.Horizon != 90*time.Second || a.SeasonalPeriod != 0 || a.ScaleDownWindow != ad.ScaleDownWindow || a.Step != ad.Step {
 		t.Fatalf("AdaptiveConfig = %+v, want horizon 90s, no seasonal period and the defaults' window %v and step %v", a, ad.ScaleDownWindow, ad.Step)
 	}
+	h, err := AdaptiveConfig(&hcav1.AdaptiveAlgorithm{HeadroomPercent: 25, HeadroomReplicas: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.HeadroomPercent != 25 || h.HeadroomReplicas != 2 || h.Horizon != ad.Horizon {
+		t.Fatalf("AdaptiveConfig = %+v, want headroom 25 %% / 2 replicas over the default horizon %v", h, ad.Horizon)
+	}
 	p, err := PanicConfig(&hcav1.PanicAlgorithm{StableWindow: &metav1.Duration{Duration: 120 * time.Second}})
 	if err != nil {
 		t.Fatal(err)

@@ -254,6 +254,13 @@ func (a *Adaptive) Warm(ts []time.Time, vs []float64, now time.Time) error {
 	return nil
 }
 
+// HistoryWindow is how far back the models read, the range [Adaptive.Warm]
+// uses, and Step the spacing of that history: a caller warming the
+// algorithm queries [now-HistoryWindow, now] at Step.
+func (a *Adaptive) HistoryWindow() (window, step time.Duration) {
+	return time.Duration(a.keep-1) * a.cfg.Step, a.cfg.Step
+}
+
 // observe records total at now in the step history.
 func (a *Adaptive) observe(now time.Time, total float64) {
 	if len(a.hist) > 0 && now.Before(a.lastAt) {

@@ -280,3 +280,27 @@ func TestAdaptiveWarm(t *testing.T) {
 		t.Fatal("Warm with no sample: no error")
 	}
 }
+
+// TestAdaptiveHistoryWindow: the range a restarted runtime reads back is
+// what the models keep: with the defaults a day (the seasonal period) plus
+// the horizon (2 steps of 15 s) and the backtest (8 steps), plus one step,
+// less one step between the ends: 5,771 steps of 15 s.
+func TestAdaptiveHistoryWindow(t *testing.T) {
+	a, err := NewAdaptive(DefaultAdaptiveConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, step := a.HistoryWindow()
+	if step != 15*time.Second || w != 5771*15*time.Second {
+		t.Fatalf("HistoryWindow = %v, %v; want %v, 15s", w, step, 5771*15*time.Second)
+	}
+	cfg := DefaultAdaptiveConfig()
+	cfg.SeasonalPeriod = 0
+	// Without a season: trend 1 min (4 steps) + horizon 2 + backtest 8 + 1 = 15 steps.
+	if a, err = NewAdaptive(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := a.HistoryWindow(); w != 14*15*time.Second {
+		t.Fatalf("HistoryWindow without a season = %v, want %v", w, 14*15*time.Second)
+	}
+}

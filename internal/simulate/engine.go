@@ -16,6 +16,12 @@ import (
 // trace). Only differences matter; a fixed value keeps runs identical.
 var Epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// ScheduleEpoch is the wall-clock time schedules (spec.schedules) read for
+// second 0 of a trace: Monday 6 January 2025, 00:00 UTC, the start the
+// reference traces assume (the week trace starts on a Monday at midnight,
+// the diurnal one at midnight).
+var ScheduleEpoch = time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
+
 // ControlIntervalFor is the decision interval the model gives algorithm:
 // the model's, else policy.DecisionInterval (the HPA's sync period for
 // kubernetes and frss, the KPA's tick for panic and adaptive), else 15 s.
@@ -424,6 +430,14 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 						in.Pods = pods
 					}
 					d = alg.Decide(in)
+					if p.schedule != nil {
+						// The runtime's hook (burstScheduleFloor): raise to
+						// the windows' floor, ahead by the lead time.
+						f := p.schedule.Floor(ScheduleEpoch.Add(time.Duration(t)*time.Second), p.scheduleLead())
+						if v, raised, why := scaling.RaiseToFloor(d.Desired, true, cur, p.Max, f); raised {
+							d.Desired, d.Reason = v, d.Reason+"; "+why
+						}
+					}
 				}
 				tick := Tick{Second: t, Current: cur, Desired: d.Desired, Reason: d.Reason, ForecastAt: -1}
 				if panicAlg != nil {

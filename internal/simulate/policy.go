@@ -66,6 +66,9 @@ type Policy struct {
 	// floor, when above 0, makes the run the reactive floor with this
 	// control interval (see [ReactiveFloor]).
 	floor time.Duration
+	// schedule is spec.schedules (nil: none), read with second 0 of the
+	// trace at [ScheduleEpoch].
+	schedule *scaling.Schedule
 }
 
 // PolicyBurstTarget is one entry of spec.burstTargets.
@@ -209,6 +212,9 @@ func ParsePolicy(data []byte) (Policy, error) {
 	if p.adaptive, err = policy.AdaptiveConfig(p.spec.Adaptive); err != nil {
 		return Policy{}, inputErr("policy: %v", err)
 	}
+	if p.schedule, err = policy.Schedule(s.Schedules); err != nil {
+		return Policy{}, inputErr("policy: %v", err)
+	}
 	return p, nil
 }
 
@@ -260,9 +266,8 @@ func (p Policy) NewAlgorithm() (scaling.Algorithm, error) {
 }
 
 // WithHeadroom returns p with the adaptive algorithm's headroom set:
-// the larger of replicas and percent of the needed count kept spare.
-// Headroom is not a BurstPolicy field yet: this is for the benchmark's
-// frontier.
+// the larger of replicas and percent of the needed count kept spare, as
+// spec.algorithm.adaptive.headroomReplicas and headroomPercent do.
 func (p Policy) WithHeadroom(replicas int32, percent float64) (Policy, error) {
 	p.adaptive.HeadroomReplicas, p.adaptive.HeadroomPercent = replicas, percent
 	if err := p.adaptive.Validate(); err != nil {
@@ -335,4 +340,29 @@ func cleanYAMLError(err error) string {
 	s = strings.TrimPrefix(s, "error unmarshaling JSON: ")
 	s = strings.TrimPrefix(s, "while decoding JSON: ")
 	return s
+}
+
+// WithSchedules returns p with spec.schedules replaced by windows (none:
+// no schedule), as a policy file would set them.
+func (p Policy) WithSchedules(windows []scaling.Window) (Policy, error) {
+	if len(windows) == 0 {
+		p.schedule = nil
+		return p, nil
+	}
+	s, err := scaling.NewSchedule(windows)
+	if err != nil {
+		return Policy{}, inputErr("schedules: %v", err)
+	}
+	p.schedule = s
+	return p, nil
+}
+
+// scheduleLead is how far ahead of a window's start its floor applies: the
+// adaptive algorithm's forecast horizon, as in the runtime
+// (policy.ScheduleLead); 0 for the other algorithms.
+func (p Policy) scheduleLead() time.Duration {
+	if p.Algorithm == string(hcav1.AlgorithmAdaptive) {
+		return p.adaptive.Horizon
+	}
+	return 0
 }

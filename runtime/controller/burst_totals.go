@@ -129,7 +129,7 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	if interval <= 0 {
 		interval = policy.DecisionInterval(p.Spec.Algorithm.Name)
 	}
-	fp := burstHash([]any{p.Spec.Algorithm, p.Spec.Metrics, minR, maxR})
+	fp := burstHash([]any{p.Spec.Algorithm, p.Spec.Metrics, minR, maxR, p.Spec.Schedules})
 	t.mu.Lock()
 	st := t.algos[key]
 	if st != nil && st.fingerprint == fp && now.Before(st.last.Add(interval)) {
@@ -150,8 +150,11 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 			st.algs = append(st.algs, alg)
 		}
 		t.algos[key] = st
+		t.mu.Unlock()
+		t.warm(ctx, st, p, d, now)
+	} else {
+		t.mu.Unlock()
 	}
-	t.mu.Unlock()
 
 	req := burstPodRequests(&d.Spec.Template.Spec)
 	out := burstMetricOutcome{source: burstTotalFromAlgorithm, available: true, next: interval}
@@ -204,6 +207,9 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	} else {
 		out.total = best
 		out.reason = bestReason
+	}
+	if disabled == "" {
+		burstScheduleFloor(p, &out, current, maxR, now)
 	}
 	t.mu.Lock()
 	st.last, st.outcome = now, out
@@ -295,5 +301,24 @@ func (t *burstTotals) forget(prefix string) {
 		if strings.HasPrefix(k, prefix) {
 			delete(t.slo, k)
 		}
+	}
+}
+
+// burstScheduleFloor raises out to the floor of p's spec.schedules in force
+// at now (started ahead by the adaptive algorithm's forecast horizon), also
+// when no metric decided; a schedule that does not compile is reported in
+// the message and ignored.
+func burstScheduleFloor(p *hcav1.BurstPolicy, out *burstMetricOutcome, current, maxR int32, now time.Time) {
+	sched, err := policy.Schedule(p.Spec.Schedules)
+	if err != nil {
+		out.message = strings.TrimPrefix(out.message+"; "+err.Error(), "; ")
+		return
+	}
+	f := sched.Floor(now, policy.ScheduleLead(p.Spec.Algorithm))
+	total, raised, why := scaling.RaiseToFloor(out.total, out.source == burstTotalFromAlgorithm, current, maxR, f)
+	if raised {
+		out.source, out.total = burstTotalFromAlgorithm, total
+		out.reason = strings.TrimPrefix(out.reason+"; "+why, "; ")
+		out.message = strings.TrimPrefix(out.message+"; "+why, "; ")
 	}
 }

@@ -219,6 +219,7 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 		errs = append(errs, r.release(ctx, m, hc, groups, nodes.Items, removals, now))
 	}
 
+	r.reasonEvents(hc, groups)
 	hc.Status.NodeGroups = nil
 	for _, g := range groups {
 		hc.Status.NodeGroups = append(hc.Status.NodeGroups, g.status)
@@ -309,7 +310,7 @@ func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridClu
 
 // demand gathers the burst pods that need a node (Unschedulable, of a
 // policy's copy) as pod sets, and each group's scale-down delay (the longest
-// of the policies that burst into the cluster).
+// of the policies that burst into the cluster; none when no policy does).
 func (r *CapacityReconciler) demand(ctx context.Context, hc *hcav1.HybridCluster, groups []*capacityGroup, pods []corev1.Pod) ([]capacity.PodSet, map[string]time.Duration, error) {
 	var policies hcav1.BurstPolicyList
 	if err := r.Client.List(ctx, &policies); err != nil {
@@ -336,6 +337,13 @@ func (r *CapacityReconciler) demand(ctx context.Context, hc *hcav1.HybridCluster
 		if !found || d > delay {
 			delay, found = d, true
 		}
+	}
+	if !found {
+		// No policy bursts into the cluster (the last one was deleted):
+		// nothing will use its groups' empty nodes, which are released at
+		// once rather than after a default delay, so that no group stays
+		// grown behind a deleted policy.
+		delay = 0
 	}
 	delays := map[string]time.Duration{}
 	for _, g := range groups {
@@ -511,6 +519,22 @@ func (r *CapacityReconciler) release(ctx context.Context, m *Member, hc *hcav1.H
 			g.spec.Name, g.cloud.Desired, want, strings.Join(names, ", "), list[0].Reason)
 	}
 	return errors.Join(errs...)
+}
+
+// reasonEvents records a Warning Event, named after the reason, when a
+// group's status reason becomes one (MaxReached, LaunchFailures, Throttled,
+// NotFound, NotActive, CloudError, NoCloudAccess): once per change, not
+// every round, so a lasting fault makes no event storm.
+func (r *CapacityReconciler) reasonEvents(hc *hcav1.HybridCluster, groups []*capacityGroup) {
+	prev := map[string]string{}
+	for _, s := range hc.Status.NodeGroups {
+		prev[s.Name] = s.Reason
+	}
+	for _, g := range groups {
+		if g.status.Reason != "" && g.status.Reason != prev[g.spec.Name] {
+			r.event(hc, corev1.EventTypeWarning, g.status.Reason, "node group %s: %s", g.spec.Name, g.status.Message)
+		}
+	}
 }
 
 // inGroup reports whether a node belongs to the node group, by the label

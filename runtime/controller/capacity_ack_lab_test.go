@@ -284,4 +284,37 @@ func TestCapacityACKLab(t *testing.T) {
 	if got := strings.Join(reasons, ","); !strings.Contains(got, "NodesRequested") || !strings.Contains(got, "NodesReleased") {
 		t.Errorf("events on the hybrid cluster: %s; want NodesRequested and NodesReleased", got)
 	}
+
+	// The account's on-demand vCPU quota (1) is below one ecs.g6.xlarge: the
+	// pool is asked for a node that cannot be created (failed_nodes), the
+	// group says LaunchFailures with its Event; the node comes once the
+	// quota is lifted.
+	labPost(t, ack.endpoint, "/lab/v1/vcpu-quota", map[string]any{"capacityType": "ON_DEMAND", "vcpus": 1})
+	t.Cleanup(func() {
+		labPost(t, ack.endpoint, "/lab/v1/vcpu-quota", map[string]any{"capacityType": "ON_DEMAND", "vcpus": 0})
+	})
+	bl.scale(t, ctx, ns, 6)
+	fctx, fcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer fcancel()
+	burstEventually(t, fctx, "reason LaunchFailures while the quota holds", func() (bool, string) {
+		var got hcav1.HybridCluster
+		_ = bl.control.Get(ctx, client.ObjectKeyFromObject(hc), &got)
+		g := got.Status.NodeGroups
+		return len(g) == 1 && g[0].Reason == "LaunchFailures" && desired() == 1, status()
+	})
+	if err := bl.control.List(ctx, &evs); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range evs.Items {
+		found = found || e.Regarding.Kind == "HybridCluster" && e.Regarding.Name == name && e.Reason == "LaunchFailures"
+	}
+	if !found {
+		t.Errorf("no LaunchFailures event on the hybrid cluster")
+	}
+	labPost(t, ack.endpoint, "/lab/v1/vcpu-quota", map[string]any{"capacityType": "ON_DEMAND", "vcpus": 0})
+	burstEventually(t, fctx, "the node comes once the quota is lifted", func() (bool, string) {
+		r, pe, n := burstPods()
+		return r == 2 && n == 1 && desired() == 1, fmt.Sprintf("running %d, pending %d, nodes %d, status %s", r, pe, n, status())
+	})
 }

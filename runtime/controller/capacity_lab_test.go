@@ -56,10 +56,10 @@ func TestCapacityLab(t *testing.T) {
 	t.Cleanup(func() {
 		c := context.Background()
 		_, _ = eksc.DeleteNodegroup(c, &eks.DeleteNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")})
-		_ = eks.NewNodegroupDeletedWaiter(eksc).Wait(c, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")}, 2*time.Minute)
+		_ = eks.NewNodegroupDeletedWaiter(eksc, func(o *eks.NodegroupDeletedWaiterOptions) { o.MinDelay, o.MaxDelay = 500*time.Millisecond, time.Second }).Wait(c, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")}, 2*time.Minute)
 		_, _ = eksc.DeleteCluster(c, &eks.DeleteClusterInput{Name: aws.String(name)})
 	})
-	if err := eks.NewClusterActiveWaiter(eksc).Wait(ctx, &eks.DescribeClusterInput{Name: aws.String(name)}, 2*time.Minute); err != nil {
+	if err := eks.NewClusterActiveWaiter(eksc, func(o *eks.ClusterActiveWaiterOptions) { o.MinDelay, o.MaxDelay = 500*time.Millisecond, time.Second }).Wait(ctx, &eks.DescribeClusterInput{Name: aws.String(name)}, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := eksc.CreateNodegroup(ctx, &eks.CreateNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst"),
@@ -71,7 +71,7 @@ func TestCapacityLab(t *testing.T) {
 		ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(0)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := eks.NewNodegroupActiveWaiter(eksc).Wait(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")}, 2*time.Minute); err != nil {
+	if err := eks.NewNodegroupActiveWaiter(eksc, func(o *eks.NodegroupActiveWaiterOptions) { o.MinDelay, o.MaxDelay = 500*time.Millisecond, time.Second }).Wait(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")}, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	desired := func() int32 {

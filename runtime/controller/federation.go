@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
 
@@ -235,6 +236,7 @@ func (r *FederatedAutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.
 		input[i] = FederatedMemberFromHPA(name, members[i].hpa)
 	}
 	totalMin := max(fa.Spec.MinReplicas, 1)
+	totalMin, requeue, schedProblem := federationScheduleMin(&fa, totalMin, interval, now)
 	window := scaling.DefaultScaleForbiddenWindow
 	if fa.Spec.ScaleForbiddenWindow != nil {
 		window = fa.Spec.ScaleForbiddenWindow.Duration
@@ -294,11 +296,33 @@ func (r *FederatedAutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.
 		fa.Status.CurrentReplicas += c.CurrentReplicas
 		fa.Status.DesiredReplicas += c.DesiredReplicas
 	}
+	if schedProblem != "" {
+		problems = append(problems, schedProblem)
+	}
 	r.setConditions(&fa, problems, len(members))
 	if err := r.patchStatus(ctx, before, &fa); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: interval}, nil
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// federationScheduleMin is the total minReplicas with fa's spec.schedules
+// in force at now (their floor, capped at maxReplicas), and when to
+// reconcile next: interval, or sooner when a window opens or closes. The
+// member HPAs start the replicas themselves, so no lead time is known: a
+// window's floor applies from its start. A schedule that does not compile
+// is returned as a problem and ignored.
+func federationScheduleMin(fa *hcav1.FederatedAutoscaler, specMin int32, interval time.Duration, now time.Time) (int32, time.Duration, string) {
+	sched, err := policy.Schedule(fa.Spec.Schedules)
+	if err != nil {
+		return specMin, interval, err.Error()
+	}
+	f := sched.Floor(now, 0)
+	requeue := interval
+	if !f.NextChange.IsZero() {
+		requeue = min(requeue, max(f.NextChange.Sub(now), time.Second))
+	}
+	return max(specMin, min(f.Min, fa.Spec.MaxReplicas)), requeue, ""
 }
 
 // decide is scaling.Rebalance, except that when a reachable member is placed

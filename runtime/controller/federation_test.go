@@ -508,6 +508,47 @@ func TestFederatedAutoscalerLab(t *testing.T) {
 		})
 	})
 
+	t.Run("a schedule window raises min while in force, read in its time zone", func(t *testing.T) {
+		// Asia/Kolkata is UTC+05:30: a start read in another zone would be
+		// hours off and never open within this test.
+		loc, err := time.LoadLocation("Asia/Kolkata")
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := clk.Now().In(loc).Add(2 * time.Minute)
+		got := getFA()
+		before := got.DeepCopy()
+		got.Spec.Schedules = []hcav1.ScheduleWindow{{Name: "peak", Start: fmt.Sprintf("%d %d * * *", at.Minute(), at.Hour()),
+			Duration: metav1.Duration{Duration: 10 * time.Minute}, TimeZone: "Asia/Kolkata", MinReplicas: 6}}
+		if err := fl.control.Patch(ctx, got, client.MergeFrom(before)); err != nil {
+			t.Fatal(err)
+		}
+		sumMin := func() (int32, string) {
+			mm, desc := fl.minMax(ctx, ns, target)
+			return mm[a][0] + mm[b][0], desc
+		}
+		fedRounds(t, ctx, 2)
+		if n, desc := sumMin(); n != 2 {
+			t.Fatalf("before the window the members' minReplicas sum to %d (%s), want spec.minReplicas 2", n, desc)
+		}
+		clk.Step(2 * time.Minute)
+		eventually(t, ctx, "the window's floor 6 over the members", func() (bool, string) {
+			n, desc := sumMin()
+			return n == 6, desc
+		})
+		clk.Step(10 * time.Minute)
+		eventually(t, ctx, "spec.minReplicas back after the window", func() (bool, string) {
+			n, desc := sumMin()
+			return n == 2, desc
+		})
+		got = getFA()
+		before = got.DeepCopy()
+		got.Spec.Schedules = nil
+		if err := fl.control.Patch(ctx, got, client.MergeFrom(before)); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("an unreachable member is Degraded and left untouched", func(t *testing.T) {
 		down := fmt.Sprintf("fed-down-%d", id)
 		kubeconfig, err := os.ReadFile(env["HCA_LAB_PRIVATE_KUBECONFIG"])

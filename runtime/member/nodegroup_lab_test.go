@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -120,6 +121,27 @@ func TestRemoveNodesACKLab(t *testing.T) {
 		return n == 3, fmt.Sprint(n)
 	})
 	removeAndCheck(t, ctx, member.Clouds{ACK: api}, g, kc, member.ACKNodePoolLabel+"="+pool)
+
+	// Throttling (Throttling.User from the gateway): a short spell is
+	// retried away with backoff; a long one ends in ErrThrottled.
+	api.Backoff = 20 * time.Millisecond
+	throttle := func(next int) {
+		resp, err := http.Post(env["HCA_LAB_ACK_ENDPOINT"]+"/lab/v1/throttling", "application/json", strings.NewReader(fmt.Sprintf(`{"next":%d}`, next)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+	}
+	t.Cleanup(func() { throttle(0) })
+	throttle(2)
+	if st, err := (member.Clouds{ACK: api}).DescribeGroup(ctx, g); err != nil || st.Desired != 2 {
+		t.Errorf("DescribeGroup through 2 throttled calls: %+v, %v; want desired 2 after retries", st, err)
+	}
+	throttle(50)
+	if _, err := (member.Clouds{ACK: api}).DescribeGroup(ctx, g); !errors.Is(err, member.ErrThrottled) || !strings.Contains(err.Error(), "Throttling.User") {
+		t.Errorf("DescribeGroup while throttled: %v, want ErrThrottled with Throttling.User", err)
+	}
+	throttle(0)
 
 	// A pool that does not exist is ErrNodegroupNotFound.
 	g.ACK.NodePoolID = "np00000000000000000000000000000000"

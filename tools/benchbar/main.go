@@ -232,7 +232,7 @@ func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath string) 
 		fmt.Fprintf(&b, "| %s | %d | %.2f %% | %.2f %% |\n", t.name, m.Forecasts, m.ForecastMAPE, m.NaiveMAPE)
 	}
 	b.WriteString("\n### The frontier: SLA violations and cost of every algorithm and of adaptive with headroom\n\n")
-	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (a parameter of `scaling.AdaptiveConfig`, not yet of the BurstPolicy). Charts: `TRACE-frontier.svg`.\n\n")
+	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
 	b.WriteString("| trace |")
 	cols := append(append([]string(nil), algorithms...), "reactive floor")
 	for _, h := range headrooms {

@@ -3,7 +3,7 @@
 // runs the runtime, replays a flash crowd with a live view and writes a report
 // (see internal/lab/demo).
 //
-//	go run ./tools/demo [--trace FILE.csv] [--timeout 9m]
+//	go run ./tools/demo [--trace FILE.csv] [--timeout 12m]
 //	go run ./tools/demo --destroy
 package main
 
@@ -22,7 +22,7 @@ import (
 
 func main() {
 	trace := flag.String("trace", "", "load trace CSV (seconds,requests_per_second); default: a built-in flash crowd of 5m30s")
-	timeout := flag.Duration("timeout", 9*time.Minute, "how long to wait for the replay and the scale-back")
+	timeout := flag.Duration("timeout", 12*time.Minute, "how long to wait for the replay, the scale-back and the release of the burst nodes")
 	destroy := flag.Bool("destroy", false, "undo the demo instead: stop the runtime, terraform destroy the quickstart, remove the sample app")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

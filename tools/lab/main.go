@@ -83,8 +83,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		opts := poolFlags(fs)
 		bootDelay := fs.Duration("node-boot-delay", envDuration("HCA_LAB_NODE_BOOT_DELAY", lab.DefaultNodeBootDelay),
 			"how long a node asked of the EKS/ACK emulators takes to be Ready, each node on its own timer (0: none; default from $HCA_LAB_NODE_BOOT_DELAY, else 75s)")
-		podDelay := fs.Duration("pod-startup-delay", envDuration("HCA_LAB_POD_STARTUP_DELAY", 0),
-			"how long pods stay Pending once bound, for image pull and readiness (0: none, the default; 10s is realistic; default from $HCA_LAB_POD_STARTUP_DELAY)")
+		podDelay := fs.Duration("pod-startup-delay", envDuration("HCA_LAB_POD_STARTUP_DELAY", lab.DefaultPodStartupDelay),
+			"how long pods stay Pending once bound, for image pull and readiness (0: none; default from $HCA_LAB_POD_STARTUP_DELAY, else 10s, a realistic figure)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return usageError{err.Error()}
 		}

@@ -1,5 +1,6 @@
-# Scale the shop's web Deployment in the private cluster with FRSS and burst
-# the replicas it cannot schedule there into EKS first, then ACK.
+# Scale the shop's web Deployment in the private cluster with the adaptive
+# algorithm (20 % spare replicas, at least 10 replicas on weekday mornings)
+# and burst the replicas it cannot schedule there into EKS first, then ACK.
 resource "hca_burst_policy" "web" {
   name            = "web"
   namespace       = "shop"
@@ -22,9 +23,27 @@ resource "hca_burst_policy" "web" {
   ]
 
   algorithm = {
-    name = "frss"
-    frss = { scale_up_rate = 9, down_window = "9m", shrink_step = 1 }
+    name = "adaptive"
+    adaptive = {
+      # Pod start-up plus node boot in the burst clusters: the forecast
+      # looks this far ahead, and schedules start this early.
+      forecast_horizon = "2m"
+      headroom_percent = 20
+    }
   }
+
+  # The Monday-to-Friday morning rush in Berlin: at least 10 replicas from
+  # 07:45 (2 minutes earlier, the forecast horizon) for 3 hours, whatever
+  # the daylight-saving offset.
+  schedules = [
+    {
+      name         = "morning-rush"
+      start        = "45 7 * * MON-FRI"
+      duration     = "3h"
+      time_zone    = "Europe/Berlin"
+      min_replicas = 10
+    },
+  ]
 
   # Copied into each burst cluster with the Deployment.
   propagate = {

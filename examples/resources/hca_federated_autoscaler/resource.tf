@@ -30,6 +30,18 @@ resource "hca_federated_autoscaler" "web" {
   # A member that just scaled keeps its share this long before rebalancing.
   scale_forbidden_window = "2m"
 
+  # Black Friday sale in New York: at least 30 replicas over the members
+  # for the 12 hours from 08:00 local time on 27 November.
+  schedules = [
+    {
+      name         = "black-friday"
+      start        = "0 8 27 11 *"
+      duration     = "12h"
+      time_zone    = "America/New_York"
+      min_replicas = 30
+    },
+  ]
+
   timeouts = {
     delete = "10m"
   }

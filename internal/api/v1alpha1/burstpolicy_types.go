@@ -62,6 +62,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.minReplicas <= self.maxReplicas",message="minReplicas must be <= maxReplicas",fieldPath=".minReplicas"
 // +kubebuilder:validation:XValidation:rule="!self.burstTargets.exists(t, t.cluster == self.primaryCluster)",message="burstTargets must not list primaryCluster: list only the clusters to burst into",fieldPath=".burstTargets"
 // +kubebuilder:validation:XValidation:rule="self.placement != 'weighted' || self.burstTargets.exists(t, t.weight > 0)",message="placement weighted needs at least one burstTargets entry with weight > 0",fieldPath=".burstTargets"
+// +kubebuilder:validation:XValidation:rule="!has(self.schedules) || self.schedules.all(w, w.minReplicas <= self.maxReplicas)",message="schedules[].minReplicas must be <= maxReplicas: lower the window's floor or raise maxReplicas",fieldPath=".schedules"
 type BurstPolicySpec struct {
 	// Target selects the workload: a Deployment by name, or the Deployments
 	// carrying matchLabels (exactly one of the two).
@@ -148,6 +149,15 @@ type BurstPolicySpec struct {
 	//
 	// +optional
 	Capacity *BurstCapacity `json:"capacity,omitempty"`
+
+	// Schedules are windows that raise the floor of the total replica count
+	// (e.g. before a known Monday-morning peak).
+	//
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Schedules []ScheduleWindow `json:"schedules,omitempty"`
 }
 
 // BurstCapacity is a policy's say in the burst clusters' node groups.
@@ -486,6 +496,81 @@ type AdaptiveAlgorithm struct {
 	// +kubebuilder:default="24h"
 	// +optional
 	SeasonalPeriod *metav1.Duration `json:"seasonalPeriod,omitempty"`
+
+	// HeadroomPercent keeps this percentage of the replicas the load needs
+	// ready on top, rounded up (0 to 1000; 0: none). With
+	// headroomReplicas, the larger of the two wins. Spare replicas are
+	// placed as any others: the primary first, then the burst targets in
+	// placement order.
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	HeadroomPercent int32 `json:"headroomPercent,omitempty"`
+
+	// HeadroomReplicas keeps this many replicas ready on top of the count
+	// the load needs (0: none). With headroomPercent, the larger of the two
+	// wins.
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	// +optional
+	HeadroomReplicas int32 `json:"headroomReplicas,omitempty"`
+}
+
+// ScheduleWindow is a scheduled scaling window: from each time start
+// matches in timeZone's wall clock, for duration, the target keeps at least
+// minReplicas (raised at once, and started ahead by the adaptive
+// algorithm's forecastHorizon, the time the workload needs to make replicas
+// ready). A start whose wall-clock time is skipped by a daylight-saving jump
+// happens at the end of the jump; one that occurs twice happens once, at
+// the first occurrence. Overlapping windows keep the highest floor.
+type ScheduleWindow struct {
+	// Name identifies the window in status and events (lower case letters,
+	// digits and '-', at most 63).
+	//
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
+	Name string `json:"name"`
+
+	// Start is a standard 5-field cron expression (minute hour
+	// day-of-month month day-of-week), e.g. "0 8 * * MON-FRI". No seconds,
+	// no @descriptors, no CRON_TZ= prefix: set timeZone.
+	//
+	// +kubebuilder:validation:MinLength=9
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.split(' ').filter(f, f != '').size() == 5",message="start must be a 5-field cron expression (minute hour day-of-month month day-of-week), e.g. \"0 8 * * MON-FRI\""
+	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="start must not carry a CRON_TZ= or TZ= prefix: set timeZone instead"
+	// +required
+	Start string `json:"start"`
+
+	// Duration is how long the window lasts from each start, in elapsed time
+	// (Go duration, in (0s, 168h]).
+	//
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('168h')",message="duration must be in (0s, 168h], e.g. \"8h\""
+	// +required
+	Duration metav1.Duration `json:"duration"`
+
+	// TimeZone is the IANA time zone start is read in, e.g.
+	// "Europe/Berlin" (default UTC; "Local" is refused).
+	//
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*$`
+	// +kubebuilder:validation:XValidation:rule="self != 'Local'",message="timeZone Local depends on the runtime's machine: name an IANA zone such as Europe/Berlin or UTC"
+	// +kubebuilder:default=UTC
+	// +optional
+	TimeZone string `json:"timeZone,omitempty"`
+
+	// MinReplicas is the floor during the window (at most the policy's
+	// maxReplicas).
+	//
+	// +kubebuilder:validation:Minimum=1
+	// +required
+	MinReplicas int32 `json:"minReplicas"`
 }
 
 // Propagation lists the objects, in the policy's namespace, copied into burst

@@ -12,6 +12,7 @@ import (
 //
 // +kubebuilder:validation:XValidation:rule="self.minReplicas <= self.maxReplicas",message="minReplicas must be <= maxReplicas",fieldPath=".minReplicas"
 // +kubebuilder:validation:XValidation:rule="self.maxReplicas >= size(self.members)",message="maxReplicas must be at least the number of members (each member's HPA needs maxReplicas >= 1)",fieldPath=".maxReplicas"
+// +kubebuilder:validation:XValidation:rule="!has(self.schedules) || self.schedules.all(w, w.minReplicas <= self.maxReplicas)",message="schedules[].minReplicas must be <= maxReplicas: lower the window's floor or raise maxReplicas",fieldPath=".schedules"
 type FederatedAutoscalerSpec struct {
 	// Target is the workload, deployed under the same name and namespace in
 	// every member.
@@ -60,6 +61,15 @@ type FederatedAutoscalerSpec struct {
 	// +kubebuilder:default="1m"
 	// +optional
 	ScaleForbiddenWindow *metav1.Duration `json:"scaleForbiddenWindow,omitempty"`
+
+	// Schedules are windows that raise minReplicas over all members while
+	// they are in force (the partition gives each member its share).
+	//
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Schedules []ScheduleWindow `json:"schedules,omitempty"`
 }
 
 // FederatedMember is a member cluster of a FederatedAutoscaler.

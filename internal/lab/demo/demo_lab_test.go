@@ -22,11 +22,14 @@ import (
 // TestDemo runs `make demo` end to end on the lab with a shorter flash crowd:
 // the quickstart is applied with the provider built from the checkout, the
 // runtime runs as a local process, the surge bursts into EKS (up to its 8)
-// and ACK, the SLO is evaluated, the burst comes back, and the report is
-// written. Then the demo is destroyed: nothing of the quickstart is left in
-// Terraform's state. It brings up a lab of its own (from the same binary
-// cache), so that its runtime acts on nothing of other tests and their
-// objects do not stand in the way of its destroy.
+// and ACK, whose node groups start at 0 nodes: the runtime asks for nodes,
+// they boot (30 s in this test's lab, pods start in 10 s), the replicas run
+// on them only; the SLO is evaluated, the burst comes back, the nodes are
+// released to 0 after the policy's scale-down delay, and the report (with its
+// nodes and cost lines) is written. Then the demo is destroyed: nothing of
+// the quickstart is left in Terraform's state. It brings up a lab of its own
+// (from the same binary cache), so that its runtime acts on nothing of other
+// tests and their objects do not stand in the way of its destroy.
 func TestDemo(t *testing.T) {
 	labtest.Require(t, "HCA_LAB_DIR") // the shared lab proves the binaries are built
 	root := labtest.RepoRoot(t)
@@ -41,15 +44,17 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("lab %v: %v\n%s", args, err, out)
 		}
 	}
-	labCmd("up")
+	labCmd("up", "--node-boot-delay", "30s", "--pod-startup-delay", "10s")
 	t.Cleanup(func() { labCmd("down") })
 	env := map[string]string{"HCA_LAB_DIR": labDir}
 	trace := filepath.Join(t.TempDir(), "short.csv")
-	if err := os.WriteFile(trace, []byte("seconds,requests_per_second\n0,30\n20,300\n100,30\n160,30\n"), 0o644); err != nil {
+	// The surge lasts long enough for nodes to boot (30 s) and pods to start
+	// (10 s) after the runtime asked for them.
+	if err := os.WriteFile(trace, []byte("seconds,requests_per_second\n0,30\n20,300\n150,30\n210,30\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	o := demo.Options{RepoRoot: root, LabDir: env["HCA_LAB_DIR"], Out: &out, Trace: trace, ReplayTimeout: 6 * time.Minute}
+	o := demo.Options{RepoRoot: root, LabDir: env["HCA_LAB_DIR"], Out: &out, Trace: trace, ReplayTimeout: 9 * time.Minute}
 	t.Cleanup(func() {
 		var d bytes.Buffer
 		if err := demo.Destroy(context.Background(), demo.Options{RepoRoot: root, LabDir: env["HCA_LAB_DIR"], Out: &d}); err != nil {
@@ -76,6 +81,48 @@ func TestDemo(t *testing.T) {
 		t.Error("the SLO was never evaluated")
 	}
 
+	// Scale from zero: the burst nodes start at 0, are requested and Ready
+	// after the surge, in that order, and are released to 0 after the burst.
+	if !s.NodeGroups || s.StartNodes != 0 {
+		t.Errorf("burst node groups seen %v, nodes at the start %d: want node groups starting at 0 nodes", s.NodeGroups, s.StartNodes)
+	}
+	if !s.NodesRequestedSeen || !s.NodesReadySeen || !s.NodesZeroSeen {
+		t.Errorf("node milestones: requested %v, Ready %v, released to 0 %v; want all", s.NodesRequestedSeen, s.NodesReadySeen, s.NodesZeroSeen)
+	} else if s.NodesRequestedAt < s.SurgeAt || s.NodesReadyAt < s.NodesRequestedAt || s.NodesZeroAt < s.BackAt {
+		t.Errorf("node milestones out of order: surge %s, requested %s, Ready %s, burst back %s, released %s", s.SurgeAt, s.NodesRequestedAt, s.NodesReadyAt, s.BackAt, s.NodesZeroAt)
+	}
+	if s.PeakNodes["eks"] == 0 || s.BurstCost <= 0 || s.BurstCost >= s.AlwaysOnCost {
+		t.Errorf("most EKS nodes %d, burst cost $%.4f, always on $%.4f: want EKS nodes bought, and the burst cheaper than the hour always on", s.PeakNodes["eks"], s.BurstCost, s.AlwaysOnCost)
+	}
+	// Replicas run in EKS only on the nodes the runtime bought: none Ready
+	// there while no node of its group is.
+	raw, err := os.ReadFile(filepath.Join(res.Dir, "samples.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []demo.Sample
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		t.Fatalf("samples.json: %v", err)
+	}
+	// The runtime reaches both clouds' node groups: the ACK pool, whose
+	// AccessKey reaches the runtime through hca_runtime's Secret, is never
+	// reported out of reach.
+	for _, x := range samples {
+		for c, n := range x.Nodes {
+			for g, reason := range n.Reasons {
+				if reason == "NoCloudAccess" || reason == "NotSupported" {
+					t.Fatalf("at %s, node group %s of %s is %s: want the runtime to reach every node group", x.At, g, c, reason)
+				}
+			}
+		}
+	}
+	for _, x := range samples {
+		if x.Ready["eks"] > 0 && x.Nodes["eks"].Ready == 0 {
+			t.Errorf("at %s, %d replicas Ready in EKS with no node Ready there", x.At, x.Ready["eks"])
+			break
+		}
+	}
+
 	want := []string{"hca_ack_cluster.burst", "hca_burst_policy.web", "hca_cluster.ack", "hca_cluster.eks", "hca_cluster.private",
 		"hca_eks_cluster.burst", "hca_runtime.this", "hca_slo.web_latency"}
 	if got := stateResources(t, filepath.Join(res.Dir, "quickstart", "terraform.tfstate")); strings.Join(got, " ") != strings.Join(want, " ") {
@@ -85,7 +132,8 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"| first replica ready outside private |", "](report.svg)", "| phases |"} {
+	for _, w := range []string{"| first replica ready outside private |", "](report.svg)", "| phases |",
+		"| burst nodes requested |", "| first burst node Ready |", "| burst nodes released to 0 |", "| burst cost | $", "for the same hour with the burst's peak nodes always on"} {
 		if !bytes.Contains(md, []byte(w)) {
 			t.Errorf("report lacks %q", w)
 		}

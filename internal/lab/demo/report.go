@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,37 @@ type Sample struct {
 	Compliance *int32
 	// Phase is the burst policy's phase.
 	Phase string
+	// Nodes are the node-group nodes per burst cluster (HybridCluster
+	// status.nodeGroups, summed over the cluster's groups); absent for a
+	// cluster without node groups.
+	Nodes map[string]NodeCount `json:",omitempty"`
+}
+
+// NodeCount is what a burst cluster's node groups held at one instant.
+type NodeCount struct {
+	// Ready nodes, and Desired: the groups' desired size in the cloud (Ready
+	// nodes plus those booting), which is what the cloud bills.
+	Ready, Desired int32
+	// DollarsPerHour is what the desired nodes cost per hour (each group's
+	// desired size times its spec.nodeGroups pricePerHour).
+	DollarsPerHour float64
+	// Reasons are the groups' status reasons (why a group cannot grow now),
+	// by group name; groups that can grow are left out.
+	Reasons map[string]string `json:",omitempty"`
+}
+
+// nodes sums the node counts of the clusters other than primary.
+func nodes(s Sample, primary string) NodeCount {
+	var n NodeCount
+	for c, v := range s.Nodes {
+		if c == primary {
+			continue
+		}
+		n.Ready += v.Ready
+		n.Desired += v.Desired
+		n.DollarsPerHour += v.DollarsPerHour
+	}
+	return n
 }
 
 // total sums the values of m.
@@ -64,15 +96,40 @@ type Summary struct {
 	ComplianceSeen bool
 	// Phases lists the phases in the order they appeared.
 	Phases []string
+
+	// NodeGroups tells whether any sample showed burst node groups; the
+	// node fields below are zero without them.
+	NodeGroups bool
+	// StartNodes are the burst clusters' desired nodes in the first sample
+	// (scale from zero: 0).
+	StartNodes int32
+	// NodesRequestedAt is when burst nodes were first asked for after the
+	// surge (desired size above 0); NodesReadyAt when a burst node was first
+	// Ready after it; NodesZeroAt when, after the burst was brought back, the
+	// burst clusters' node groups were at 0 desired and 0 Ready nodes.
+	NodesRequestedAt, NodesReadyAt, NodesZeroAt       time.Duration
+	NodesRequestedSeen, NodesReadySeen, NodesZeroSeen bool
+	// PeakNodes are the most desired nodes per burst cluster.
+	PeakNodes map[string]int32
+	// NodeHours are the burst clusters' desired node-hours over the replay;
+	// BurstCost what they cost in dollars (each sample's rate held until the
+	// next sample).
+	NodeHours, BurstCost float64
+	// PeakDollarsPerHour is the highest cost rate of the burst nodes;
+	// AlwaysOnCost is one hour of it: what the hour would have cost with the
+	// burst's nodes running all the time, as when a burst target is a fixed
+	// node group sized for the peak.
+	PeakDollarsPerHour, AlwaysOnCost float64
 }
 
 // Summarize reads the milestones of a replay. primary names the primary
 // cluster; perPod is the load one replica should serve.
 func Summarize(samples []Sample, primary string, perPod float64) Summary {
-	s := Summary{PeakByCluster: map[string]int32{}}
+	s := Summary{PeakByCluster: map[string]int32{}, PeakNodes: map[string]int32{}}
 	if len(samples) == 0 {
 		return s
 	}
+	s.StartNodes = nodes(samples[0], primary).Desired
 	s.Duration = samples[len(samples)-1].At
 	s.BaselineRPS = samples[0].OfferedRPS
 	var offered, refused, compSum float64
@@ -92,7 +149,17 @@ func Summarize(samples []Sample, primary string, perPod float64) Summary {
 			dt := (x.At - samples[i-1].At).Seconds()
 			offered += x.OfferedRPS * dt
 			refused += x.ErrorRPS * dt
+			prev := nodes(samples[i-1], primary)
+			s.NodeHours += float64(prev.Desired) * dt / 3600
+			s.BurstCost += prev.DollarsPerHour * dt / 3600
 		}
+		for c, n := range x.Nodes {
+			if c != primary {
+				s.NodeGroups = true
+				s.PeakNodes[c] = max(s.PeakNodes[c], n.Desired)
+			}
+		}
+		s.PeakDollarsPerHour = math.Max(s.PeakDollarsPerHour, nodes(x, primary).DollarsPerHour)
 		if x.Compliance != nil {
 			if !s.ComplianceSeen || *x.Compliance < s.ComplianceMin {
 				s.ComplianceMin = *x.Compliance
@@ -111,6 +178,7 @@ func Summarize(samples []Sample, primary string, perPod float64) Summary {
 	if compN > 0 {
 		s.ComplianceMean = compSum / float64(compN)
 	}
+	s.AlwaysOnCost = s.PeakDollarsPerHour
 	if perPod > 0 {
 		s.Needed = int32(math.Ceil(s.PeakRPS/perPod - 1e-9))
 	}
@@ -139,6 +207,16 @@ func Summarize(samples []Sample, primary string, perPod float64) Summary {
 		}
 		if s.FallSeen && !s.BackSeen && burst(x) == 0 && total(x.Desired)-x.Desired[primary] == 0 {
 			s.BackAt, s.BackSeen = x.At, true
+		}
+		n := nodes(x, primary)
+		if s.SurgeSeen && !s.NodesRequestedSeen && n.Desired > 0 {
+			s.NodesRequestedAt, s.NodesRequestedSeen = x.At, true
+		}
+		if s.SurgeSeen && !s.NodesReadySeen && n.Ready > 0 {
+			s.NodesReadyAt, s.NodesReadySeen = x.At, true
+		}
+		if s.BackSeen && s.NodeGroups && !s.NodesZeroSeen && n.Desired == 0 && n.Ready == 0 {
+			s.NodesZeroAt, s.NodesZeroSeen = x.At, true
 		}
 	}
 	return s
@@ -176,6 +254,21 @@ func WriteMarkdown(w io.Writer, title string, setup []string, clusters []string,
 	fmt.Fprintf(&b, "| replicas needed all ready | %s |\n", milestone(s.FullSeen, s.FullAt, s.SurgeAt, s.SurgeSeen))
 	fmt.Fprintf(&b, "| load falls | %s |\n", milestone(s.FallSeen, s.FallAt, 0, false))
 	fmt.Fprintf(&b, "| burst brought back (no replica outside %s) | %s |\n", primary, milestone(s.BackSeen, s.BackAt, s.FallAt, s.FallSeen))
+	if s.NodeGroups {
+		fmt.Fprintf(&b, "| burst nodes at the start | %d |\n", s.StartNodes)
+		fmt.Fprintf(&b, "| burst nodes requested | %s |\n", milestone(s.NodesRequestedSeen, s.NodesRequestedAt, s.SurgeAt, s.SurgeSeen))
+		fmt.Fprintf(&b, "| first burst node Ready | %s |\n", milestone(s.NodesReadySeen, s.NodesReadyAt, s.SurgeAt, s.SurgeSeen))
+		fmt.Fprintf(&b, "| burst nodes released to 0 | %s |\n", milestone(s.NodesZeroSeen, s.NodesZeroAt, s.BackAt, s.BackSeen))
+		var most []string
+		for _, c := range clusters {
+			if n, ok := s.PeakNodes[c]; ok {
+				most = append(most, fmt.Sprintf("%s %d", c, n))
+			}
+		}
+		fmt.Fprintf(&b, "| most burst nodes | %s |\n", strings.Join(most, ", "))
+		fmt.Fprintf(&b, "| burst node-hours | %.3f |\n", s.NodeHours)
+		fmt.Fprintf(&b, "| burst cost | $%.4f for the burst; $%.4f for the same hour with the burst's peak nodes always on ($%.3f per hour) |\n", s.BurstCost, s.AlwaysOnCost, s.PeakDollarsPerHour)
+	}
 	fmt.Fprintf(&b, "| refused requests | %.2f %% of the offered load |\n", 100*s.ErrorShare)
 	if s.ComplianceSeen {
 		fmt.Fprintf(&b, "| SLO compliance | min %d %%, mean %.0f %% (100 %% = exactly on target) |\n", s.ComplianceMin, s.ComplianceMean)
@@ -188,8 +281,17 @@ func WriteMarkdown(w io.Writer, title string, setup []string, clusters []string,
 	for _, c := range clusters {
 		fmt.Fprintf(&b, " %s ready/desired |", c)
 	}
+	var nodeCols []string
+	if s.NodeGroups {
+		for _, c := range clusters {
+			if _, ok := s.PeakNodes[c]; ok {
+				nodeCols = append(nodeCols, c)
+				fmt.Fprintf(&b, " %s nodes ready/desired |", c)
+			}
+		}
+	}
 	b.WriteString(" pending | SLO compliance | phase |\n|---:|---:|---:|")
-	for range clusters {
+	for range len(clusters) + len(nodeCols) {
 		b.WriteString("---:|")
 	}
 	b.WriteString("---:|---:|---|\n")
@@ -202,6 +304,9 @@ func WriteMarkdown(w io.Writer, title string, setup []string, clusters []string,
 		fmt.Fprintf(&b, "| %s | %.0f | %.1f |", x.At.Round(time.Second), x.OfferedRPS, x.ErrorRPS)
 		for _, c := range clusters {
 			fmt.Fprintf(&b, " %d/%d |", x.Ready[c], x.Desired[c])
+		}
+		for _, c := range nodeCols {
+			fmt.Fprintf(&b, " %d/%d |", x.Nodes[c].Ready, x.Nodes[c].Desired)
 		}
 		comp := "–"
 		if x.Compliance != nil {
@@ -235,9 +340,23 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 	for _, x := range samples {
 		if x.Compliance != nil {
 			hasSLO = true
-			panels = 3
+			panels++
 			break
 		}
+	}
+	// The burst clusters with node groups, in the order of clusters (the
+	// primary's nodes are not bought by the runtime).
+	var nodeClusters []string
+	for _, c := range clusters[min(1, len(clusters)):] {
+		for _, x := range samples {
+			if _, ok := x.Nodes[c]; ok {
+				nodeClusters = append(nodeClusters, c)
+				break
+			}
+		}
+	}
+	if len(nodeClusters) > 0 {
+		panels++
 	}
 	H := svgTop + panels*svgPanel + (panels-1)*svgGap + 40
 	var b strings.Builder
@@ -351,7 +470,7 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 			cmax = 400
 			title = "SLO compliance (%; 100 = on target, above = violated; clipped at 400)"
 		}
-		y = panel(2, title, cmax)
+		y = panel(panels-1-min(len(nodeClusters), 1), title, cmax)
 		var pts []string
 		for _, s := range samples {
 			if s.Compliance != nil {
@@ -360,8 +479,35 @@ func WriteSVG(w io.Writer, title string, clusters []string, samples []Sample) er
 		}
 		polyline(pts, "#4c78a8", false)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e45756" stroke-dasharray="5,3"/>`+"\n", svgLeft, y(100), svgLeft+svgPlotW, y(100))
-		legend(2, 0, "#4c78a8", "compliance", false)
-		legend(2, 1, "#e45756", "target (100 %)", true)
+		k := panels - 1 - min(len(nodeClusters), 1)
+		legend(k, 0, "#4c78a8", "compliance", false)
+		legend(k, 1, "#e45756", "target (100 %)", true)
+	}
+
+	if len(nodeClusters) > 0 {
+		// Nodes per burst target: Ready (solid) and desired (dashed: Ready
+		// plus booting, what the cloud bills).
+		var ntop int32
+		for _, s := range samples {
+			for _, c := range nodeClusters {
+				ntop = max(ntop, s.Nodes[c].Ready, s.Nodes[c].Desired)
+			}
+		}
+		// At least 5: whole nodes on the axis, not 0.2 steps.
+		y = panel(panels-1, "burst nodes per target: Ready (solid), desired (dashed)", math.Max(float64(ntop), 5))
+		for ci, c := range nodeClusters {
+			var ready, desired []string
+			for _, s := range samples {
+				ready = append(ready, fmt.Sprintf("%.1f,%.1f", x(s.At), y(float64(s.Nodes[c].Ready))))
+				desired = append(desired, fmt.Sprintf("%.1f,%.1f", x(s.At), y(float64(s.Nodes[c].Desired))))
+			}
+			// The colour of the cluster in the replicas panel.
+			color := colors[(slices.Index(clusters, c))%len(colors)]
+			polyline(ready, color, false)
+			polyline(desired, color, true)
+			legend(panels-1, 2*ci, color, c+" Ready", false)
+			legend(panels-1, 2*ci+1, color, c+" desired", true)
+		}
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())

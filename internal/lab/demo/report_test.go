@@ -200,6 +200,7 @@ func TestRow(t *testing.T) {
 	}{
 		{"bursting", sampleReplay()[2], []string{"0:20", "load  300 req/s (refused  50.0)", "private  8/8 ", "eks  8/8 ", "ack  0/4 ", "SLO  150%", "Bursting", "PPPPPPPPEEEEEEEE...."}},
 		{"no SLO yet", sampleReplay()[0], []string{"0:00", "SLO     –", "Watching", "PP"}},
+		{"nodes booting", withNodes()[1], []string{"0:10", "pending  0  nodes eks 0/2 ack 0/1  SLO"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,5 +211,112 @@ func TestRow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// withNodes is sampleReplay bought from zero: EKS asks for 2 nodes of
+// $0.192 and ACK for 1 of $0.200 at the surge (10s), EKS's are Ready at 20s
+// and ACK's at 25s; they stay until 90s, 30s after the burst came back.
+func withNodes() []Sample {
+	s := sampleReplay()
+	last := s[len(s)-1]
+	last.At = 90 * time.Second
+	s = append(s, last)
+	for i := range s {
+		at := s[i].At
+		eks, ack := NodeCount{}, NodeCount{}
+		if at >= 10*time.Second && at < 90*time.Second {
+			eks = NodeCount{Desired: 2, DollarsPerHour: 2 * 0.192}
+			ack = NodeCount{Desired: 1, DollarsPerHour: 0.200}
+		}
+		if at >= 20*time.Second && at < 90*time.Second {
+			eks.Ready = 2
+		}
+		if at >= 25*time.Second && at < 90*time.Second {
+			ack.Ready = 1
+		}
+		s[i].Nodes = map[string]NodeCount{"eks": eks, "ack": ack}
+	}
+	return s
+}
+
+func TestSummarizeNodes(t *testing.T) {
+	s := Summarize(withNodes(), "private", 15)
+	if !s.NodeGroups || s.StartNodes != 0 {
+		t.Errorf("node groups %v, start nodes %d; want true, 0", s.NodeGroups, s.StartNodes)
+	}
+	for _, w := range []struct {
+		name   string
+		seen   bool
+		at, is time.Duration
+	}{
+		{"nodes requested", s.NodesRequestedSeen, s.NodesRequestedAt, 10 * time.Second},
+		{"first node Ready", s.NodesReadySeen, s.NodesReadyAt, 20 * time.Second},
+		{"nodes released to 0", s.NodesZeroSeen, s.NodesZeroAt, 90 * time.Second},
+	} {
+		if !w.seen || w.at != w.is {
+			t.Errorf("%s: seen %v at %s, want %s", w.name, w.seen, w.at, w.is)
+		}
+	}
+	if s.PeakNodes["eks"] != 2 || s.PeakNodes["ack"] != 1 || len(s.PeakNodes) != 2 {
+		t.Errorf("peak nodes %v, want eks 2, ack 1", s.PeakNodes)
+	}
+	// 3 nodes ($0.584 per hour) from 10s to 90s: 240 node-seconds, 80 s at
+	// $0.584 per hour; always on: one hour at $0.584.
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	if !near(s.NodeHours, 240.0/3600) || !near(s.BurstCost, 0.584*80/3600) || !near(s.PeakDollarsPerHour, 0.584) || !near(s.AlwaysOnCost, 0.584) {
+		t.Errorf("node-hours %v, cost %v, peak rate %v, always on %v; want %v, %v, 0.584, 0.584", s.NodeHours, s.BurstCost, s.PeakDollarsPerHour, s.AlwaysOnCost, 240.0/3600, 0.584*80/3600)
+	}
+
+	// Nodes never released: no such milestone.
+	unreleased := withNodes()[:7]
+	if s := Summarize(unreleased, "private", 15); s.NodesZeroSeen {
+		t.Errorf("nodes released at %s in a replay where they never were", s.NodesZeroAt)
+	}
+	// Without node groups: no node lines.
+	if s := Summarize(sampleReplay(), "private", 15); s.NodeGroups || s.NodesRequestedSeen || s.BurstCost != 0 {
+		t.Errorf("a replay without node groups summarised with nodes: %+v", s)
+	}
+}
+
+func TestWriteMarkdownNodes(t *testing.T) {
+	samples := withNodes()
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, "HCA demo", nil, []string{"private", "eks", "ack"}, "private", Summarize(samples, "private", 15), samples, "report.svg", 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{
+		"| burst nodes at the start | 0 |",
+		"| burst nodes requested | 10s (0s after) |",
+		"| first burst node Ready | 20s (10s after) |",
+		"| burst nodes released to 0 | 1m30s (30s after) |",
+		"| most burst nodes | eks 2, ack 1 |",
+		"| burst node-hours | 0.067 |",
+		// 0.584 * 80 / 3600 = 0.012978
+		"| burst cost | $0.0130 for the burst; $0.5840 for the same hour with the burst's peak nodes always on ($0.584 per hour) |",
+		" eks nodes ready/desired | ack nodes ready/desired |",
+		"| 40s | 300 | 0.0 | 8/8 | 8/8 | 4/4 | 2/2 | 1/1 | 0 | 95 % | Bursting |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	var svg bytes.Buffer
+	if err := WriteSVG(&svg, "demo", []string{"private", "eks", "ack"}, samples); err != nil {
+		t.Fatal(err)
+	}
+	// Load, replicas, SLO and nodes: four panels; nodes Ready and desired per
+	// target: 2 polylines each.
+	if got := strings.Count(svg.String(), `stroke="#999"`); got != 4 {
+		t.Errorf("%d panels, want 4", got)
+	}
+	if !strings.Contains(svg.String(), ">eks Ready<") || !strings.Contains(svg.String(), ">ack desired<") {
+		t.Error("the nodes panel lacks its legend")
+	}
+	// 2 nodes at most: the axis counts whole nodes (0 to 5), not 0.5 steps.
+	nodesPanel := svg.String()[strings.Index(svg.String(), "burst nodes per target"):]
+	if !strings.Contains(nodesPanel, `text-anchor="end">5</text>`) || strings.Contains(nodesPanel, `text-anchor="end">0.5</text>`) {
+		t.Errorf("the nodes axis is not in whole nodes up to 5:\n%s", nodesPanel)
 	}
 }

@@ -71,7 +71,8 @@ type Options struct {
 	Trace string
 	// Live redraws the current sample in place (a terminal).
 	Live bool
-	// ReplayTimeout bounds the replay and the scale-back (default 9m).
+	// ReplayTimeout bounds the replay, the scale-back and the release of the
+	// burst nodes (default 12m).
 	ReplayTimeout time.Duration
 	// SampleEvery is the sampling period (default 2s).
 	SampleEvery time.Duration
@@ -86,7 +87,7 @@ type Result struct {
 // Run is `make demo` once the lab is up.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.ReplayTimeout == 0 {
-		o.ReplayTimeout = 9 * time.Minute
+		o.ReplayTimeout = 12 * time.Minute
 	}
 	if o.SampleEvery == 0 {
 		o.SampleEvery = 2 * time.Second
@@ -207,13 +208,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	appURL := fmt.Sprintf("%s/v1/apps/%s/%s", env["HCA_LAB_LOADSIM_URL"], AppNamespace, AppName)
-	if err := settle(ctx, o, c, appURL); err != nil {
+	nc := newNodeCounter(c, env)
+	if err := settle(ctx, o, c, nc, appURL); err != nil {
 		return nil, err
 	}
 
 	// 7. The replay.
 	say("Replaying the flash crowd through loadsim (%s), live", seconds(tr.Duration()))
-	samples, err := replay(ctx, o, c, appURL, trace, tr)
+	samples, err := replay(ctx, o, c, nc, appURL, trace, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +230,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		"examples/quickstart applied with the local provider build: private cluster (primary), EKS and ACK burst clusters through the lab's emulators, hca-runtime, burst policy `shop/web` (placement by priority: EKS, then ACK) and SLO `shop/web-latency` (p90 under 250 ms, Burst strategy: its compliance drives the policy's replica total)",
 		fmt.Sprintf("sample app `%s/%s`: 500m CPU per replica, %.2f CPU-seconds per request (25 req/s per replica at saturation), target %.0f req/s per replica; the private cluster holds 8 replicas", AppNamespace, AppName, CPUPerRequest, RequestsPerPod),
 		fmt.Sprintf("load: %s", describeTrace(tr)),
+	}
+	if sum.NodeGroups {
+		setup = append(setup, capacityLine(ctx, c, sum, env))
 	}
 	if err := WriteMarkdown(&md, "HCA demo: a flash crowd bursts from the private cluster into EKS and ACK", setup, Clusters, Clusters[0], sum, samples, "report.svg", 10*time.Second); err != nil {
 		return nil, err
@@ -246,11 +251,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	note("report %s", res.Report)
 	note("chart  %s", res.Chart)
-	if !sum.BurstSeen || !sum.BackSeen {
-		return res, fmt.Errorf("the demo did not see the whole story (burst seen %v, brought back %v): see %s and the runtime log %s", sum.BurstSeen, sum.BackSeen, res.Report, p.Log)
+	if !sum.BurstSeen || !sum.BackSeen || sum.NodeGroups && !sum.NodesZeroSeen {
+		return res, fmt.Errorf("the demo did not see the whole story (burst seen %v, brought back %v, burst nodes released to 0 %v): see %s and the runtime log %s",
+			sum.BurstSeen, sum.BackSeen, !sum.NodeGroups || sum.NodesZeroSeen, res.Report, p.Log)
 	}
 	fmt.Fprintf(o.Out, "\nDone in %s: %d replicas ran outside the private cluster at the peak (the first %s after the surge); the burst was back %s after the load fell.\n",
 		time.Since(started).Round(time.Second), sum.PeakReady-sum.PeakByCluster[Clusters[0]], (sum.FirstBurstAt - sum.SurgeAt).Round(time.Second), (sum.BackAt - sum.FallAt).Round(time.Second))
+	if sum.NodeGroups {
+		fmt.Fprintf(o.Out, "The burst nodes (from %d; first Ready %s after the surge) were released to 0 %s after the burst came back: $%.4f, against $%.4f for the hour with the peak's nodes always on.\n",
+			sum.StartNodes, (sum.NodesReadyAt - sum.SurgeAt).Round(time.Second), (sum.NodesZeroAt - sum.BackAt).Round(time.Second), sum.BurstCost, sum.AlwaysOnCost)
+	}
 	fmt.Fprintf(o.Out, `The lab stays up for exploration:
     . %[1]s/env                                      # the lab's coordinates
     TF_CLI_CONFIG_FILE=%[2]s terraform -chdir=%[3]s output
@@ -275,6 +285,8 @@ func terraformEnv(env map[string]string, rc string) ([]string, string) {
 		"TF_VAR_eks_endpoint="+env["HCA_LAB_EKS_ENDPOINT"],
 		"TF_VAR_sts_endpoint="+env["HCA_LAB_STS_ENDPOINT"],
 		"TF_VAR_ack_endpoint="+env["HCA_LAB_ACK_ENDPOINT"],
+		"TF_VAR_runtime_alicloud_access_key_id="+emulator.AlicloudAccessKey,
+		"TF_VAR_runtime_alicloud_access_key_secret="+emulator.AlicloudAccessSecret,
 		fmt.Sprintf("TF_VAR_requests_per_pod=%g", RequestsPerPod),
 	)
 	terraform := env["TF_ACC_TERRAFORM_PATH"]
@@ -557,7 +569,7 @@ func quantityOr(l corev1.ResourceList, n corev1.ResourceName) string {
 
 // replay starts the trace in loadsim and samples until the trace is over and
 // the burst is back (or the timeout).
-func replay(ctx context.Context, o Options, c client.Client, appURL string, trace []byte, tr workload.Trace) ([]Sample, error) {
+func replay(ctx context.Context, o Options, c client.Client, nc *nodeCounter, appURL string, trace []byte, tr workload.Trace) ([]Sample, error) {
 	if err := loadsimPut(ctx, fmt.Sprintf("%s/trace?cpuPerRequest=%g", appURL, CPUPerRequest), "text/csv", trace); err != nil {
 		return nil, err
 	}
@@ -569,7 +581,7 @@ func replay(ctx context.Context, o Options, c client.Client, appURL string, trac
 	tick := time.NewTicker(o.SampleEvery)
 	defer tick.Stop()
 	for {
-		s, err := sample(ctx, c, appURL, time.Since(start))
+		s, err := sample(ctx, c, nc, appURL, time.Since(start))
 		if err != nil {
 			fmt.Fprintf(o.Out, "    (sample at %s failed: %v)\n", fmtClock(time.Since(start)), err)
 		} else {
@@ -609,13 +621,13 @@ func replay(ctx context.Context, o Options, c client.Client, appURL string, trac
 // settle waits until the app runs at the baseline load in the private cluster
 // alone (a demo run again finds the replicas of the last one), for two
 // samples in a row.
-func settle(ctx context.Context, o Options, c client.Client, appURL string) error {
-	fmt.Fprintf(o.Out, "    waiting for the app to settle at the baseline load, in the private cluster only\n")
+func settle(ctx context.Context, o Options, c client.Client, nc *nodeCounter, appURL string) error {
+	fmt.Fprintf(o.Out, "    waiting for the app to settle at the baseline load, in the private cluster only (burst node groups at 0 nodes)\n")
 	deadline := time.Now().Add(5 * time.Minute)
 	start, calm := time.Now(), 0
 	var last time.Duration = -time.Hour
 	for {
-		s, err := sample(ctx, c, appURL, time.Since(start))
+		s, err := sample(ctx, c, nc, appURL, time.Since(start))
 		if err == nil {
 			if settled(s) {
 				calm++
@@ -644,14 +656,20 @@ func settle(ctx context.Context, o Options, c client.Client, appURL string) erro
 
 func settled(s Sample) bool {
 	p := Clusters[0]
-	return burstEmpty(s) && s.Phase == string(hcav1.PhaseWatching) && s.Pending == 0 && s.Ready[p] == s.Desired[p] && s.Ready[p] > 0 && s.ErrorRPS < 0.5
+	return burstEmpty(s) && nodesZero(s) && s.Phase == string(hcav1.PhaseWatching) && s.Pending == 0 && s.Ready[p] == s.Desired[p] && s.Ready[p] > 0 && s.ErrorRPS < 0.5
 }
 
-// done: the trace has ended and no replica is desired or ready outside the
-// primary.
+// done: the trace has ended, no replica is desired or ready outside the
+// primary, and the burst clusters' node groups are back at 0 nodes.
 func done(samples []Sample, tr workload.Trace) bool {
 	s := samples[len(samples)-1]
-	return s.At >= seconds(tr.Duration()) && burstEmpty(s) && s.Phase != string(hcav1.PhaseBursting)
+	return s.At >= seconds(tr.Duration()) && burstEmpty(s) && nodesZero(s) && s.Phase != string(hcav1.PhaseBursting)
+}
+
+// nodesZero: no burst node group has a node desired or Ready.
+func nodesZero(s Sample) bool {
+	n := nodes(s, Clusters[0])
+	return n.Desired == 0 && n.Ready == 0
 }
 
 // burstEmpty: no replica is desired or ready outside the primary.
@@ -664,8 +682,14 @@ func burstEmpty(s Sample) bool {
 	return true
 }
 
-func sample(ctx context.Context, c client.Client, appURL string, at time.Duration) (Sample, error) {
+func sample(ctx context.Context, c client.Client, nc *nodeCounter, appURL string, at time.Duration) (Sample, error) {
 	s := Sample{At: at, Ready: map[string]int32{}, Desired: map[string]int32{}}
+	if nc != nil {
+		var err error
+		if s.Nodes, err = nc.count(ctx); err != nil {
+			return s, err
+		}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, appURL, nil)
 	if err != nil {
 		return s, err
@@ -726,4 +750,34 @@ func mustJSON(v any) []byte {
 
 func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second)).Round(time.Second)
+}
+
+// capacityLine describes the burst node groups for the report's setup: each
+// group's instance type, price and size range, the policy's scale-down delay
+// and the lab's node boot and pod start-up delays.
+func capacityLine(ctx context.Context, c client.Client, sum Summary, env map[string]string) string {
+	var groups []string
+	for _, name := range Clusters[1:] {
+		var hc hcav1.HybridCluster
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, &hc); err != nil {
+			continue
+		}
+		for _, g := range hc.Spec.NodeGroups {
+			groups = append(groups, fmt.Sprintf("%s/%s (%s, $%s per node-hour, %d-%d nodes)", name, g.Name, g.InstanceType, g.PricePerHour, g.MinNodes, g.MaxNodes))
+		}
+	}
+	delay := "the default (10m)"
+	var bp hcav1.BurstPolicy
+	if err := c.Get(ctx, client.ObjectKey{Namespace: AppNamespace, Name: AppName}, &bp); err == nil && bp.Spec.Capacity != nil && bp.Spec.Capacity.ScaleDownDelay != nil {
+		delay = bp.Spec.Capacity.ScaleDownDelay.Duration.String()
+	}
+	return fmt.Sprintf("burst capacity bought on demand: node groups %s, %d nodes at the start; the policy releases empty nodes after %s; the lab boots a node in %s and starts a pod in %s",
+		strings.Join(groups, ", "), sum.StartNodes, delay, orNone(env["HCA_LAB_NODE_BOOT_DELAY"]), orNone(env["HCA_LAB_POD_STARTUP_DELAY"]))
+}
+
+func orNone(v string) string {
+	if v == "" || v == "0s" {
+		return "no time"
+	}
+	return v
 }

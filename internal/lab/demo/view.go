@@ -7,9 +7,10 @@ import (
 )
 
 // Row renders a sample as one terminal line: time, load, ready/desired per
-// cluster, a bar with one letter per ready replica (the cluster's initial; a
-// dot per replica desired but not ready yet), pending replicas, SLO
-// compliance and phase.
+// cluster, pending replicas, the burst node groups' Ready/desired nodes per
+// cluster (when it has any), SLO compliance, phase and a bar with one letter
+// per ready replica (the cluster's initial; a dot per replica desired but not
+// ready yet).
 func Row(s Sample, clusters []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%6s  load %4.0f req/s", fmtClock(s.At), s.OfferedRPS)
@@ -22,6 +23,14 @@ func Row(s Sample, clusters []string) string {
 		fmt.Fprintf(&b, "  %s %2d/%-2d", c, s.Ready[c], s.Desired[c])
 	}
 	fmt.Fprintf(&b, "  pending %2d", s.Pending)
+	if len(s.Nodes) > 0 {
+		b.WriteString("  nodes")
+		for _, c := range clusters {
+			if n, ok := s.Nodes[c]; ok {
+				fmt.Fprintf(&b, " %s %d/%d", c, n.Ready, n.Desired)
+			}
+		}
+	}
 	if s.Compliance != nil {
 		fmt.Fprintf(&b, "  SLO %4d%%", *s.Compliance)
 	} else {

@@ -196,6 +196,9 @@ func TestACKNodePoolScaling(t *testing.T) {
 		t.Errorf("spot task beyond the quota: %+v, want fail %s", info, ACKErrQuotaExceeded)
 	}
 	waitFor(t, "2 spot nodes", func() bool { return len(e.mem.poolNodes(e.lab, "spot")) == 2 })
+	if st := e.detail(t, e.spot).Status; st.FailedNodes != 1 || st.HealthyNodes != 2 {
+		t.Errorf("spot pool status beyond the quota: %+v, want 1 failed node (desired 3, 2 healthy)", st)
+	}
 
 	e.a.SetVCPUQuota("SPOT", 0)
 	e.a.SetInsufficientCapacity("ecs.c6.large", true)
@@ -204,6 +207,15 @@ func TestACKNodePoolScaling(t *testing.T) {
 	if info := e.task(t, task); info.Error == nil || info.Error.Code != ACKErrNoStock {
 		t.Errorf("task without stock: %+v, want %s", info, ACKErrNoStock)
 	}
+	// The quota's lifting started a third node before the stock ran out:
+	// the fourth is the one that cannot come.
+	if st := e.detail(t, e.spot).Status; st.FailedNodes < 1 || st.FailedNodes != 4-st.HealthyNodes-st.InitialNodes {
+		t.Errorf("spot pool status without stock: %+v, want the nodes neither healthy nor booting of 4 failed", st)
+	}
+	e.a.SetInsufficientCapacity("ecs.c6.large", false)
+	waitFor(t, "4 spot nodes and none failed once the stock is back", func() bool {
+		return len(e.mem.poolNodes(e.lab, "spot")) == 4 && e.detail(t, e.spot).Status.FailedNodes == 0
+	})
 }
 
 func TestACKNodePoolRefusals(t *testing.T) {

@@ -43,8 +43,8 @@ type AWSOptions struct {
 	PodStartupDelay time.Duration
 }
 
-// AWS emulates the EKS and STS APIs and the EKS token authenticator on one base
-// URL. Every EKS cluster is a real lab cluster; node groups are kwok node pools.
+// AWS emulates the EKS, STS and (TerminateInstanceInAutoScalingGroup only)
+// Auto Scaling APIs and the EKS token authenticator on one base URL. Every EKS cluster is a real lab cluster; node groups are kwok node pools.
 // State lives in memory. Close stops background operations.
 type AWS struct {
 	clusters Clusters

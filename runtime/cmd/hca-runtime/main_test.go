@@ -29,6 +29,8 @@ func TestCommandErrors(t *testing.T) {
 		{"bad log format", []string{"run", "--log-format=xml"}, `--log-format "xml": use json or text`},
 		{"bad prometheus url", []string{"run", "--prometheus-url=localhost:9090"}, `--prometheus-url "localhost:9090": use an absolute http(s) URL`},
 		{"bad interval", []string{"run", "--cluster-probe-interval=soon"}, `--cluster-probe-interval "soon"`},
+		{"bad ack endpoint", []string{"run", "--ack-endpoint=cs.cn-hangzhou.aliyuncs.com"}, `--ack-endpoint "cs.cn-hangzhou.aliyuncs.com": use an absolute http(s) URL`},
+		{"bad autoscaling endpoint", []string{"run", "--autoscaling-endpoint=ftp://x"}, `--autoscaling-endpoint "ftp://x": use an absolute http(s) URL`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

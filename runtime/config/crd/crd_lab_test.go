@@ -331,6 +331,8 @@ func testValid(t *testing.T, ctx context.Context, a *labAPI) {
 		{"VerticalElasticityStrategy", "VerticalElasticityStrategy", ""},
 		{"FederatedAutoscaler", "FederatedAutoscaler", ""},
 		{"FederatedAutoscaler default metrics", "FederatedAutoscaler", `spec: {metrics: null, minReplicas: null, scaleForbiddenWindow: null}`},
+		{"BurstPolicy schedules and headroom", "BurstPolicy", `spec: {algorithm: {name: adaptive, frss: null, adaptive: {headroomPercent: 20, headroomReplicas: 1}}, schedules: [{name: business, start: "0 8 * * MON-FRI", duration: 10h, timeZone: Europe/Berlin, minReplicas: 6}, {name: batch, start: "30 22 * * *", duration: 90m, minReplicas: 20}]}`},
+		{"FederatedAutoscaler schedule", "FederatedAutoscaler", `spec: {schedules: [{name: monday, start: "0 7 * * 1", duration: 3h, timeZone: America/New_York, minReplicas: 12}]}`},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -494,6 +496,29 @@ func testInvalid(t *testing.T, ctx context.Context, a *labAPI) {
 			[]string{"spec.staticConfig.memoryStep", "memoryStep must be greater than 0"}},
 		{"vertical without maxCPU", "VerticalElasticityStrategy", `spec: {staticConfig: {maxCPU: null}}`,
 			[]string{"spec.staticConfig.maxCPU: Required value"}},
+
+		{"schedule floor above max", "BurstPolicy", `spec: {schedules: [{name: peak, start: "0 8 * * *", duration: 1h, minReplicas: 21}]}`,
+			[]string{"spec.schedules", "schedules[].minReplicas must be <= maxReplicas"}},
+		{"schedule with six cron fields", "BurstPolicy", `spec: {schedules: [{name: peak, start: "0 0 8 * * *", duration: 1h, minReplicas: 2}]}`,
+			[]string{"spec.schedules[0].start", "start must be a 5-field cron expression"}},
+		{"schedule with a CRON_TZ prefix", "BurstPolicy", `spec: {schedules: [{name: peak, start: "CRON_TZ=UTC 0 8 * *", duration: 1h, minReplicas: 2}]}`,
+			[]string{"spec.schedules[0].start", "set timeZone instead"}},
+		{"schedule too long", "BurstPolicy", `spec: {schedules: [{name: peak, start: "0 8 * * *", duration: 169h, minReplicas: 2}]}`,
+			[]string{"spec.schedules[0].duration", "duration must be in (0s, 168h]"}},
+		{"schedule zero duration", "BurstPolicy", `spec: {schedules: [{name: peak, start: "0 8 * * *", duration: 0s, minReplicas: 2}]}`,
+			[]string{"spec.schedules[0].duration", "duration must be in (0s, 168h]"}},
+		{"schedule Local time zone", "BurstPolicy", `spec: {schedules: [{name: peak, start: "0 8 * * *", duration: 1h, timeZone: Local, minReplicas: 2}]}`,
+			[]string{"spec.schedules[0].timeZone", "name an IANA zone"}},
+		{"schedule time zone with spaces", "BurstPolicy", `spec: {schedules: [{name: peak, start: "0 8 * * *", duration: 1h, timeZone: "Europe/ Berlin", minReplicas: 2}]}`,
+			[]string{"spec.schedules[0].timeZone", "should match"}},
+		{"duplicate schedule name", "BurstPolicy", `spec: {schedules: [{name: peak, start: "0 8 * * *", duration: 1h, minReplicas: 2}, {name: peak, start: "0 9 * * *", duration: 1h, minReplicas: 3}]}`,
+			[]string{"spec.schedules[1]: Duplicate value"}},
+		{"headroom above 1000 percent", "BurstPolicy", `spec: {algorithm: {name: adaptive, frss: null, adaptive: {headroomPercent: 1001}}}`,
+			[]string{"spec.algorithm.adaptive.headroomPercent", "should be less than or equal to 1000"}},
+		{"headroom on another algorithm", "BurstPolicy", `spec: {algorithm: {name: kubernetes, frss: null, adaptive: {headroomPercent: 10}}}`,
+			[]string{"algorithm.adaptive is set but algorithm.name is kubernetes"}},
+		{"federated schedule floor above max", "FederatedAutoscaler", `spec: {schedules: [{name: monday, start: "0 7 * * 1", duration: 3h, minReplicas: 13}]}`,
+			[]string{"spec.schedules", "schedules[].minReplicas must be <= maxReplicas"}},
 
 		// FederatedAutoscaler
 		{"federated min above max", "FederatedAutoscaler", `spec: {minReplicas: 13}`,
