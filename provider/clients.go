@@ -150,6 +150,15 @@ func newClients(ctx context.Context, s settings, awsBlock bool, version string) 
 	}
 	c.Kube = kube
 
+	if wi := s.AWS.WebIdentity; wi != nil && wi.TokenFile.Known() {
+		if f, err := os.Open(expandHome(wi.TokenFile.Value)); err != nil {
+			return nil, []problem{{Path: pathWITokenFile, Summary: "Invalid web_identity_token_file",
+				Detail: fmt.Sprintf("%s %q cannot be read: %v. Set it to the path of a readable file that holds the OpenID Connect token.", wi.TokenFile.name(), wi.TokenFile.Value, unwrapPathError(err))}}, nil
+		} else {
+			_ = f.Close()
+		}
+	}
+
 	awsCfg, err := loadAWSConfig(ctx, s.AWS, s.Endpoints.STS.Value, version)
 	if err != nil {
 		if awsBlock {
@@ -237,8 +246,10 @@ func loadKubeconfig(file, context setting) (*rest.Config, []problem) {
 }
 
 // loadAWSConfig loads the AWS SDK default configuration (environment, shared
-// files, web identity, IMDS) with the aws block's region and profile, and
-// wraps the credentials in an assumed role when assume_role is set.
+// files, web identity, IMDS) with the aws block's region and profile, replaces
+// the credentials with the web identity role's when
+// assume_role_with_web_identity is set, and wraps them in an assumed role when
+// assume_role is set.
 func loadAWSConfig(ctx context.Context, s awsSettings, stsEndpoint, version string) (aws.Config, error) {
 	var opts []func(*awsconfig.LoadOptions) error
 	if s.Region.Known() {
@@ -252,6 +263,9 @@ func loadAWSConfig(ctx context.Context, s awsSettings, stsEndpoint, version stri
 		return aws.Config{}, fmt.Errorf("load aws configuration: %w", err)
 	}
 	cfg.APIOptions = append(cfg.APIOptions, awsmiddleware.AddUserAgentKeyValue("terraform-provider-hca", version))
+	if wi := s.WebIdentity; wi != nil {
+		cfg.Credentials = aws.NewCredentialsCache(webIdentityProvider(newSTSClient(cfg, stsEndpoint), wi))
+	}
 	if ar := s.AssumeRole; ar != nil {
 		session := ar.SessionName.Value
 		if session == "" {
@@ -267,6 +281,30 @@ func loadAWSConfig(ctx context.Context, s awsSettings, stsEndpoint, version stri
 	}
 	return cfg, nil
 }
+
+// webIdentityProvider is the SDK's web identity credentials provider for the
+// resolved block. AssumeRoleWithWebIdentity is an unsigned call: the client's
+// own credentials are not used.
+func webIdentityProvider(client *sts.Client, wi *webIdentitySettings) *stscreds.WebIdentityRoleProvider {
+	var token stscreds.IdentityTokenRetriever = stscreds.IdentityTokenFile(expandHome(wi.TokenFile.Value))
+	if wi.Token.IsSet() {
+		token = identityToken(wi.Token.Value)
+	}
+	session := wi.SessionName.Value
+	if session == "" {
+		session = defaultAWSSessionName
+	}
+	return stscreds.NewWebIdentityRoleProvider(client, wi.RoleARN.Value, token, func(o *stscreds.WebIdentityRoleOptions) {
+		o.RoleSessionName = session
+		o.Duration = wi.DurationValue
+	})
+}
+
+// identityToken is a web identity token held in memory (a secret).
+type identityToken string
+
+// GetIdentityToken implements stscreds.IdentityTokenRetriever.
+func (t identityToken) GetIdentityToken() ([]byte, error) { return []byte(t), nil }
 
 func expandHome(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {

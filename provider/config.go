@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 )
@@ -15,17 +16,25 @@ import (
 // Environment variables read when the matching provider attribute is null. The
 // KUBE_* names are the ones the hashicorp/kubernetes provider reads.
 const (
-	EnvKubeConfigPath     = "KUBE_CONFIG_PATH"
-	EnvKubeContext        = "KUBE_CTX"
-	EnvKubeHost           = "KUBE_HOST"
-	EnvKubeCACert         = "KUBE_CLUSTER_CA_CERT_DATA"
-	EnvKubeToken          = "KUBE_TOKEN"
-	EnvKubeClientCert     = "KUBE_CLIENT_CERT_DATA"
-	EnvKubeClientKey      = "KUBE_CLIENT_KEY_DATA"
-	EnvAlicloudRegion     = "ALICLOUD_REGION"
-	EnvAlicloudAccessKey  = "ALICLOUD_ACCESS_KEY"
-	EnvAlicloudSecretKey  = "ALICLOUD_SECRET_KEY"
-	defaultAWSSessionName = "terraform-provider-hca"
+	EnvKubeConfigPath    = "KUBE_CONFIG_PATH"
+	EnvKubeContext       = "KUBE_CTX"
+	EnvKubeHost          = "KUBE_HOST"
+	EnvKubeCACert        = "KUBE_CLUSTER_CA_CERT_DATA"
+	EnvKubeToken         = "KUBE_TOKEN"
+	EnvKubeClientCert    = "KUBE_CLIENT_CERT_DATA"
+	EnvKubeClientKey     = "KUBE_CLIENT_KEY_DATA"
+	EnvAlicloudRegion    = "ALICLOUD_REGION"
+	EnvAlicloudAccessKey = "ALICLOUD_ACCESS_KEY"
+	EnvAlicloudSecretKey = "ALICLOUD_SECRET_KEY"
+	// EnvTFCWorkloadIdentityToken is where HCP Terraform puts the run's workload
+	// identity token when the workspace sets TFC_WORKLOAD_IDENTITY_AUDIENCE.
+	EnvTFCWorkloadIdentityToken = "TFC_WORKLOAD_IDENTITY_TOKEN"
+	// EnvAWSRoleARN, EnvAWSRoleSessionName and EnvAWSWebIdentityTokenFile are
+	// the AWS SDK's web identity variables, read as hashicorp/aws does.
+	EnvAWSRoleARN              = "AWS_ROLE_ARN"
+	EnvAWSRoleSessionName      = "AWS_ROLE_SESSION_NAME"
+	EnvAWSWebIdentityTokenFile = "AWS_WEB_IDENTITY_TOKEN_FILE"
+	defaultAWSSessionName      = "terraform-provider-hca"
 )
 
 // value is one string attribute of the provider configuration as Terraform sent
@@ -56,9 +65,18 @@ type rawConfig struct {
 }
 
 type rawAWS struct {
-	Region     value
-	Profile    value
-	AssumeRole *rawAssumeRole
+	Region      value
+	Profile     value
+	AssumeRole  *rawAssumeRole
+	WebIdentity *rawWebIdentity
+}
+
+type rawWebIdentity struct {
+	RoleARN              value
+	SessionName          value
+	WebIdentityToken     value
+	WebIdentityTokenFile value
+	Duration             value
 }
 
 type rawAssumeRole struct {
@@ -133,6 +151,16 @@ type kubeSettings struct {
 type awsSettings struct {
 	Region, Profile setting
 	AssumeRole      *assumeRoleSettings
+	WebIdentity     *webIdentitySettings
+}
+
+// webIdentitySettings is the resolved assume_role_with_web_identity block.
+// Exactly one of Token and TokenFile is set when there is no problem; Token is
+// a secret: never log it or put it in a diagnostic.
+type webIdentitySettings struct {
+	RoleARN, SessionName, Token, TokenFile, Duration setting
+	// DurationValue is Duration parsed; zero when unset (the SDK's 1 hour).
+	DurationValue time.Duration
 }
 
 type assumeRoleSettings struct {
@@ -177,6 +205,12 @@ var (
 	pathRoleARN           = path.Root("aws").AtName("assume_role").AtName("role_arn")
 	pathSessionName       = path.Root("aws").AtName("assume_role").AtName("session_name")
 	pathExternalID        = path.Root("aws").AtName("assume_role").AtName("external_id")
+	pathWebIdentity       = path.Root("aws").AtName("assume_role_with_web_identity")
+	pathWIRoleARN         = pathWebIdentity.AtName("role_arn")
+	pathWISessionName     = pathWebIdentity.AtName("session_name")
+	pathWIToken           = pathWebIdentity.AtName("web_identity_token")
+	pathWITokenFile       = pathWebIdentity.AtName("web_identity_token_file")
+	pathWIDuration        = pathWebIdentity.AtName("duration")
 	pathAlicloudRegion    = path.Root("alicloud").AtName("region")
 	pathAlicloudAccessKey = path.Root("alicloud").AtName("access_key")
 	pathAlicloudSecretKey = path.Root("alicloud").AtName("secret_key")
@@ -220,6 +254,9 @@ func resolve(cfg rawConfig, getenv func(string) string) (settings, []problem) {
 			ExternalID:  r.configOnly(pathExternalID, ar.ExternalID),
 		}
 		r.aws(s.AWS.AssumeRole)
+	}
+	if wi := awsCfg.WebIdentity; wi != nil {
+		s.AWS.WebIdentity = r.webIdentity(wi)
 	}
 
 	var ali rawAlicloud
@@ -449,6 +486,77 @@ func (r *resolver) aws(ar *assumeRoleSettings) {
 		r.add(pathExternalID, "Invalid aws.assume_role.external_id",
 			"aws.assume_role.external_id must be 2 to 1224 characters of letters, digits and +=,.@:/_-.")
 	}
+}
+
+// Limits of AssumeRoleWithWebIdentity's DurationSeconds and WebIdentityToken.
+const (
+	minWebIdentityDuration = 15 * time.Minute
+	maxWebIdentityDuration = 12 * time.Hour
+	maxWebIdentityToken    = 20000
+)
+
+// webIdentity resolves assume_role_with_web_identity: the role (or
+// AWS_ROLE_ARN), the session name (or AWS_ROLE_SESSION_NAME), and one token
+// source: web_identity_token, web_identity_token_file, then the
+// TFC_WORKLOAD_IDENTITY_TOKEN and AWS_WEB_IDENTITY_TOKEN_FILE variables.
+// Messages never quote the token.
+func (r *resolver) webIdentity(wi *rawWebIdentity) *webIdentitySettings {
+	s := &webIdentitySettings{
+		RoleARN:     r.fallback(pathWIRoleARN, wi.RoleARN, EnvAWSRoleARN),
+		SessionName: r.fallback(pathWISessionName, wi.SessionName, EnvAWSRoleSessionName),
+		Duration:    r.configOnly(pathWIDuration, wi.Duration),
+	}
+	switch {
+	case wi.WebIdentityToken.Set && wi.WebIdentityTokenFile.Set:
+		r.add(pathWIToken, "Conflicting aws.assume_role_with_web_identity token sources",
+			"aws.assume_role_with_web_identity.web_identity_token and web_identity_token_file are both set. Set one of them: the token itself, or the path of a file that holds it.")
+	case wi.WebIdentityToken.Set:
+		s.Token = r.configOnly(pathWIToken, wi.WebIdentityToken)
+	case wi.WebIdentityTokenFile.Set:
+		s.TokenFile = r.configOnly(pathWITokenFile, wi.WebIdentityTokenFile)
+	default:
+		if v := r.getenv(EnvTFCWorkloadIdentityToken); v != "" {
+			s.Token = setting{Path: pathWIToken, Env: EnvTFCWorkloadIdentityToken, Value: v, set: true}
+		} else if v := r.getenv(EnvAWSWebIdentityTokenFile); v != "" {
+			s.TokenFile = setting{Path: pathWITokenFile, Env: EnvAWSWebIdentityTokenFile, Value: v, set: true}
+		} else {
+			r.add(pathWIToken, "Missing web identity token",
+				fmt.Sprintf("The aws.assume_role_with_web_identity block is present but no token is given. Set web_identity_token or web_identity_token_file, or run where %s (HCP Terraform sets it when the workspace sets TFC_WORKLOAD_IDENTITY_AUDIENCE) or %s is set.", EnvTFCWorkloadIdentityToken, EnvAWSWebIdentityTokenFile))
+		}
+	}
+
+	if !s.RoleARN.IsSet() && !wi.RoleARN.Set {
+		r.add(pathWIRoleARN, "Missing aws.assume_role_with_web_identity.role_arn",
+			fmt.Sprintf("The aws.assume_role_with_web_identity block is present but role_arn is not set. Set role_arn (or the %s environment variable) to the ARN of the IAM role that trusts the token's issuer.", EnvAWSRoleARN))
+	}
+	if s.RoleARN.Known() && !roleARNPattern.MatchString(s.RoleARN.Value) {
+		r.add(pathWIRoleARN, "Invalid aws.assume_role_with_web_identity.role_arn",
+			fmt.Sprintf("%s must be an IAM role ARN such as \"arn:aws:iam::123456789012:role/hca\"; got %q.", s.RoleARN.name(), s.RoleARN.Value))
+	}
+	if s.SessionName.Known() && !sessionNamePattern.MatchString(s.SessionName.Value) {
+		r.add(pathWISessionName, "Invalid aws.assume_role_with_web_identity.session_name",
+			fmt.Sprintf("%s must be 2 to 64 characters of letters, digits and +=,.@_-; got %q.", s.SessionName.name(), s.SessionName.Value))
+	}
+	if t := s.Token; t.Known() {
+		if len(t.Value) < 4 || len(t.Value) > maxWebIdentityToken || strings.ContainsAny(t.Value, " \t\r\n") || strings.Count(t.Value, ".") != 2 {
+			r.add(pathWIToken, "Invalid web identity token",
+				fmt.Sprintf("%s must be a JSON Web Token (three base64url parts separated by dots, 4 to %d characters, no whitespace or line break): pass the token itself, trimmed (for example with trimspace()), not a file path (use web_identity_token_file for that).", t.name(), maxWebIdentityToken))
+		}
+	}
+	if d := s.Duration; d.Known() {
+		v, err := time.ParseDuration(d.Value)
+		switch {
+		case err != nil:
+			r.add(pathWIDuration, "Invalid aws.assume_role_with_web_identity.duration",
+				fmt.Sprintf("aws.assume_role_with_web_identity.duration must be a duration such as \"1h\" or \"90m\"; got %q.", d.Value))
+		case v < minWebIdentityDuration || v > maxWebIdentityDuration:
+			r.add(pathWIDuration, "Invalid aws.assume_role_with_web_identity.duration",
+				fmt.Sprintf("aws.assume_role_with_web_identity.duration must be between 15m and 12h (STS's limits); got %q.", d.Value))
+		default:
+			s.DurationValue = v
+		}
+	}
+	return s
 }
 
 func (r *resolver) alicloud(a alicloudSettings) {

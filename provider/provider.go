@@ -2,6 +2,11 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	smithy "github.com/aws/smithy-go"
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -49,9 +54,18 @@ type providerModel struct {
 }
 
 type awsModel struct {
-	Region     types.String     `tfsdk:"region"`
-	Profile    types.String     `tfsdk:"profile"`
-	AssumeRole *assumeRoleModel `tfsdk:"assume_role"`
+	Region      types.String      `tfsdk:"region"`
+	Profile     types.String      `tfsdk:"profile"`
+	AssumeRole  *assumeRoleModel  `tfsdk:"assume_role"`
+	WebIdentity *webIdentityModel `tfsdk:"assume_role_with_web_identity"`
+}
+
+type webIdentityModel struct {
+	RoleARN              types.String `tfsdk:"role_arn"`
+	SessionName          types.String `tfsdk:"session_name"`
+	WebIdentityToken     types.String `tfsdk:"web_identity_token"`
+	WebIdentityTokenFile types.String `tfsdk:"web_identity_token_file"`
+	Duration             types.String `tfsdk:"duration"`
 }
 
 type assumeRoleModel struct {
@@ -152,7 +166,8 @@ func (p *hcaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Blocks: map[string]schema.Block{
 					"assume_role": schema.SingleNestedBlock{
 						Description: "Role to assume with STS AssumeRole, using the default-chain credentials as the " +
-							"source. No environment fallback.",
+							"source, or the `assume_role_with_web_identity` credentials when that block is present. " +
+							"No environment fallback.",
 						Attributes: map[string]schema.Attribute{
 							"role_arn": schema.StringAttribute{
 								Optional: true,
@@ -169,6 +184,50 @@ func (p *hcaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 								Optional: true,
 								Description: "External ID that the role's trust policy requires, 2 to 1224 characters " +
 									"of letters, digits and `+=,.@:/_-`. No environment fallback.",
+							},
+						},
+					},
+					"assume_role_with_web_identity": schema.SingleNestedBlock{
+						Description: "Role to assume with STS AssumeRoleWithWebIdentity, exchanging an OpenID Connect " +
+							"token (such as an HCP Terraform workload identity token) for temporary credentials, so " +
+							"that no long-lived AWS key is stored. Replaces the default-chain credentials. The token " +
+							"is `web_identity_token`, else the file `web_identity_token_file`, else the " +
+							"`TFC_WORKLOAD_IDENTITY_TOKEN` environment variable, else the file named by " +
+							"`AWS_WEB_IDENTITY_TOKEN_FILE`.",
+						Attributes: map[string]schema.Attribute{
+							"role_arn": schema.StringAttribute{
+								Optional: true,
+								Description: "ARN of the IAM role to assume, such as " +
+									"`arn:aws:iam::123456789012:role/hca`; its trust policy must allow the token's " +
+									"issuer, audience and subject. Falls back to the `AWS_ROLE_ARN` environment " +
+									"variable when null; required one way or the other.",
+							},
+							"session_name": schema.StringAttribute{
+								Optional: true,
+								Description: "Session name, 2 to 64 characters of letters, digits and `+=,.@_-`. " +
+									"Falls back to the `AWS_ROLE_SESSION_NAME` environment variable, then " +
+									"`terraform-provider-hca`, when null.",
+							},
+							"web_identity_token": schema.StringAttribute{
+								Optional:  true,
+								Sensitive: true,
+								Description: "The OpenID Connect token itself (a JWT, 4 to 20000 characters, no " +
+									"whitespace). Conflicts with `web_identity_token_file`. When both are null, the " +
+									"`TFC_WORKLOAD_IDENTITY_TOKEN` environment variable (set by HCP Terraform when the " +
+									"workspace sets `TFC_WORKLOAD_IDENTITY_AUDIENCE`) is used.",
+							},
+							"web_identity_token_file": schema.StringAttribute{
+								Optional: true,
+								Description: "Path of a file holding the OpenID Connect token; read again each time " +
+									"the credentials are refreshed. Conflicts with `web_identity_token`. Falls back " +
+									"to the `AWS_WEB_IDENTITY_TOKEN_FILE` environment variable when `web_identity_token`, " +
+									"this attribute and `TFC_WORKLOAD_IDENTITY_TOKEN` are all unset.",
+							},
+							"duration": schema.StringAttribute{
+								Optional: true,
+								Description: "How long the temporary credentials last, a Go duration between `15m` " +
+									"and `12h` (and at most the role's maximum session duration), such as `1h`. " +
+									"Defaults to `1h`. No environment fallback.",
 							},
 						},
 					},
@@ -264,6 +323,17 @@ func (p *hcaProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if s.AWS.WebIdentity != nil {
+		// Exchange the token now, so that a refused token is reported once,
+		// against the block, rather than by every resource that calls AWS.
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, err := clients.AWS.Credentials.Retrieve(rctx)
+		cancel()
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(pathWIRoleARN, "Error assuming role with web identity", webIdentityErrorDetail(s.AWS.WebIdentity, err))
+			return
+		}
+	}
 	tflog.Debug(ctx, "configured hca provider", map[string]any{
 		"control_cluster": clients.Kube != nil,
 		"aws_region":      clients.AWS.Region,
@@ -321,6 +391,15 @@ func (m providerModel) raw() rawConfig {
 				ExternalID:  toValue(ar.ExternalID),
 			}
 		}
+		if wi := a.WebIdentity; wi != nil {
+			c.AWS.WebIdentity = &rawWebIdentity{
+				RoleARN:              toValue(wi.RoleARN),
+				SessionName:          toValue(wi.SessionName),
+				WebIdentityToken:     toValue(wi.WebIdentityToken),
+				WebIdentityTokenFile: toValue(wi.WebIdentityTokenFile),
+				Duration:             toValue(wi.Duration),
+			}
+		}
 	}
 	if a := m.Alicloud; a != nil {
 		c.Alicloud = &rawAlicloud{Region: toValue(a.Region), AccessKey: toValue(a.AccessKey), SecretKey: toValue(a.SecretKey)}
@@ -352,6 +431,9 @@ func unknownSettings(s settings) []setting {
 	if ar := s.AWS.AssumeRole; ar != nil {
 		all = append(all, ar.RoleARN, ar.SessionName, ar.ExternalID)
 	}
+	if wi := s.AWS.WebIdentity; wi != nil {
+		all = append(all, wi.RoleARN, wi.SessionName, wi.Token, wi.TokenFile, wi.Duration)
+	}
 	var out []setting
 	for _, x := range all {
 		if x.Unknown {
@@ -359,6 +441,28 @@ func unknownSettings(s settings) []setting {
 		}
 	}
 	return out
+}
+
+// webIdentityErrorDetail explains why STS refused the web identity token. It
+// names where the token came from, never the token.
+func webIdentityErrorDetail(wi *webIdentitySettings, err error) string {
+	source := wi.Token.name()
+	if !wi.Token.IsSet() {
+		source = wi.TokenFile.name() + " (" + wi.TokenFile.Value + ")"
+	}
+	hint := "Check that the IAM OIDC provider of the token's issuer exists in the role's account and that the role's trust policy allows the token's audience and subject."
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		switch ae.ErrorCode() {
+		case "ExpiredTokenException":
+			hint = "The token has expired: use a fresh one (HCP Terraform issues one per run phase)."
+		case "InvalidIdentityToken":
+			hint = "STS did not accept the token: it must be signed by the issuer's current key, and its audience must be one of the IAM OIDC provider's client IDs (\"aws.workload.identity\" for HCP Terraform's default). " + hint
+		case "AccessDenied":
+			hint = "The role's trust policy does not allow this token: allow sts:AssumeRoleWithWebIdentity for the issuer, with conditions matching the token's aud and sub (\"organization:ORG:project:PROJECT:workspace:WORKSPACE:run_phase:*\" for HCP Terraform)."
+		}
+	}
+	return fmt.Sprintf("STS refused to exchange the web identity token from %s for credentials of %s: %v. %s", source, wi.RoleARN.name(), err, hint)
 }
 
 func addProblems(diags *diag.Diagnostics, probs []problem) {

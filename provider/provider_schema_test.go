@@ -51,10 +51,15 @@ func TestProviderSchema(t *testing.T) {
 		"client_key": EnvKubeClientKey, "alicloud.region": EnvAlicloudRegion, "alicloud.access_key": EnvAlicloudAccessKey,
 		"alicloud.secret_key": EnvAlicloudSecretKey, "aws.region": "AWS_REGION", "aws.profile": "AWS_PROFILE",
 		"endpoints.eks": "AWS_ENDPOINT_URL_EKS", "endpoints.sts": "AWS_ENDPOINT_URL_STS",
+		"aws.assume_role_with_web_identity.role_arn":                EnvAWSRoleARN,
+		"aws.assume_role_with_web_identity.session_name":            EnvAWSRoleSessionName,
+		"aws.assume_role_with_web_identity.web_identity_token":      EnvTFCWorkloadIdentityToken,
+		"aws.assume_role_with_web_identity.web_identity_token_file": EnvAWSWebIdentityTokenFile,
 	}
-	sensitive := map[string]bool{"token": true, "client_key": true, "alicloud.access_key": true, "alicloud.secret_key": true}
-	if len(attrs) != 18 {
-		t.Errorf("schema has %d attributes, want 18", len(attrs))
+	sensitive := map[string]bool{"token": true, "client_key": true, "alicloud.access_key": true, "alicloud.secret_key": true,
+		"aws.assume_role_with_web_identity.web_identity_token": true}
+	if len(attrs) != 23 {
+		t.Errorf("schema has %d attributes, want 23", len(attrs))
 	}
 	for name, a := range attrs {
 		desc := a.GetDescription()

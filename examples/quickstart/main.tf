@@ -39,6 +39,14 @@ resource "hca_runtime" "this" {
     # Scaling, which the lab's AWS emulator serves beside EKS.
     autoscaling_endpoint = var.eks_endpoint
   }
+
+  # The runtime grows and releases the ACK node pool with this AccessKey
+  # (stored in the Secret hca-runtime-alicloud, never in the Deployment).
+  alicloud = var.runtime_alicloud_access_key_id == null ? null : {
+    access_key_id     = var.runtime_alicloud_access_key_id
+    access_key_secret = var.runtime_alicloud_access_key_secret
+    ack_endpoint      = var.ack_endpoint
+  }
 }
 
 # The private cluster: the primary, cheapest, used first.

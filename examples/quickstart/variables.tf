@@ -43,6 +43,20 @@ variable "ack_endpoint" {
   default     = null
 }
 
+variable "runtime_alicloud_access_key_id" {
+  description = "AccessKey ID the runtime uses to grow and release the ACK node pool (kept in a Kubernetes Secret); null: the runtime does not scale ACK node pools (NoCloudAccess)."
+  type        = string
+  default     = null
+  sensitive   = true
+}
+
+variable "runtime_alicloud_access_key_secret" {
+  description = "AccessKey secret matching runtime_alicloud_access_key_id."
+  type        = string
+  default     = null
+  sensitive   = true
+}
+
 variable "runtime_image" {
   description = "Container image of hca-runtime; null: the image released with the provider (ghcr.io/hca-project/hca-runtime:v<provider version>). Set it for a mirror or an air-gapped registry."
   type        = string

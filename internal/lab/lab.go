@@ -577,6 +577,7 @@ func (l *Lab) Env() (map[string]string, error) {
 		"HCA_LAB_LOADSIM_URL":            fmt.Sprintf("http://127.0.0.1:%d", st.Ports["loadsim"]),
 		"HCA_LAB_EKS_ENDPOINT":           aws,
 		"HCA_LAB_STS_ENDPOINT":           aws,
+		"HCA_LAB_OIDC_ISSUER":            aws + OIDCIssuerPath,
 		"HCA_LAB_ACK_ENDPOINT":           fmt.Sprintf("http://127.0.0.1:%d", st.Ports["ack"]),
 		"TF_ACC_TERRAFORM_PATH":          tf,
 		"KUBEBUILDER_ASSETS":             filepath.Join(abs, "bin"),

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -92,6 +93,21 @@ func (l *Lab) StartRuntime(ctx context.Context, rt LocalRuntime) (*Proc, error) 
 		return nil, fmt.Errorf("runtime Deployment %s/%s: %w", rt.Namespace, RuntimeDeployment, err)
 	}
 
+	podEnv, err := ContainerEnv(dep.Spec.Template.Spec.Containers[0], func(name, key string) (string, error) {
+		sec, err := cs.CoreV1().Secrets(rt.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return "", err
+		}
+		v, ok := sec.Data[key]
+		if !ok {
+			return "", fmt.Errorf("secret %s/%s has no key %q", rt.Namespace, name, key)
+		}
+		return string(v), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("runtime Deployment %s/%s: %w", rt.Namespace, RuntimeDeployment, err)
+	}
+
 	if err := l.StopRuntime(); err != nil {
 		return nil, err
 	}
@@ -99,7 +115,7 @@ func (l *Lab) StartRuntime(ctx context.Context, rt LocalRuntime) (*Proc, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := startProc(compRuntime, filepath.Join(l.Dir, "logs", "hca-runtime.log"), l.Dir, rt.Env, rt.Binary, args...)
+	p, err := startProc(compRuntime, filepath.Join(l.Dir, "logs", "hca-runtime.log"), l.Dir, append(podEnv, rt.Env...), rt.Binary, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +139,35 @@ func (l *Lab) StartRuntime(ctx context.Context, rt LocalRuntime) (*Proc, error) 
 		return nil, fmt.Errorf("hca-runtime did not become healthy (log %s): %w", p.Log, err)
 	}
 	return p, nil
+}
+
+// ContainerEnv is the environment the kubelet would give the container, as
+// NAME=value entries: literal values, and values from Secret keys read with
+// secret (such as the Alibaba AccessKey hca_runtime keeps in a Secret). A
+// missing Secret or key is an error, as the kubelet refuses to start the
+// container; other value sources (field and resource references) are not
+// used by the runtime's Deployment and are refused by name.
+func ContainerEnv(ctr corev1.Container, secret func(name, key string) (string, error)) ([]string, error) {
+	var out []string
+	for _, e := range ctr.Env {
+		switch {
+		case e.ValueFrom == nil:
+			out = append(out, e.Name+"="+e.Value)
+		case e.ValueFrom.SecretKeyRef != nil:
+			ref := e.ValueFrom.SecretKeyRef
+			v, err := secret(ref.Name, ref.Key)
+			if err != nil {
+				if ref.Optional != nil && *ref.Optional {
+					continue
+				}
+				return nil, fmt.Errorf("env %s from secret %s key %s: %w", e.Name, ref.Name, ref.Key, err)
+			}
+			out = append(out, e.Name+"="+v)
+		default:
+			return nil, fmt.Errorf("env %s: only literal values and secretKeyRef are supported by the local runtime", e.Name)
+		}
+	}
+	return out, nil
 }
 
 // StopRuntime stops the local hca-runtime, if one runs.

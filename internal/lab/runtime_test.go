@@ -69,6 +69,57 @@ func TestLocalRuntimeArgs(t *testing.T) {
 // local process and sees it do its job: a HybridCluster registered with the
 // cluster's own kubeconfig is probed and becomes Reachable. StopRuntime ends
 // the process.
+func TestContainerEnv(t *testing.T) {
+	secrets := map[string]string{"hca-runtime-alicloud/id": "LTAIexample", "hca-runtime-alicloud/secret": "s3cr3t"}
+	get := func(name, key string) (string, error) {
+		if v, ok := secrets[name+"/"+key]; ok {
+			return v, nil
+		}
+		return "", fmt.Errorf("secrets %q not found", name)
+	}
+	ref := func(name, key string, optional bool) *corev1.EnvVarSource {
+		return &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: key, Optional: &optional}}
+	}
+	tests := []struct {
+		name    string
+		env     []corev1.EnvVar
+		want    []string
+		wantErr string
+	}{
+		{name: "none"},
+		{name: "literal and secret keys, in order",
+			env: []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "ALIBABA_CLOUD_ACCESS_KEY_ID", ValueFrom: ref("hca-runtime-alicloud", "id", false)},
+				{Name: "ALIBABA_CLOUD_ACCESS_KEY_SECRET", ValueFrom: ref("hca-runtime-alicloud", "secret", false)}},
+			want: []string{"A=1", "ALIBABA_CLOUD_ACCESS_KEY_ID=LTAIexample", "ALIBABA_CLOUD_ACCESS_KEY_SECRET=s3cr3t"}},
+		{name: "a missing optional key is left out",
+			env:  []corev1.EnvVar{{Name: "X", ValueFrom: ref("gone", "k", true)}, {Name: "B", Value: ""}},
+			want: []string{"B="}},
+		{name: "a missing required key stops the start, as the kubelet",
+			env:     []corev1.EnvVar{{Name: "X", ValueFrom: ref("gone", "k", false)}},
+			wantErr: "env X from secret gone key k"},
+		{name: "a field reference is refused by name",
+			env:     []corev1.EnvVar{{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}},
+			wantErr: "env POD: only literal values and secretKeyRef"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := lab.ContainerEnv(corev1.Container{Env: tt.env}, get)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("env = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestStartRuntime(t *testing.T) {
 	clusters := labtest.Clusters(t)
 	root := labtest.RepoRoot(t)

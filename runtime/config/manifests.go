@@ -174,7 +174,7 @@ func Objects(o Options) ([]any, error) {
 		args = append(args, "--burst-metrics-interval="+o.ControlInterval.String())
 	}
 	var env []corev1.EnvVar
-	var podAnnotations map[string]string
+	podAnnotations := ScrapeAnnotations()
 	var secret *corev1.Secret
 	if a := o.Alicloud; a != nil {
 		if a.Endpoint != "" {
@@ -187,7 +187,7 @@ func Objects(o Options) ([]any, error) {
 		}
 		env = []corev1.EnvVar{{Name: "ALIBABA_CLOUD_ACCESS_KEY_ID", ValueFrom: ref(AlicloudKeyIDKey)}, {Name: "ALIBABA_CLOUD_ACCESS_KEY_SECRET", ValueFrom: ref(AlicloudKeySecretKey)}}
 		sum := sha256.Sum256([]byte(a.AccessKeyID + "\x00" + a.AccessKeySecret))
-		podAnnotations = map[string]string{AlicloudChecksumAnnotation: hex.EncodeToString(sum[:])}
+		podAnnotations[AlicloudChecksumAnnotation] = hex.EncodeToString(sum[:])
 	}
 	args = append(args, o.ExtraArgs...)
 	falseV, trueV := false, true
@@ -243,7 +243,7 @@ func Objects(o Options) ([]any, error) {
 	}
 	return append(out,
 		dep,
-		&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: meta(Name+"-metrics", true),
+		&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: withAnnotations(meta(Name+"-metrics", true), ScrapeAnnotations()),
 			Spec: corev1.ServiceSpec{Selector: map[string]string{"app.kubernetes.io/name": Name},
 				Ports: []corev1.ServicePort{{Name: "metrics", Port: 8080, TargetPort: intstr.FromString("metrics")}}}},
 	), nil

@@ -458,6 +458,15 @@ func TestBurstPlacementTarget(t *testing.T) {
 				h.Spec.Limits = &hcav1.ClusterLimits{MaxCPU: &cpu, MaxPods: burstI32(6)}
 			})}, 2, 0,
 			scaling.BurstTarget{Name: "b", Weight: 1, MaxReplicas: 6, Current: 2, Reachable: true, Priority: 63, FreeCPUMilli: 3000, FreeMemoryBytes: unlimited}},
+		// Not probed yet, one on-demand group of at most 2 nodes of 2 CPU /
+		// 8 GiB and a spot group the policy may not use: 2 x 2000m = 4000m
+		// and 16 GiB, less the 1 replica of 500m / 1 GiB there: 3500m, 15 GiB.
+		{"not probed yet: what its allowed node groups can hold", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, hc: hc(0, func(h *hcav1.HybridCluster) {
+			alloc := hcav1.NodeAllocatable{CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi")}
+			h.Spec.NodeGroups = []hcav1.NodeGroup{{Name: "od", MaxNodes: 2, Allocatable: alloc},
+				{Name: "spot", MaxNodes: 5, CapacityType: hcav1.CapacitySpot, Allocatable: alloc}}
+		})}, 1, 0,
+			scaling.BurstTarget{Name: "b", Weight: 1, Current: 1, Reachable: true, Priority: 63, FreeCPUMilli: 3500, FreeMemoryBytes: 15 << 30}},
 		{"unreachable", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, err: errors.New("connection refused")}, 1, 0,
 			scaling.BurstTarget{Name: "b", Weight: 1, Current: 1, FreeCPUMilli: unlimited, FreeMemoryBytes: unlimited}},
 		// 3 CPU / 4 GiB free at the probe; 2 replicas of 500m/1Gi placed

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
@@ -328,6 +329,7 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 			kind = corev1.EventTypeWarning
 		}
 		r.event(p, d, kind, burstEventReason(plan.Actions), strings.Join(plan.Actions, ","), "%s/%s: %s (total %d: %s)", d.Namespace, d.Name, plan.Reason, plan.Total, burstDistribution(string(p.Spec.PrimaryCluster), primary, res.achieved))
+		log.FromContext(ctx).Info("burst decision", "policy", p.Namespace+"/"+p.Name, "deployment", d.Name, "actions", plan.Actions, "total", plan.Total, "replicas", burstDistribution(string(p.Spec.PrimaryCluster), primary, res.achieved), "reason", plan.Reason)
 	}
 	res.err = errors.Join(errs...)
 }

@@ -310,8 +310,18 @@ func burstPlacementTarget(v *burstView, current, unprobed int32, pod scaling.Pod
 			cpu, mem := burstGrowable(hc, allowSpot)
 			t.FreeCPUMilli += cpu
 			t.FreeMemoryBytes += mem
-		} else if l := hc.Spec.Limits; l != nil && l.MaxCPU != nil {
-			t.FreeCPUMilli = max(0, l.MaxCPU.MilliValue()-int64(current)*pod.CPUMilli)
+		} else {
+			if len(hc.Spec.NodeGroups) > 0 {
+				// Not probed yet: what its node groups can hold is all
+				// that is known (unlimited would send a whole burst to
+				// a target whose groups then reach their maximum).
+				cpu, mem := burstGrowable(hc, allowSpot)
+				t.FreeCPUMilli = max(0, cpu-int64(current)*pod.CPUMilli)
+				t.FreeMemoryBytes = max(0, mem-int64(current)*pod.MemoryBytes)
+			}
+			if l := hc.Spec.Limits; l != nil && l.MaxCPU != nil {
+				t.FreeCPUMilli = min(t.FreeCPUMilli, max(0, l.MaxCPU.MilliValue()-int64(current)*pod.CPUMilli))
+			}
 		}
 		if l := hc.Spec.Limits; l != nil && l.MaxPods != nil && (t.MaxReplicas == 0 || *l.MaxPods < t.MaxReplicas) {
 			t.MaxReplicas = *l.MaxPods

@@ -92,6 +92,8 @@ type CapacityReconciler struct {
 	// Class selects the HybridClusters handled: those whose ClassLabel equals
 	// it ("": those without the label), as the other controllers.
 	Class string
+	// Telemetry, when set, counts node requests and releases.
+	Telemetry NodeRecorder
 }
 
 // SetupWithManager registers the controller (HybridClusters; the rest is
@@ -181,12 +183,14 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 		g := findGroup(groups, gr.Group)
 		want := g.cloud.Desired + gr.Nodes
 		if err := r.Cloud.SetDesired(ctx, g.spec, want); err != nil {
+			r.recordRequest(hc.Name, g.spec.Name, gr.Nodes, err)
 			g.status.Reason, g.status.Message = cloudReason(err), err.Error()
 			r.event(hc, corev1.EventTypeWarning, "NodeRequestFailed", "could not grow node group %s to %d nodes: %v", g.spec.Name, want, err)
 			errs = append(errs, err)
 			continue
 		}
 		g.status.DesiredNodes, g.status.RequestedNodes = want, g.status.RequestedNodes+gr.Nodes
+		r.recordRequest(hc.Name, g.spec.Name, gr.Nodes, nil)
 		t := metav1.NewTime(now)
 		g.status.LastScaleTime = &t
 		r.event(hc, corev1.EventTypeNormal, "NodesRequested", "node group %s: %d -> %d nodes (%s, $%s per node-hour) for Pending burst replicas",
@@ -500,11 +504,13 @@ func (r *CapacityReconciler) release(ctx context.Context, m *Member, hc *hcav1.H
 			continue
 		}
 		if err := r.Cloud.RemoveNodes(ctx, g.spec, gone); err != nil {
+			r.recordRelease(hc.Name, g.spec.Name, err)
 			g.status.Reason, g.status.Message = cloudReason(err), err.Error()
 			r.event(hc, corev1.EventTypeWarning, "NodeReleaseFailed", "could not release %s of node group %s: %v", strings.Join(names, ", "), g.spec.Name, err)
 			errs = append(errs, err)
 			continue
 		}
+		r.recordRelease(hc.Name, g.spec.Name, nil)
 		want := g.cloud.Desired - int32(len(gone))
 		g.status.DesiredNodes = want
 		t := metav1.NewTime(now)

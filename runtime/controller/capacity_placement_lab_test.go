@@ -37,11 +37,12 @@ import (
 // that it can take no more, puts the rest on the other target, which grows
 // for them; no replica is left Pending.
 //
-// Known gap, found by this test: when the policy bursts before the targets
-// were probed (status.free unset counts as unlimited), all 6 go to the
-// preferred target and the 2 that its maximum cannot hold stay Pending there:
-// placement places the deficit only and never moves replicas already placed.
-// Hence the wait for the probes below, as in a running install.
+// Found by this test: when the policy burst before the targets were probed,
+// status.free unset counted as unlimited and all 6 went to the preferred
+// target, 2 staying Pending there (placement places the deficit only and
+// never moves replicas already placed). An unprobed target with node groups
+// now offers what its groups can hold (TestBurstPlacementTarget); this test
+// waits for the probes, as in a running install.
 func TestCapacityPlacementSkipsLab(t *testing.T) {
 	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)

@@ -54,6 +54,9 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 		return fmt.Errorf("set up burst controller: %w", err)
 	}
 	capacityCtl := &CapacityReconciler{Client: mgr.GetClient(), Members: d.Members, Cloud: d.Cloud, Clock: d.Clock, Interval: d.CapacityInterval}
+	if d.Telemetry != nil {
+		capacityCtl.Telemetry = d.Telemetry
+	}
 	if err := capacityCtl.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up capacity controller: %w", err)
 	}

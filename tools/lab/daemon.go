@@ -11,6 +11,7 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/loadsim"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/oidc"
 )
 
 // daemonHandlers builds the daemon's HTTP handlers by name (aws, ack, loadsim) and
@@ -20,8 +21,17 @@ func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, aws
 	if bootDelay <= 0 {
 		bootDelay = -1 // the emulators' "none"
 	}
+	awsURL := fmt.Sprintf("http://127.0.0.1:%d", awsPort)
+	// The lab's OIDC issuer shares the AWS port under /oidc; the emulated
+	// account trusts it as an IAM OIDC provider for HCP Terraform's default
+	// AWS audience.
+	issuer, err := oidc.New(awsURL+lab.OIDCIssuerPath, nil)
+	if err != nil {
+		return nil, nil, err
+	}
 	aws, err := emulator.NewAWS(clusters, emulator.AWSOptions{
-		BaseURL:         fmt.Sprintf("http://127.0.0.1:%d", awsPort),
+		BaseURL:         awsURL,
+		OIDCProviders:   []emulator.OIDCProvider{{URL: issuer.URL(), ClientIDs: []string{lab.OIDCAudienceAWS}}},
 		Logger:          slogger.With("component", "aws"),
 		NodeBootDelay:   bootDelay,
 		PodStartupDelay: podDelay,
@@ -38,5 +48,8 @@ func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, aws
 	if err != nil {
 		return nil, nil, err
 	}
-	return map[string]http.Handler{"aws": aws, "ack": ack, "loadsim": sim.Handler()}, sim.Run, nil
+	awsMux := http.NewServeMux()
+	awsMux.Handle(lab.OIDCIssuerPath+"/", http.StripPrefix(lab.OIDCIssuerPath, issuer.Handler()))
+	awsMux.Handle("/", aws)
+	return map[string]http.Handler{"aws": awsMux, "ack": ack, "loadsim": sim.Handler()}, sim.Run, nil
 }

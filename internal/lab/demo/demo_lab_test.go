@@ -104,6 +104,18 @@ func TestDemo(t *testing.T) {
 	if err := json.Unmarshal(raw, &samples); err != nil {
 		t.Fatalf("samples.json: %v", err)
 	}
+	// The runtime reaches both clouds' node groups: the ACK pool, whose
+	// AccessKey reaches the runtime through hca_runtime's Secret, is never
+	// reported out of reach.
+	for _, x := range samples {
+		for c, n := range x.Nodes {
+			for g, reason := range n.Reasons {
+				if reason == "NoCloudAccess" || reason == "NotSupported" {
+					t.Fatalf("at %s, node group %s of %s is %s: want the runtime to reach every node group", x.At, g, c, reason)
+				}
+			}
+		}
+	}
 	for _, x := range samples {
 		if x.Ready["eks"] > 0 && x.Nodes["eks"].Ready == 0 {
 			t.Errorf("at %s, %d replicas Ready in EKS with no node Ready there", x.At, x.Ready["eks"])

@@ -77,6 +77,12 @@ func (n *nodeCounter) cluster(ctx context.Context, hc *hcav1.HybridCluster) Node
 		c.Desired += g.DesiredNodes
 		c.DollarsPerHour += float64(g.DesiredNodes) * price[g.Name]
 		statusReady += g.ReadyNodes
+		if g.Reason != "" {
+			if c.Reasons == nil {
+				c.Reasons = map[string]string{}
+			}
+			c.Reasons[g.Name] = g.Reason
+		}
 	}
 	c.Ready = statusReady
 	m, err := n.members.Get(ctx, hc.Name)

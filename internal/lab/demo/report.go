@@ -41,6 +41,9 @@ type NodeCount struct {
 	// DollarsPerHour is what the desired nodes cost per hour (each group's
 	// desired size times its spec.nodeGroups pricePerHour).
 	DollarsPerHour float64
+	// Reasons are the groups' status reasons (why a group cannot grow now),
+	// by group name; groups that can grow are left out.
+	Reasons map[string]string `json:",omitempty"`
 }
 
 // nodes sums the node counts of the clusters other than primary.

@@ -285,6 +285,8 @@ func terraformEnv(env map[string]string, rc string) ([]string, string) {
 		"TF_VAR_eks_endpoint="+env["HCA_LAB_EKS_ENDPOINT"],
 		"TF_VAR_sts_endpoint="+env["HCA_LAB_STS_ENDPOINT"],
 		"TF_VAR_ack_endpoint="+env["HCA_LAB_ACK_ENDPOINT"],
+		"TF_VAR_runtime_alicloud_access_key_id="+emulator.AlicloudAccessKey,
+		"TF_VAR_runtime_alicloud_access_key_secret="+emulator.AlicloudAccessSecret,
 		fmt.Sprintf("TF_VAR_requests_per_pod=%g", RequestsPerPod),
 	)
 	terraform := env["TF_ACC_TERRAFORM_PATH"]

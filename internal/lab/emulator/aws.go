@@ -38,6 +38,9 @@ type AWSOptions struct {
 	// VCPUQuota is the account's vCPU limit per capacity type ("ON_DEMAND",
 	// "SPOT"); absent or 0: unlimited. See SetVCPUQuota.
 	VCPUQuota map[string]int
+	// OIDCProviders are the account's IAM OIDC identity providers, trusted by
+	// AssumeRoleWithWebIdentity (none when empty: every web identity is refused).
+	OIDCProviders []OIDCProvider
 	// PodStartupDelay keeps the pods of the clusters it creates Pending for
 	// this long once bound (none when zero); see lab.ClusterSpec.
 	PodStartupDelay time.Duration
@@ -64,6 +67,10 @@ type AWS struct {
 	eks  map[string]*eksClusterState // by EKS cluster name
 	lab  map[string]string           // lab cluster name -> EKS cluster name
 	upds map[string]*eksUpdateState  // by update id
+
+	oidcProviders []OIDCProvider
+	jwks          jwksCache
+	sessions      map[string]*stsSession // temporary credentials by access key id
 }
 
 // NewAWS returns the emulator. clusters starts the real lab clusters behind EKS
@@ -87,6 +94,9 @@ func NewAWS(clusters Clusters, opts AWSOptions) (*AWS, error) {
 		eks:      map[string]*eksClusterState{},
 		lab:      map[string]string{},
 		upds:     map[string]*eksUpdateState{},
+
+		oidcProviders: append([]OIDCProvider(nil), opts.OIDCProviders...),
+		jwks:          jwksCache{client: &http.Client{Timeout: 10 * time.Second}},
 	}
 	if a.now == nil {
 		a.now = time.Now

@@ -50,6 +50,11 @@ type awsCaller struct {
 	AccessKeyID string
 	Region      string
 	Service     string
+	// Session is the role session of temporary credentials; nil for the lab
+	// user's long-term key.
+	Session *stsSession
+
+	secret string
 }
 
 // awsSignedRequest is what a SigV4 signature covers.
@@ -125,7 +130,10 @@ func (a *AWS) awsVerifyHeader(req awsSignedRequest, auth, service string) (awsCa
 		sum := sha256.Sum256(req.Body)
 		payloadHash = hex.EncodeToString(sum[:])
 	}
-	creds := aws.Credentials{AccessKeyID: AWSAccessKeyID, SecretAccessKey: AWSSecretAccessKey}
+	if aerr := a.awsCheckSessionToken(caller, firstHeader(req.Header, "X-Amz-Security-Token")); aerr != nil {
+		return awsCaller{}, aerr
+	}
+	creds := aws.Credentials{AccessKeyID: caller.AccessKeyID, SecretAccessKey: caller.secret}
 	if err := v4.NewSigner().SignHTTP(context.Background(), creds, sreq, payloadHash, caller.Service, caller.Region, amzDate); err != nil {
 		return awsCaller{}, &awsAuthError{kind: awsAuthIncomplete, msg: "cannot compute the request signature: " + err.Error()}
 	}
@@ -163,7 +171,10 @@ func (a *AWS) awsVerifyPresigned(req awsSignedRequest, q url.Values, service str
 	if err != nil {
 		return awsCaller{}, &awsAuthError{kind: awsAuthIncomplete, msg: err.Error()}
 	}
-	creds := aws.Credentials{AccessKeyID: AWSAccessKeyID, SecretAccessKey: AWSSecretAccessKey}
+	if aerr := a.awsCheckSessionToken(caller, q.Get("X-Amz-Security-Token")); aerr != nil {
+		return awsCaller{}, aerr
+	}
+	creds := aws.Credentials{AccessKeyID: caller.AccessKeyID, SecretAccessKey: caller.secret}
 	signedURL, _, err := v4.NewSigner().PresignHTTP(context.Background(), creds, sreq, awsEmptySHA256, caller.Service, caller.Region, amzDate)
 	if err != nil {
 		return awsCaller{}, &awsAuthError{kind: awsAuthIncomplete, msg: "cannot compute the request signature: " + err.Error()}
@@ -182,8 +193,13 @@ func (a *AWS) awsCheckScope(cred, amzDate, service string) (awsCaller, time.Time
 	if len(parts) != 5 || parts[4] != "aws4_request" {
 		return awsCaller{}, time.Time{}, &awsAuthError{kind: awsAuthIncomplete, msg: "Credential should be scoped to a valid region, not '" + strings.Join(parts[min(2, len(parts)):], "/") + "'."}
 	}
+	caller := awsCaller{AccessKeyID: parts[0], Region: parts[2], Service: parts[3], secret: AWSSecretAccessKey}
 	if parts[0] != AWSAccessKeyID {
-		return awsCaller{}, time.Time{}, &awsAuthError{kind: awsAuthUnknownKey, msg: "The security token included in the request is invalid."}
+		sess := a.session(parts[0])
+		if sess == nil {
+			return awsCaller{}, time.Time{}, &awsAuthError{kind: awsAuthUnknownKey, msg: "The security token included in the request is invalid."}
+		}
+		caller.Session, caller.secret = sess, sess.SecretAccessKey
 	}
 	if parts[3] != service {
 		return awsCaller{}, time.Time{}, &awsAuthError{kind: awsAuthBadSignature, msg: "Credential should be scoped to correct service: '" + service + "'. "}
@@ -195,7 +211,22 @@ func (a *AWS) awsCheckScope(cred, amzDate, service string) (awsCaller, time.Time
 	if t.Format("20060102") != parts[1] {
 		return awsCaller{}, time.Time{}, &awsAuthError{kind: awsAuthBadSignature, msg: "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '" + parts[1] + "' != '" + t.Format("20060102") + "', from '" + amzDate + "'."}
 	}
-	return awsCaller{AccessKeyID: parts[0], Region: parts[2], Service: parts[3]}, t, nil
+	return caller, t, nil
+}
+
+// awsCheckSessionToken checks that temporary credentials come with their
+// session token and have not expired; the lab user's key needs no token.
+func (a *AWS) awsCheckSessionToken(c awsCaller, token string) *awsAuthError {
+	if c.Session == nil {
+		return nil
+	}
+	if !hmac.Equal([]byte(token), []byte(c.Session.SessionToken)) {
+		return &awsAuthError{kind: awsAuthUnknownKey, msg: "The security token included in the request is invalid."}
+	}
+	if !a.now().Before(c.Session.Expiration) {
+		return &awsAuthError{kind: awsAuthExpired, msg: "The security token included in the request is expired"}
+	}
+	return nil
 }
 
 // awsRebuild makes a request carrying only what the client signed, for the SDK

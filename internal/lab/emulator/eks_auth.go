@@ -52,20 +52,26 @@ func (a *AWS) serveTokenReview(w http.ResponseWriter, r *http.Request) {
 	}
 	out := authnv1.TokenReview{}
 	out.APIVersion, out.Kind = apiVersion, "TokenReview"
-	if akid, err := a.eksVerifyToken(review.Spec.Token, cluster); err != nil {
+	if caller, err := a.eksVerifyToken(review.Spec.Token, cluster); err != nil {
 		out.Status = authnv1.TokenReviewStatus{Authenticated: false, Error: err.Error()}
 	} else {
-		arn := stsCallerARN()
+		// As aws-iam-authenticator: an assumed role is named by its canonical
+		// role ARN, its session in the extras.
+		arn, canonical, uid := stsCallerARN(), stsCallerARN(), stsUserID
+		if s := caller.Session; s != nil {
+			arn, canonical, uid = s.AssumedRoleARN(), s.RoleARN, s.RoleID
+		}
+		akid := caller.AccessKeyID
 		out.Status = authnv1.TokenReviewStatus{
 			Authenticated: true,
 			User: authnv1.UserInfo{
-				Username: arn,
-				UID:      "aws-iam-authenticator:" + AWSAccountID + ":" + stsUserID,
+				Username: canonical,
+				UID:      "aws-iam-authenticator:" + AWSAccountID + ":" + uid,
 				Groups:   []string{eksAdminGroup},
 				Extra: map[string]authnv1.ExtraValue{
 					"accessKeyId":  {akid},
 					"arn":          {arn},
-					"canonicalArn": {arn},
+					"canonicalArn": {canonical},
 				},
 			},
 			Audiences: review.Spec.Audiences,
@@ -77,69 +83,69 @@ func (a *AWS) serveTokenReview(w http.ResponseWriter, r *http.Request) {
 
 // eksVerifyToken checks an EKS bearer token for cluster as aws-iam-authenticator
 // does, then replays its presigned URL against the emulated STS. It returns the
-// access key id that signed it. Errors never contain the token.
-func (a *AWS) eksVerifyToken(token, cluster string) (string, error) {
+// caller that signed it. Errors never contain the token.
+func (a *AWS) eksVerifyToken(token, cluster string) (awsCaller, error) {
 	formatErr := func(format string, args ...any) error {
 		return fmt.Errorf("input token was not properly formatted: "+format, args...)
 	}
 	if len(token) > eksMaxTokenLen {
-		return "", formatErr("token is too large")
+		return awsCaller{}, formatErr("token is too large")
 	}
 	if !strings.HasPrefix(token, eksTokenPrefix) {
-		return "", formatErr("token is missing expected %q prefix", eksTokenPrefix)
+		return awsCaller{}, formatErr("token is missing expected %q prefix", eksTokenPrefix)
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, eksTokenPrefix))
 	if err != nil {
-		return "", formatErr("token is not unpadded base64url: %v", err)
+		return awsCaller{}, formatErr("token is not unpadded base64url: %v", err)
 	}
 	u, err := url.Parse(string(raw))
 	if err != nil {
-		return "", formatErr("the token does not hold a URL")
+		return awsCaller{}, formatErr("the token does not hold a URL")
 	}
 	if u.Scheme != a.base.Scheme {
-		return "", formatErr("unexpected scheme %q in pre-signed URL (want %q)", u.Scheme, a.base.Scheme)
+		return awsCaller{}, formatErr("unexpected scheme %q in pre-signed URL (want %q)", u.Scheme, a.base.Scheme)
 	}
 	if u.Host != a.base.Host {
-		return "", formatErr("unexpected hostname %q in pre-signed URL: tokens must be presigned for this cluster's STS endpoint %s", u.Host, a.base.Host)
+		return awsCaller{}, formatErr("unexpected hostname %q in pre-signed URL: tokens must be presigned for this cluster's STS endpoint %s", u.Host, a.base.Host)
 	}
 	if u.Path != "/" {
-		return "", formatErr("unexpected path in pre-signed URL")
+		return awsCaller{}, formatErr("unexpected path in pre-signed URL")
 	}
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
-		return "", formatErr("malformed query parameter")
+		return awsCaller{}, formatErr("malformed query parameter")
 	}
 	lower := url.Values{}
 	for k, v := range q {
 		lk := strings.ToLower(k)
 		if !eksTokenParams[lk] {
-			return "", formatErr("non-whitelisted query parameter %q", k)
+			return awsCaller{}, formatErr("non-whitelisted query parameter %q", k)
 		}
 		if len(v) != 1 || lower.Has(lk) {
-			return "", formatErr("duplicate query parameter %q", k)
+			return awsCaller{}, formatErr("duplicate query parameter %q", k)
 		}
 		lower.Set(lk, v[0])
 	}
 	if lower.Get("action") != "GetCallerIdentity" {
-		return "", formatErr("unexpected action parameter in pre-signed URL")
+		return awsCaller{}, formatErr("unexpected action parameter in pre-signed URL")
 	}
 	signed := false
 	for _, h := range strings.Split(lower.Get("x-amz-signedheaders"), ";") {
 		signed = signed || strings.EqualFold(h, eksClusterIDHeader)
 	}
 	if !signed {
-		return "", formatErr("client did not sign the %s header in the pre-signed URL", eksClusterIDHeader)
+		return awsCaller{}, formatErr("client did not sign the %s header in the pre-signed URL", eksClusterIDHeader)
 	}
 	expires, err := strconv.Atoi(lower.Get("x-amz-expires"))
 	if err != nil || expires < 0 || expires > 900 {
-		return "", formatErr("invalid X-Amz-Expires parameter in pre-signed URL: %d", expires)
+		return awsCaller{}, formatErr("invalid X-Amz-Expires parameter in pre-signed URL: %d", expires)
 	}
 	date, err := time.Parse(awsAmzDateFormat, lower.Get("x-amz-date"))
 	if err != nil {
-		return "", formatErr("error parsing X-Amz-Date parameter %q into format %s", lower.Get("x-amz-date"), awsAmzDateFormat)
+		return awsCaller{}, formatErr("error parsing X-Amz-Date parameter %q into format %s", lower.Get("x-amz-date"), awsAmzDateFormat)
 	}
 	if a.now().After(date.Add(awsPresignedValidity)) {
-		return "", formatErr("X-Amz-Date parameter is expired (15 minute expiration) %s", date)
+		return awsCaller{}, formatErr("X-Amz-Date parameter is expired (15 minute expiration) %s", date)
 	}
 	// What the authenticator does next: GET the URL from STS with the cluster
 	// name in x-k8s-aws-id. STS checks the signature and names the caller.
@@ -153,10 +159,10 @@ func (a *AWS) eksVerifyToken(token, cluster string) (string, error) {
 	}
 	caller, aerr := a.awsVerify(req, "sts")
 	if aerr != nil {
-		return "", fmt.Errorf("sts getCallerIdentity failed: error from AWS (expected 200, got 403): %s", aerr.msg)
+		return awsCaller{}, fmt.Errorf("sts getCallerIdentity failed: error from AWS (expected 200, got 403): %s", aerr.msg)
 	}
 	if lower.Get("version") != stsVersion {
-		return "", fmt.Errorf("sts getCallerIdentity failed: error from AWS (expected 200, got 400): version %q is not supported", lower.Get("version"))
+		return awsCaller{}, fmt.Errorf("sts getCallerIdentity failed: error from AWS (expected 200, got 400): version %q is not supported", lower.Get("version"))
 	}
-	return caller.AccessKeyID, nil
+	return caller, nil
 }

@@ -83,7 +83,18 @@ func (a *AWS) serveSTS(w http.ResponseWriter, r *http.Request) {
 		a.serveAutoScaling(w, r, body, params)
 		return
 	}
-	if _, aerr := a.awsVerify(awsFromHTTP(r, a.base.Scheme, body), "sts"); aerr != nil {
+	if params.Get("Action") == "AssumeRoleWithWebIdentity" && params.Get("Version") == stsVersion {
+		// Unsigned, as in real STS: the web identity token is the credential.
+		resp, fail := a.assumeRoleWithWebIdentity(params, reqID)
+		if fail != nil {
+			stsError(w, asJSON, reqID, fail.status, "Sender", fail.code, fail.msg)
+			return
+		}
+		stsWrite(w, asJSON, "AssumeRoleWithWebIdentityResponse", resp)
+		return
+	}
+	caller, aerr := a.awsVerify(awsFromHTTP(r, a.base.Scheme, body), "sts")
+	if aerr != nil {
 		code := map[awsAuthKind]string{
 			awsAuthMissing:      "MissingAuthenticationToken",
 			awsAuthIncomplete:   "IncompleteSignature",
@@ -100,17 +111,27 @@ func (a *AWS) serveSTS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if action != "GetCallerIdentity" {
-		stsError(w, asJSON, reqID, http.StatusBadRequest, "Sender", "InvalidAction", "Could not find operation "+action+" for version "+stsVersion+" (the lab emulates GetCallerIdentity only)")
+		stsError(w, asJSON, reqID, http.StatusBadRequest, "Sender", "InvalidAction", "Could not find operation "+action+" for version "+stsVersion+" (the lab emulates GetCallerIdentity and AssumeRoleWithWebIdentity only)")
 		return
+	}
+	result := stsIdentityResult{Arn: stsCallerARN(), UserID: stsUserID, Account: AWSAccountID}
+	if s := caller.Session; s != nil {
+		result = stsIdentityResult{Arn: s.AssumedRoleARN(), UserID: s.RoleID + ":" + s.SessionName, Account: AWSAccountID}
 	}
 	resp := stsGetCallerIdentityResponse{
 		XMLNS:    stsXMLNS,
-		Result:   stsIdentityResult{Arn: stsCallerARN(), UserID: stsUserID, Account: AWSAccountID},
+		Result:   result,
 		Metadata: stsResponseMetadata{RequestID: reqID},
 	}
+	stsWrite(w, asJSON, "GetCallerIdentityResponse", resp)
+}
+
+// stsWrite renders a successful STS response as XML, or as JSON wrapped in
+// its response name when the client asked for JSON.
+func stsWrite(w http.ResponseWriter, asJSON bool, name string, resp any) {
 	if asJSON {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"GetCallerIdentityResponse": resp})
+		_ = json.NewEncoder(w).Encode(map[string]any{name: resp})
 		return
 	}
 	w.Header().Set("Content-Type", "text/xml")

@@ -61,7 +61,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		return run(ctx, opts)
+		return run(ctx, opts, stderr)
 	case "simulate":
 		return simulate(ctx, args[1:], stdout, stderr)
 	case "moha":
@@ -91,6 +91,7 @@ type runOptions struct {
 	asEndpoint       string
 	ackEndpoint      string
 	logLevel         string
+	logFormat        string
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
@@ -112,6 +113,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.asEndpoint, "autoscaling-endpoint", "", "AWS Auto Scaling endpoint override (the lab's emulator)")
 	fs.StringVar(&o.ackEndpoint, "ack-endpoint", "", "Alibaba Cloud CS (ACK) endpoint override (the lab's emulator); ACK node pools are scaled when ALIBABA_CLOUD_ACCESS_KEY_ID is set or this is given")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&o.logFormat, "log-format", "json", "log format: json (one object a line, for log collectors) or text (key=value, for a terminal)")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err.Error()}
 	}

@@ -26,6 +26,7 @@ func TestCommandErrors(t *testing.T) {
 		{"unknown flag", []string{"run", "--prometheus=http://x"}, "flag provided but not defined: -prometheus"},
 		{"extra argument", []string{"run", "now"}, `unexpected argument "now"`},
 		{"bad log level", []string{"run", "--log-level=loud"}, `--log-level "loud": use debug, info, warn or error`},
+		{"bad log format", []string{"run", "--log-format=xml"}, `--log-format "xml": use json or text`},
 		{"bad prometheus url", []string{"run", "--prometheus-url=localhost:9090"}, `--prometheus-url "localhost:9090": use an absolute http(s) URL`},
 		{"bad interval", []string{"run", "--cluster-probe-interval=soon"}, `--cluster-probe-interval "soon"`},
 		{"bad ack endpoint", []string{"run", "--ack-endpoint=cs.cn-hangzhou.aliyuncs.com"}, `--ack-endpoint "cs.cn-hangzhou.aliyuncs.com": use an absolute http(s) URL`},

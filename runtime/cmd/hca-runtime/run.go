@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
+	"io"
 	"net/url"
 	"os"
 	"time"
@@ -18,7 +18,6 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -29,12 +28,11 @@ import (
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
 
-func run(ctx context.Context, o runOptions) error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return usageError{fmt.Sprintf("--log-level %q: use debug, info, warn or error", o.logLevel)}
+func run(ctx context.Context, o runOptions, logOut io.Writer) error {
+	logger, err := newLogger(o.logFormat, o.logLevel, logOut)
+	if err != nil {
+		return err
 	}
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	ctrl.SetLogger(logr.FromSlogHandler(logger.Handler()))
 	interval, err := time.ParseDuration(o.probeInterval)
 	if err != nil || interval <= 0 {
@@ -67,28 +65,36 @@ func run(ctx context.Context, o runOptions) error {
 	if err := hcav1.AddToScheme(scheme); err != nil {
 		return err
 	}
+	lock, err := leaderLock(cfg, o)
+	if err != nil {
+		return err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress:  o.probeAddr,
-		LeaderElection:          o.leaderElect,
-		LeaderElectionID:        "hca-runtime.hca.dev",
-		LeaderElectionNamespace: o.leaderElectionNS,
+		Scheme:                              scheme,
+		Metrics:                             metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:              o.probeAddr,
+		LeaderElection:                      o.leaderElect,
+		LeaderElectionID:                    leaderElectionID,
+		LeaderElectionNamespace:             o.leaderElectionNS,
+		LeaderElectionResourceLockInterface: lock,
 	})
 	if err != nil {
 		return fmt.Errorf("create controller manager: %w", err)
 	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+	if err := addProbes(mgr, cfg, lock); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+	tm := telemetry.New(nil)
+	tm.BuildInfo.WithLabelValues(version).Set(1)
+	if err := telemetry.RegisterStatusCollector(nil, mgr.GetCache(), elected(mgr, o.leaderElect)); err != nil {
 		return err
 	}
-	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: telemetry.New(nil), ProbeInterval: interval, BurstMetricsInterval: burstInterval}
+	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: tm, ProbeInterval: interval, BurstMetricsInterval: burstInterval}
 	var aws member.EKSAPI
 	var clouds member.Clouds
 	if o.awsRegion != "" || o.eksEndpoint != "" || os.Getenv("AWS_REGION") != "" {
-		awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(firstNonEmpty(o.awsRegion, os.Getenv("AWS_REGION"), "us-east-1")))
+		awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(firstNonEmpty(o.awsRegion, os.Getenv("AWS_REGION"), "us-east-1")),
+			config.WithAPIOptions(tm.AWSAPIOptions()))
 		if err != nil {
 			return fmt.Errorf("load AWS configuration: %w", err)
 		}
@@ -110,14 +116,14 @@ func run(ctx context.Context, o runOptions) error {
 		if err != nil {
 			return fmt.Errorf("consul client for %s: %w", o.consulAddr, err)
 		}
-		deps.Catalog = catalog.New(cc.Catalog(), cc.Health())
+		deps.Catalog = catalog.New(tm.CountingCatalog(cc.Catalog()), cc.Health())
 	}
 	if o.prometheusURL != "" {
 		src, err := metrics.NewPrometheus(o.prometheusURL, metrics.WithLogger(logger))
 		if err != nil {
 			return fmt.Errorf("prometheus source: %w", err)
 		}
-		deps.Metrics = src
+		deps.Metrics = tm.CountingSource(src)
 	}
 	if err := controller.Setup(mgr, deps); err != nil {
 		return err

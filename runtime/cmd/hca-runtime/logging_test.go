@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+)
+
+// TestLogger logs as controller-runtime does (through logr, the reconciled
+// object under its kind) and checks the fields operators filter on.
+func TestLogger(t *testing.T) {
+	tests := []struct {
+		name, format string
+		log          func(l logr.Logger)
+		want         map[string]any // JSON fields; for text, key=value substrings
+		absent       []string
+	}{
+		{"burst policy reconcile", "json", func(l logr.Logger) {
+			l.WithValues("controller", "burstpolicy", "BurstPolicy", klog.KRef("shop", "web"), "reconcileID", "3f2a").Info("burst decision", "actions", []string{"burst"})
+		}, map[string]any{"controller": "burstpolicy", "policy": "shop/web", "reconcileID": "3f2a", "msg": "burst decision", "level": "INFO"}, nil},
+		{"cluster as a call's value", "json", func(l logr.Logger) {
+			l.Info("probe failed", "HybridCluster", klog.KRef("", "eks-burst"))
+		}, map[string]any{"cluster": "eks-burst"}, nil},
+		{"credentials redacted", "json", func(l logr.Logger) {
+			l.Info("client", "secretAccessKey", "hcalabsecret", "bearerToken", "abc", "kubeconfig", "apiVersion: v1")
+		}, map[string]any{"secretAccessKey": "[REDACTED]", "bearerToken": "[REDACTED]", "kubeconfig": "[REDACTED]"}, []string{"hcalabsecret", "abc\"", "apiVersion"}},
+		{"debug filtered at info", "json", func(l logr.Logger) { l.V(1).Info("noise") }, nil, []string{"noise"}},
+		{"text format", "text", func(l logr.Logger) {
+			l.WithValues("BurstPolicy", klog.KRef("shop", "web")).Info("burst decision")
+		}, map[string]any{"policy": "shop/web", "msg": "\"burst decision\""}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			l, err := newLogger(tt.format, "info", &buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.log(logr.FromSlogHandler(l.Handler()))
+			out := buf.String()
+			for _, a := range tt.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("log contains %q:\n%s", a, out)
+				}
+			}
+			if tt.want == nil {
+				return
+			}
+			if tt.format == "text" {
+				for k, v := range tt.want {
+					if !strings.Contains(out, k+"="+v.(string)) {
+						t.Errorf("text log lacks %s=%v:\n%s", k, v, out)
+					}
+				}
+				return
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("not one JSON object: %v\n%s", err, out)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Errorf("field %s = %v, want %v\n%s", k, got[k], v, out)
+				}
+			}
+		})
+	}
+}

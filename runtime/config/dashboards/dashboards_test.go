@@ -1,0 +1,106 @@
+package dashboards
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
+)
+
+// TestFileIsGenerated fails when hca-runtime.json is not what the generator
+// writes: run `make generate` (or go run ./tools/monitoring) and commit it.
+func TestFileIsGenerated(t *testing.T) {
+	want, err := JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(File(), want) {
+		t.Fatalf("%s is stale: run `make generate` and commit it", FileName)
+	}
+}
+
+// metricName finds the metric names a PromQL expression selects (the
+// families this project and controller-runtime export).
+var metricName = regexp.MustCompile(`\b(hca|controller_runtime|workqueue)_[a-z0-9_]+\b`)
+
+// controllerRuntime are the controller-runtime families the dashboard uses;
+// they exist as soon as a controller is registered.
+var controllerRuntime = []string{"controller_runtime_reconcile_total", "controller_runtime_reconcile_time_seconds", "workqueue_depth"}
+
+// TestQueriesUseExportedMetrics fails when a panel queries a metric nobody
+// exports (a typo, a renamed series), even for metrics that have no series
+// until something happens (the lab test checks the rest against Prometheus).
+func TestQueriesUseExportedMetrics(t *testing.T) {
+	known := append(telemetry.Names(), controllerRuntime...)
+	for _, q := range Queries() {
+		names := metricName.FindAllString(q.Expr, -1)
+		if len(names) == 0 {
+			t.Errorf("%s / %s: %q selects no known metric", q.Row, q.Panel, q.Expr)
+		}
+		for _, n := range names {
+			family := strings.TrimSuffix(n, "_bucket")
+			if !slices.Contains(known, family) {
+				t.Errorf("%s / %s: %q queries %s, which the runtime does not export", q.Row, q.Panel, q.Expr, n)
+			}
+		}
+	}
+}
+
+// TestDashboardShape checks what Grafana's import relies on: a stable UID, a
+// Prometheus data source variable every query uses, unique panel ids, and a
+// row for each part the issue asks for.
+func TestDashboardShape(t *testing.T) {
+	var d struct {
+		UID        string `json:"uid"`
+		Templating struct {
+			List []struct{ Name, Type string } `json:"list"`
+		} `json:"templating"`
+		Panels []struct {
+			ID      int    `json:"id"`
+			Type    string `json:"type"`
+			Title   string `json:"title"`
+			Targets []struct {
+				RefID      string `json:"refId"`
+				Expr       string `json:"expr"`
+				Datasource struct{ Type, UID string }
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(File(), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.UID != UID {
+		t.Errorf("uid = %q, want %q", d.UID, UID)
+	}
+	if len(d.Templating.List) < 2 || d.Templating.List[0].Type != "datasource" || d.Templating.List[1].Name != "policy" {
+		t.Errorf("variables = %+v, want datasource then policy", d.Templating.List)
+	}
+	ids := map[int]bool{}
+	var rows []string
+	queries := 0
+	for _, p := range d.Panels {
+		if ids[p.ID] || p.ID == 0 {
+			t.Errorf("panel %q has id %d, used before or zero", p.Title, p.ID)
+		}
+		ids[p.ID] = true
+		if p.Type == "row" {
+			rows = append(rows, p.Title)
+		}
+		for _, tg := range p.Targets {
+			queries++
+			if tg.Datasource.Type != "prometheus" || tg.Datasource.UID != "${datasource}" || tg.RefID == "" || tg.Expr == "" {
+				t.Errorf("panel %q: target %+v, want a prometheus query on ${datasource} with a refId", p.Title, tg)
+			}
+		}
+	}
+	if want := []string{"Bursting overview", "Per policy", "SLOs", "Cloud capacity and cost", "Runtime"}; !slices.Equal(rows, want) {
+		t.Errorf("rows = %v, want %v", rows, want)
+	}
+	if queries != len(Queries()) {
+		t.Errorf("the file has %d queries, Queries() %d", queries, len(Queries()))
+	}
+}

@@ -1,0 +1,47 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hca-project/terraform-provider-hca/internal/metrics"
+)
+
+// CountingSource wraps a metrics.Source and counts its queries by result in
+// hca_metric_queries_total. Nil m returns src itself.
+func (m *Metrics) CountingSource(src metrics.Source) metrics.Source {
+	if m == nil || src == nil {
+		return src
+	}
+	return countingSource{src: src, m: m}
+}
+
+type countingSource struct {
+	src metrics.Source
+	m   *Metrics
+}
+
+func (c countingSource) Instant(ctx context.Context, q metrics.Expr, at time.Time) (metrics.Vector, error) {
+	v, err := c.src.Instant(ctx, q, at)
+	c.m.MetricQueries.WithLabelValues(QueryResult(err)).Inc()
+	return v, err
+}
+
+// QueryResult is the result label of a metric query that returned err.
+func QueryResult(err error) string {
+	switch {
+	case err == nil:
+		return ResultOK
+	case errors.Is(err, metrics.ErrNoData):
+		return "no_data"
+	case errors.Is(err, metrics.ErrNaN):
+		return "nan"
+	case errors.Is(err, metrics.ErrBadQuery):
+		return "bad_query"
+	case errors.Is(err, metrics.ErrUnavailable):
+		return "unavailable"
+	default:
+		return ResultError
+	}
+}
