@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/internal/moha"
@@ -74,22 +75,29 @@ func (c *labCollector) collect(ctx context.Context, g moha.Grid) ([]moha.Sample,
 // are ready.
 func (c *labCollector) configure(ctx context.Context, cpu, mem float64, n int) error {
 	deps := c.kube.AppsV1().Deployments(c.namespace)
-	d, err := deps.Get(ctx, c.deployment, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("get Deployment %s/%s: %w", c.namespace, c.deployment, err)
-	}
-	if len(d.Spec.Template.Spec.Containers) == 0 {
-		return fmt.Errorf("Deployment %s/%s has no container", c.namespace, c.deployment)
-	}
+	var d *appsv1.Deployment
 	replicas := int32(n)
-	d.Spec.Replicas = &replicas
-	ct := &d.Spec.Template.Spec.Containers[0]
-	res := corev1.ResourceList{
-		corev1.ResourceCPU:    *resource.NewMilliQuantity(int64(cpu), resource.DecimalSI),
-		corev1.ResourceMemory: *resource.NewQuantity(int64(mem)<<20, resource.BinarySI),
-	}
-	ct.Resources.Requests, ct.Resources.Limits = res, res.DeepCopy()
-	d, err = deps.Update(ctx, d, metav1.UpdateOptions{})
+	// Another writer (the Deployment controller's status, a label) may
+	// change the object between get and update: read again and retry.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var err error
+		d, err = deps.Get(ctx, c.deployment, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("get Deployment %s/%s: %w", c.namespace, c.deployment, err)
+		}
+		if len(d.Spec.Template.Spec.Containers) == 0 {
+			return fmt.Errorf("Deployment %s/%s has no container", c.namespace, c.deployment)
+		}
+		d.Spec.Replicas = &replicas
+		ct := &d.Spec.Template.Spec.Containers[0]
+		res := corev1.ResourceList{
+			corev1.ResourceCPU:    *resource.NewMilliQuantity(int64(cpu), resource.DecimalSI),
+			corev1.ResourceMemory: *resource.NewQuantity(int64(mem)<<20, resource.BinarySI),
+		}
+		ct.Resources.Requests, ct.Resources.Limits = res, res.DeepCopy()
+		d, err = deps.Update(ctx, d, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("update Deployment %s/%s to %d x %gm/%gMi: %w", c.namespace, c.deployment, n, cpu, mem, err)
 	}
