@@ -296,8 +296,8 @@ func metricsAttr(desc, typeDesc string) schema.ListNestedAttribute {
 				}},
 			"promql": schema.SingleNestedAttribute{Optional: true, Description: "Prometheus query and target; only with type `PromQL`.",
 				Attributes: map[string]schema.Attribute{
-					"query": schema.StringAttribute{Required: true, Description: "PromQL expression returning one sample, 1 to 4096 characters.",
-						Validators: []validator.String{stringvalidator.LengthBetween(1, 4096)}},
+					"query": schema.StringAttribute{Required: true, Description: "PromQL expression returning one sample, 1 to 4096 characters, checked at plan time with Prometheus' parser (an instant vector or a scalar, not a range vector).",
+						Validators: []validator.String{stringvalidator.LengthBetween(1, 4096), promQLQuery{}}},
 					"target_value": schema.StringAttribute{Required: true, Description: "Value the query should have (per replica with target_type `AverageValue`), a quantity greater than 0 such as `100` or `250m`.",
 						Validators: []validator.String{positiveQuantity{}}},
 					"target_type": schema.StringAttribute{Optional: true, Description: "`AverageValue` (the query returns a total that replicas share) or `Value`. The API's default is `AverageValue`.",

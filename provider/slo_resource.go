@@ -263,8 +263,8 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 					"custom": schema.SingleNestedAttribute{Optional: true,
 						Description: "Compares a PromQL query's value with a target; only with type `custom`.",
 						Attributes: map[string]schema.Attribute{
-							"query": schema.StringAttribute{Required: true, Description: "PromQL expression returning a single sample, 1 to 4096 characters.",
-								Validators: []validator.String{stringvalidator.LengthBetween(1, 4096)}},
+							"query": schema.StringAttribute{Required: true, Description: "PromQL expression returning a single sample, 1 to 4096 characters, checked at plan time with Prometheus' parser (an instant vector or a scalar, not a range vector).",
+								Validators: []validator.String{stringvalidator.LengthBetween(1, 4096), promQLQuery{}}},
 							"target_value": schema.StringAttribute{Required: true, Description: "Value at which the SLO is exactly met, a decimal greater than 0 (compliance divides by it) such as `0.5` or `100`.",
 								Validators: []validator.String{quantityRange{min: "0"}}},
 							"direction": schema.StringAttribute{Optional: true, Description: "`below` (met while value <= target: latency, errors) or `above` (met while value >= target: throughput). The API's default is `below`.",

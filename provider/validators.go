@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/prometheus/prometheus/promql/parser"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -139,5 +140,43 @@ func (uniqueStrings) ValidateList(_ context.Context, req validator.ListRequest, 
 			continue
 		}
 		seen[s.ValueString()] = i
+	}
+}
+
+// promQLParser is Prometheus' own PromQL parser, with the features a default
+// Prometheus server enables (no experimental functions).
+var promQLParser = parser.NewParser(parser.Options{})
+
+// promQLQuery checks a PromQL expression with Prometheus' parser at plan
+// time: it must parse, and an instant query of it must give samples (an
+// instant vector or a scalar), not a range vector or a string.
+type promQLQuery struct{}
+
+func (promQLQuery) Description(context.Context) string {
+	return "must be a PromQL expression that Prometheus parses, giving an instant vector or a scalar"
+}
+func (v promQLQuery) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (promQLQuery) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if msg := checkPromQL(req.ConfigValue.ValueString()); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), fmt.Sprintf("%s %s", req.Path, msg))
+	}
+}
+
+// checkPromQL says what is wrong with a PromQL query, or "".
+func checkPromQL(q string) string {
+	expr, err := promQLParser.ParseExpr(q)
+	if err != nil {
+		return fmt.Sprintf("is not valid PromQL (Prometheus' parser: %v). Fix the expression; `promtool` or Prometheus' query page shows the same error.", err)
+	}
+	switch t := expr.Type(); t {
+	case parser.ValueTypeVector, parser.ValueTypeScalar:
+		return ""
+	case parser.ValueTypeMatrix:
+		return "is a range vector (such as `x[5m]`), which gives no single value: wrap it in a function such as rate() or avg_over_time()."
+	default:
+		return fmt.Sprintf("gives a %s, not a number: write an expression that gives an instant vector or a scalar.", t)
 	}
 }

@@ -94,3 +94,27 @@ func TestUniqueStrings(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckPromQL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`sum(rate(http_requests_total{app="web"}[1m]))`, ""},
+		{`histogram_quantile(0.9, sum by (le) (rate(http_request_duration_seconds_bucket[5m])))`, ""},
+		{`42`, ""},
+		{`up == 1`, ""},
+		{`sum(rate(http_requests_total[1m])`, "is not valid PromQL (Prometheus' parser: 1:34: parse error: unclosed left parenthesis)"},
+		{`rate(http_requests_total[1m]`, "is not valid PromQL (Prometheus' parser:"},
+		{`sum(rate(x[5q]))`, "is not valid PromQL (Prometheus' parser:"},
+		{`foo{app="web"`, "is not valid PromQL (Prometheus' parser:"},
+		{`nosuchfunction(up)`, "is not valid PromQL (Prometheus' parser: 1:1: parse error: unknown function with name \"nosuchfunction\")"},
+		{`http_requests_total[5m]`, "is a range vector (such as `x[5m]`), which gives no single value"},
+		{`"text"`, "gives a string, not a number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got := checkPromQL(tt.in)
+			if (tt.want == "") != (got == "") || !strings.HasPrefix(got, tt.want) {
+				t.Errorf("checkPromQL(%q) = %q, want a message starting with %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
