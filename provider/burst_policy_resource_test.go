@@ -616,6 +616,7 @@ resource "hca_burst_policy" "web" {
 func TestAccBurstPolicyResource_missingNamespace(t *testing.T) {
 	lab := requireLabCluster(t)
 	prepareAccEnv(t)
+	labAdmin(t, lab) // installs the CRDs: without them the error is theirs, whichever test ran first
 	ns := fmt.Sprintf("hca-tf-missing-%06d", rand.IntN(1e6))
 	accTest(t, resource.TestCase{
 		Steps: []resource.TestStep{{
