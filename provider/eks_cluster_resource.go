@@ -238,9 +238,9 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"tags": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "Tags of the cluster: keys of 1 to 128 characters, not starting with `aws:`, values of " +
+				Description: "Tags of the cluster, at most 50: keys of 1 to 128 characters, not starting with `aws:`, values of " +
 					"at most 256. Changing them replaces the cluster (tags are set at creation only).",
-				Validators:    []validator.Map{awsTagsValidator},
+				Validators:    []validator.Map{mapvalidator.SizeAtMost(50), awsTagsValidator},
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
 			"node_groups": schema.ListNestedAttribute{
@@ -341,10 +341,10 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"tags": schema.MapAttribute{
 						Optional:    true,
 						ElementType: types.StringType,
-						Description: "Tags of the node group (keys of 1 to 128 characters, not starting with `aws:`, values " +
+						Description: "Tags of the node group, at most 50 (keys of 1 to 128 characters, not starting with `aws:`, values " +
 							"of at most 256), set at creation: changing them recreates the group. In the lab, " +
 							"`hca.dev/lab-node-boot-delay` (a Go duration) sets the group's node boot delay.",
-						Validators: []validator.Map{awsTagsValidator},
+						Validators: []validator.Map{mapvalidator.SizeAtMost(50), awsTagsValidator},
 					},
 					"arn": schema.StringAttribute{
 						Computed:    true,

@@ -139,8 +139,8 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 		return schema.Float64Attribute{Required: true, Description: "Weight of " + desc + ", >= 0.", Validators: []validator.Float64{float64validator.AtLeast(0)}}
 	}
 	query := func(what string) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Description: "PromQL giving " + what + " as one sample; `$namespace` and `$name` stand for the target's. Unset: the lab's metric names (see the concepts guide).",
-			Validators: []validator.String{stringvalidator.LengthAtLeast(1)}}
+		return schema.StringAttribute{Optional: true, Description: "PromQL giving " + what + " as one sample; `$namespace` and `$name` stand for the target's (checked at plan time with Prometheus' parser, with them replaced). Unset: the lab's metric names (see the concepts guide).",
+			Validators: []validator.String{stringvalidator.LengthAtLeast(1), promQLQuery{placeholders: true}}}
 	}
 	interval := durationAttr("Time between decisions, a Go duration. Defaults to `30s`.")
 	interval.Computed, interval.Default = true, stringdefault.StaticString("30s")

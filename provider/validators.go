@@ -150,17 +150,25 @@ var promQLParser = parser.NewParser(parser.Options{})
 // promQLQuery checks a PromQL expression with Prometheus' parser at plan
 // time: it must parse, and an instant query of it must give samples (an
 // instant vector or a scalar), not a range vector or a string.
-type promQLQuery struct{}
+type promQLQuery struct {
+	// placeholders: the runtime replaces `$namespace` and `$name` with the
+	// target's (DNS names) before querying; the check does the same.
+	placeholders bool
+}
 
 func (promQLQuery) Description(context.Context) string {
 	return "must be a PromQL expression that Prometheus parses, giving an instant vector or a scalar"
 }
 func (v promQLQuery) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (promQLQuery) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v promQLQuery) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if msg := checkPromQL(req.ConfigValue.ValueString()); msg != "" {
+	q := req.ConfigValue.ValueString()
+	if v.placeholders {
+		q = strings.NewReplacer("$namespace", "default", "$name", "web").Replace(q)
+	}
+	if msg := checkPromQL(q); msg != "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), fmt.Sprintf("%s %s", req.Path, msg))
 	}
 }
