@@ -57,6 +57,7 @@ const (
 var (
 	ackNameRE         = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}_-]{0,62}$`)
 	ackRegionRE       = regexp.MustCompile(`^[a-z]{2}-[a-z0-9-]+$`)
+	ackVersionRE      = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+-aliyun\.[0-9]+$`)
 	ackVSwitchRE      = regexp.MustCompile(`^vsw-[0-9a-z]+$`)
 	ackInstanceTypeRE = regexp.MustCompile(`^ecs\.[a-z0-9-]+\.[a-z0-9]+$`)
 )
@@ -153,7 +154,8 @@ func (r *ackClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Optional: true,
 				Computed: true,
 				Description: "Kubernetes version, as ACK names it (such as `1.36.3-aliyun.1`); it must be a version " +
-					"ACK offers. Defaults to ACK's current default. Changing it replaces the cluster.",
+					"ACK offers (`<major>.<minor>.<patch>-aliyun.<n>`, checked at plan time). Defaults to ACK's current default. Changing it replaces the cluster.",
+				Validators:    []validator.String{stringvalidator.RegexMatches(ackVersionRE, "must be an ACK Kubernetes version such as \"1.36.3-aliyun.1\"")},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 			},
 			"vswitch_ids": schema.ListAttribute{

@@ -9,6 +9,7 @@ import (
 	smithy "github.com/aws/smithy-go"
 	"os"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
@@ -154,8 +156,10 @@ func (p *hcaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Attributes: map[string]schema.Attribute{
 					"region": schema.StringAttribute{
 						Optional: true,
-						Description: "AWS region, such as `us-east-1`. Falls back to the `AWS_REGION` (or " +
-							"`AWS_DEFAULT_REGION`) environment variable, then the profile's region, when null.",
+						Description: "AWS region, such as `us-east-1` (checked at plan time against the shape of AWS region " +
+							"names). Falls back to the `AWS_REGION` (or `AWS_DEFAULT_REGION`) environment variable, then the " +
+							"profile's region, when null.",
+						Validators: []validator.String{stringvalidator.RegexMatches(eksTokenRegionRE, "must be an AWS region such as \"us-east-1\"")},
 					},
 					"profile": schema.StringAttribute{
 						Optional: true,
@@ -238,8 +242,9 @@ func (p *hcaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Attributes: map[string]schema.Attribute{
 					"region": schema.StringAttribute{
 						Optional: true,
-						Description: "Alibaba Cloud region, such as `cn-hangzhou`. Falls back to the " +
-							"`ALICLOUD_REGION` environment variable when null.",
+						Description: "Alibaba Cloud region ID, such as `cn-hangzhou` (lowercase letters, digits and `-`). Falls " +
+							"back to the `ALICLOUD_REGION` environment variable when null.",
+						Validators: []validator.String{stringvalidator.RegexMatches(ackRegionRE, "must be an Alibaba Cloud region ID such as \"cn-hangzhou\"")},
 					},
 					"access_key": schema.StringAttribute{
 						Optional:  true,

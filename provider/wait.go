@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
@@ -41,8 +42,34 @@ func timeoutsAttr(ctx context.Context, what map[string]string) schema.SingleNest
 		}
 	}
 	a := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute)
+	for name, attr := range a.Attributes {
+		// The framework's own validator names neither the attribute nor
+		// a bound, and takes negative durations.
+		if sa, ok := attr.(schema.StringAttribute); ok {
+			sa.Validators = []validator.String{timeoutDuration{}}
+			a.Attributes[name] = sa
+		}
+	}
 	a.Description = "How long the operations that wait (" + strings.Join(ops, ", ") + ") may take before they fail; each unset one has its default."
 	return a
+}
+
+// timeoutDuration checks a timeout: a Go duration greater than 0, naming the
+// attribute.
+type timeoutDuration struct{}
+
+func (timeoutDuration) Description(context.Context) string {
+	return "must be a Go duration greater than 0s, such as \"45m\""
+}
+func (v timeoutDuration) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v timeoutDuration) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err != nil || d <= 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			fmt.Sprintf("%s %s, got %q.", req.Path, v.Description(ctx), req.ConfigValue.ValueString()))
+	}
 }
 
 // pollUntil calls check at once, then every interval, until it reports done
