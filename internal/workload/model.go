@@ -186,9 +186,10 @@ func ComputeMemory(offered, cpuPerRequest float64, mem Memory, pods []PodResourc
 // bound and total the +Inf bucket (the _count). The rank q x total is
 // located in the first bucket whose count reaches it and interpolated
 // linearly inside it (lower bound 0 for the first bucket); a rank in the
-// +Inf bucket gives the highest finite bound. NaN without observations.
+// +Inf bucket gives the highest finite bound. NaN without observations, and
+// without finite bounds (PromQL's answer for a lone +Inf bucket).
 func HistogramQuantile(q float64, les []float64, cum []float64, total float64) float64 {
-	if !(total > 0) {
+	if !(total > 0) || len(les) == 0 {
 		return math.NaN()
 	}
 	rank := q * total
