@@ -214,6 +214,9 @@ func TestInvalidCorpusCoverage(t *testing.T) {
 	count := map[string]int{}
 	for _, c := range cases {
 		count[corpusKey(c.block, c.typ)]++
+		if strings.TrimSpace(c.path) == "" || c.summary == "" {
+			t.Errorf("%s: every case names its summary and the attribute the diagnostic must name", c.testName())
+		}
 	}
 	for _, k := range append([]string{"hca"}, providerTypeKeys()...) {
 		if count[k] == 0 {
@@ -366,21 +369,21 @@ func invalidCorpus(f corpusFixtures) []corpusCase {
 		r(cl, "eks_cluster_name bad", match, "Attribute eks_cluster_name", "", "provider_type", `"eks"`, "kubeconfig", "", "region", `"us-east-1"`, "eks_cluster_name", `"-burst"`),
 		r(cl, "role_arn with private", "Invalid role_arn", "role_arn", "", "role_arn", `"arn:aws:iam::000000000000:role/x"`),
 		r(cl, "role_arn malformed", match, "Attribute role_arn", "", "provider_type", `"eks"`, "kubeconfig", "", "region", `"us-east-1"`, "eks_cluster_name", `"burst"`, "role_arn", `"role/x"`),
-		r(cl, "kubeconfig and host", combo, "", "host", "host", `"https://127.0.0.1:6443"`, "token", `"t"`),
+		r(cl, "kubeconfig and host", combo, `Attribute "host" cannot be specified when "kubeconfig" is specified`, "", "host", `"https://127.0.0.1:6443"`, "token", `"t"`),
 		r(cl, "kubeconfig not yaml", "Invalid kubeconfig", "kubeconfig", "", "kubeconfig", `"{{{"`),
 		r(cl, "kubeconfig current-context missing", "Invalid kubeconfig", "kubeconfig", "missing", "kubeconfig", hclString(otherCtxKC)),
 		r(cl, "kubeconfig no current-context", "Invalid kubeconfig", "kubeconfig", "current-context", "kubeconfig", hclString(noCtxKC)),
 		r(cl, "no credentials", "Missing cluster connection", "set kubeconfig", "", "kubeconfig", ""),
 		r(cl, "host without token", "Missing cluster credentials", "host is set without credentials", "set token", "kubeconfig", "", "host", `"https://127.0.0.1:6443"`),
 		r(cl, "host not a URL", "Invalid host", "host must be an absolute", "", "kubeconfig", "", "host", `"127.0.0.1"`, "token", `"t"`),
-		r(cl, "token and client certificate", combo, "", "", "kubeconfig", "", "host", `"https://127.0.0.1:6443"`, "token", `"t"`, "client_certificate", `"c"`, "client_key", `"k"`),
+		r(cl, "token and client certificate", combo, `Attribute "client_certificate" cannot be specified when "token" is specified`, "", "kubeconfig", "", "host", `"https://127.0.0.1:6443"`, "token", `"t"`, "client_certificate", `"c"`, "client_key", `"k"`),
 		r(cl, "priority negative", value, "Attribute priority", "", "priority", `-1`),
 		r(cl, "priority too large", value, "Attribute priority", "", "priority", `1000001`),
 		r(cl, "priority fractional", "Invalid priority", "priority", "whole number", "priority", `1.5`),
 		r(cl, "max_pods zero", value, "Attribute max_pods", "", "max_pods", `0`),
 		r(cl, "max_cpu zero", "Invalid max_cpu", "max_cpu", "", "max_cpu", `"0"`),
 		r(cl, "max_cpu not a quantity", "Invalid max_cpu", "max_cpu", "", "max_cpu", `"lots"`),
-		r(cl, "price without gib price", combo, "", "", "price_per_vcpu_hour", `"0.04"`),
+		r(cl, "price without gib price", combo, `Attribute "price_per_gib_hour" must be specified when "price_per_vcpu_hour" is specified`, "", "price_per_vcpu_hour", `"0.04"`),
 		r(cl, "price negative", match, "Attribute price_per_vcpu_hour", "", "price_per_vcpu_hour", `"-1"`, "price_per_gib_hour", `"0.005"`),
 		r(cl, "price ten decimals", match, "Attribute price_per_gib_hour", "", "price_per_vcpu_hour", `"0.04"`, "price_per_gib_hour", `"0.0000000001"`),
 		r(cl, "credentials_namespace", match, "Attribute credentials_namespace", "", "credentials_namespace", `"Hca_System"`),
