@@ -71,7 +71,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 	full.Consul = &bpConsul{ServiceName: types.StringValue("web"), Port: types.Int64Value(8080), Tags: setValue([]string{"v1"})}
 	full.PendingThreshold = durationOf("90s")
 	full.Schedules = []scheduleModel{{Name: types.StringValue("rush"), Start: types.StringValue("45 7 * * MON-FRI"), Duration: durationOf("3h"),
-		TimeZone: types.StringNull(), MinReplicas: types.Int64Value(8)}}
+		TimeZone: types.StringValue("UTC"), MinReplicas: types.Int64Value(8)}}
 
 	k8s := minimalBurstPolicy()
 	k8s.Algorithm = &bpAlgorithm{Name: types.StringNull(), Kubernetes: &bpKubernetes{Tolerance: types.StringValue("0.05"),
@@ -121,10 +121,9 @@ func TestBurstPolicyConverters(t *testing.T) {
 				Propagate:        &hcav1.Propagation{ConfigMaps: &hcav1.ObjectSelector{Names: []hcav1.ObjectName{"a", "cfg"}}},
 				Consul:           &hcav1.ConsulRegistration{ServiceName: "web", Port: 8080, Tags: []string{"v1"}},
 				PendingThreshold: dur("90s"),
-				Schedules:        []hcav1.ScheduleWindow{{Name: "rush", Start: "45 7 * * MON-FRI", Duration: *dur("3h"), MinReplicas: 8}}},
+				Schedules:        []hcav1.ScheduleWindow{{Name: "rush", Start: "45 7 * * MON-FRI", Duration: *dur("3h"), TimeZone: "UTC", MinReplicas: 8}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[1].Weight = ptr32(1)
-				s.Schedules[0].TimeZone = "UTC"
 				s.Metrics[1].PromQL.TargetType = "AverageValue"
 				s.Algorithm.Panic.PanicWindow = dur("6s")
 				s.Algorithm.Panic.MaxScaleUpRate = qty("1000")
@@ -562,12 +561,12 @@ resource "hca_burst_policy" "web" {
 		Steps: []resource.TestStep{
 			{Config: config(20, 10, "Europe/Berlin"), Check: resource.ComposeAggregateTestCheckFunc(check(20, 10, "Europe/Berlin"),
 				resource.TestCheckResourceAttr("hca_burst_policy.web", "schedules.0.duration", "180m"),
-				resource.TestCheckNoResourceAttr("hca_burst_policy.web", "schedules.1.time_zone"))},
+				resource.TestCheckResourceAttr("hca_burst_policy.web", "schedules.1.time_zone", "UTC"))}, // the default
 			{Config: config(20, 10, "Europe/Berlin"), PlanOnly: true},
 			{Config: config(50, 12, "America/New_York"), Check: check(50, 12, "America/New_York")},
 			{ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/" + name, ImportStateVerify: true,
-				// Import has no configuration: the API's spelling and default zone.
-				ImportStateVerifyIgnore: []string{"schedules.0.duration", "schedules.1.time_zone"}},
+				// Import has no configuration: the API's spelling of durations.
+				ImportStateVerifyIgnore: []string{"schedules.0.duration"}},
 		},
 	})
 }

@@ -709,3 +709,46 @@ func TestAccFederatedAutoscalerResource_invalid(t *testing.T) {
 func TestAccFederatedAutoscalerResource_example(t *testing.T) {
 	planExample(t, "hca_federated_autoscaler")
 }
+
+// TestAccFederatedAutoscalerResource_importThenPlan imports a
+// FederatedAutoscaler whose configuration spells its durations otherwise than
+// the API ("1m30s" and "90m" where the API says "90s" and "1h30m0s") and
+// leaves timeouts unset: the plan after the import is empty. (With timeouts
+// set the first plan shows them, as the import docs say: the API does not
+// hold them.)
+func TestAccFederatedAutoscalerResource_importThenPlan(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-fa-imp")
+	fa := &hcav1.FederatedAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: hcav1.FederatedAutoscalerSpec{Target: hcav1.TargetRef{Kind: hcav1.WorkloadDeployment, Name: "web"},
+			Members:     []hcav1.FederatedMember{{Cluster: "private"}, {Cluster: "eks"}},
+			MinReplicas: 2, MaxReplicas: 10, ScaleForbiddenWindow: dur("90s"),
+			Schedules: []hcav1.ScheduleWindow{{Name: "rush", Start: "0 8 * * MON-FRI", Duration: *dur("90m"), TimeZone: "UTC", MinReplicas: 4}}},
+	}
+	if err := c.Create(context.Background(), fa); err != nil {
+		t.Fatalf("create the FederatedAutoscaler to import: %v", err)
+	}
+	cfg := accProvider(lab) + fmt.Sprintf(`
+resource "hca_federated_autoscaler" "web" {
+  name                   = "web"
+  namespace              = %q
+  target                 = { name = "web" }
+  members                = [{ cluster = "private" }, { cluster = "eks" }]
+  min_replicas           = 2
+  max_replicas           = 10
+  scale_forbidden_window = "1m30s"
+  schedules = [
+    { name = "rush", start = "0 8 * * MON-FRI", duration = "1h30m", time_zone = "UTC", min_replicas = 4 },
+  ]
+}
+`, ns)
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: cfg, ResourceName: "hca_federated_autoscaler.web", ImportState: true, ImportStateId: ns + "/web", ImportStatePersist: true},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,8 +50,9 @@ func schedulesAttr(floor string) schema.ListNestedAttribute {
 			"start": schema.StringAttribute{Required: true, Description: "When the window opens: a standard 5-field cron expression (minute hour day-of-month month day-of-week) read in `time_zone`, such as `0 8 * * MON-FRI`; no seconds field, no `@` descriptors, no `CRON_TZ=` prefix.",
 				Validators: []validator.String{cronValidator{}}},
 			"duration": duration,
-			"time_zone": schema.StringAttribute{Optional: true, Description: "IANA time zone `start` is read in, such as `Europe/Berlin` (API default `UTC`; `Local` is refused).",
-				Validators: []validator.String{timeZoneValidator{}}},
+			"time_zone": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("UTC"),
+				Description: "IANA time zone `start` is read in, such as `Europe/Berlin`. Defaults to `UTC` (the API's default, so that an import reads the same value whether or not the configuration spells it); `Local` is refused.",
+				Validators:  []validator.String{timeZoneValidator{}}},
 			"min_replicas": schema.Int64Attribute{CustomType: intType{}, Required: true, Description: "The floor while the window is in force: 1 or more, at most `max_replicas`.",
 				Validators: []validator.Int64{int64validator.Between(1, 2147483647)}},
 		}},
@@ -132,7 +134,7 @@ func schedulesToAPI(ss []scheduleModel) ([]hcav1.ScheduleWindow, error) {
 }
 
 // schedulesFromAPI converts the windows back, keeping prior's spelling of
-// durations and an unset time_zone where the API defaulted it to UTC.
+// durations; a time zone the API leaves empty is its default, UTC.
 func schedulesFromAPI(ws []hcav1.ScheduleWindow, prior []scheduleModel) []scheduleModel {
 	var out []scheduleModel
 	for i, w := range ws {
@@ -141,8 +143,8 @@ func schedulesFromAPI(ws []hcav1.ScheduleWindow, prior []scheduleModel) []schedu
 			p = prior[i]
 		}
 		tz := types.StringValue(w.TimeZone)
-		if (p.TimeZone.IsNull() || p.TimeZone.IsUnknown()) && (w.TimeZone == "" || w.TimeZone == "UTC") {
-			tz = types.StringNull()
+		if w.TimeZone == "" {
+			tz = types.StringValue("UTC") // the API's default, and the attribute's
 		}
 		d := w.Duration
 		out = append(out, scheduleModel{Name: types.StringValue(w.Name), Start: types.StringValue(w.Start),

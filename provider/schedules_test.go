@@ -18,8 +18,9 @@ import (
 func TestScheduleConverters(t *testing.T) {
 	berlin := scheduleModel{Name: types.StringValue("rush"), Start: types.StringValue("45 7 * * MON-FRI"), Duration: durationOf("3h"),
 		TimeZone: types.StringValue("Europe/Berlin"), MinReplicas: types.Int64Value(10)}
-	utcUnset := scheduleModel{Name: types.StringValue("batch"), Start: types.StringValue("0 22 * * *"), Duration: durationOf("90m"),
-		TimeZone: types.StringNull(), MinReplicas: types.Int64Value(4)}
+	// time_zone defaults to UTC in the schema: a plan never holds null.
+	utc := scheduleModel{Name: types.StringValue("batch"), Start: types.StringValue("0 22 * * *"), Duration: durationOf("90m"),
+		TimeZone: types.StringValue("UTC"), MinReplicas: types.Int64Value(4)}
 	tests := []struct {
 		name  string
 		in    []scheduleModel
@@ -31,10 +32,13 @@ func TestScheduleConverters(t *testing.T) {
 		{"a zone and a duration in hours", []scheduleModel{berlin},
 			[]hcav1.ScheduleWindow{{Name: "rush", Start: "45 7 * * MON-FRI", Duration: metav1.Duration{Duration: 3 * time.Hour}, TimeZone: "Europe/Berlin", MinReplicas: 10}},
 			[]scheduleModel{berlin}, nil},
-		{"an unset zone stays unset when the API defaults it to UTC; 90m keeps its spelling", []scheduleModel{utcUnset},
-			[]hcav1.ScheduleWindow{{Name: "batch", Start: "0 22 * * *", Duration: metav1.Duration{Duration: 90 * time.Minute}, MinReplicas: 4}},
-			[]scheduleModel{utcUnset},
-			[]hcav1.ScheduleWindow{{Name: "batch", Start: "0 22 * * *", Duration: metav1.Duration{Duration: 90 * time.Minute}, TimeZone: "UTC", MinReplicas: 4}}},
+		{"the default zone is written as UTC; 90m keeps its spelling", []scheduleModel{utc},
+			[]hcav1.ScheduleWindow{{Name: "batch", Start: "0 22 * * *", Duration: metav1.Duration{Duration: 90 * time.Minute}, TimeZone: "UTC", MinReplicas: 4}},
+			[]scheduleModel{utc}, nil},
+		{"a zone the API leaves empty reads as its default, UTC", []scheduleModel{utc},
+			[]hcav1.ScheduleWindow{{Name: "batch", Start: "0 22 * * *", Duration: metav1.Duration{Duration: 90 * time.Minute}, TimeZone: "UTC", MinReplicas: 4}},
+			[]scheduleModel{utc},
+			[]hcav1.ScheduleWindow{{Name: "batch", Start: "0 22 * * *", Duration: metav1.Duration{Duration: 90 * time.Minute}, MinReplicas: 4}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
