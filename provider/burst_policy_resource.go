@@ -487,6 +487,7 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 			},
 		},
 	}
+	addQuantitySpelling(resp.Schema.Attributes)
 }
 
 func (r *burstPolicyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

@@ -196,6 +196,7 @@ func (r *federatedAutoscalerResource) Schema(ctx context.Context, _ resource.Sch
 			}),
 		},
 	}
+	addQuantitySpelling(resp.Schema.Attributes)
 }
 
 func (r *federatedAutoscalerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

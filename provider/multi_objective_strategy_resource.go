@@ -233,6 +233,7 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 			"conditions": conditionsResourceAttr("`Ready` (reason: `Scaled`, `BestIsCurrent`, `WithinTargets`, `Cooldown`), `Degraded` (`TargetNotFound`, `ModelInvalid`, `MetricsUnavailable`, `InvalidState`)"),
 		},
 	}
+	addQuantitySpelling(resp.Schema.Attributes)
 }
 
 func (r *multiObjectiveStrategyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

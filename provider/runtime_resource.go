@@ -309,6 +309,7 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			}),
 		},
 	}
+	addQuantitySpelling(resp.Schema.Attributes)
 }
 
 func (r *runtimeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

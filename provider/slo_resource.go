@@ -355,6 +355,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 			"conditions": conditionsResourceAttr("`Degraded`, `MetricsAvailable`, `Ready`", listplanmodifier.UseStateForUnknown()),
 		},
 	}
+	addQuantitySpelling(resp.Schema.Attributes)
 }
 
 func (r *sloResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

@@ -780,3 +780,42 @@ func TestAccSLOResource_invalid(t *testing.T) {
 func TestAccSLOResource_example(t *testing.T) {
 	planExample(t, "hca_slo")
 }
+
+// TestAccSLOResource_importThenPlan imports a ServiceLevelObjective whose
+// configuration spells its quantities and durations otherwise than the API
+// holds them (tolerance "0.10" for 100m, percentile "99.90" for 99.9,
+// threshold "0.2s" for 200ms, evaluation_interval "1m" for 60s): the plan
+// after the import is empty.
+func TestAccSLOResource_importThenPlan(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-slo-imp")
+	m := minimalSLO()
+	obj, err := m.toAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj.Namespace, obj.Name = ns, "web-latency"
+	obj.Spec.Tolerance, obj.Spec.EvaluationInterval = qty("100m"), dur("60s")
+	if err := c.Create(context.Background(), obj); err != nil {
+		t.Fatalf("create the ServiceLevelObjective to import: %v", err)
+	}
+	cfg := accProvider(lab) + fmt.Sprintf(`
+resource "hca_slo" "web" {
+  name                = "web-latency"
+  namespace           = %q
+  target              = { name = "web" }
+  slo                 = { type = "latency", latency = { percentile = "99.90", threshold = "0.2s" } }
+  tolerance           = "0.10"
+  evaluation_interval = "1m"
+  elasticity_strategy = { kind = "Horizontal", horizontal = { max_replicas = 10 } }
+}
+`, ns)
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: cfg, ResourceName: "hca_slo.web", ImportState: true, ImportStateId: ns + "/web-latency", ImportStatePersist: true},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}

@@ -4,14 +4,18 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	kresource "k8s.io/apimachinery/pkg/api/resource"
 )
 
 // intType is the schema type of every configurable integer: types.Int64Type,
@@ -176,4 +180,59 @@ func (keepDurationSpelling) PlanModifyString(_ context.Context, req planmodifier
 	if !req.ConfigValue.Equal(req.StateValue) && sameDuration(req.ConfigValue, req.StateValue) {
 		resp.PlanValue = req.StateValue
 	}
+}
+
+// keepQuantitySpelling plans the state's spelling of a quantity or decimal
+// the configuration spells otherwise ("0.1" in state, "0.10" configured;
+// "100m" and "0.1"), as keepDurationSpelling does for durations, so that an
+// import (which reads the API's canonical form) followed by a plan is empty.
+type keepQuantitySpelling struct{}
+
+func (keepQuantitySpelling) Description(context.Context) string {
+	return "Keeps the state's spelling of an equal quantity."
+}
+func (m keepQuantitySpelling) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+func (keepQuantitySpelling) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.ConfigValue.Equal(req.StateValue) || req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() ||
+		req.StateValue.IsNull() || req.StateValue.IsUnknown() {
+		return
+	}
+	a, err1 := kresource.ParseQuantity(req.ConfigValue.ValueString())
+	b, err2 := kresource.ParseQuantity(req.StateValue.ValueString())
+	if err1 == nil && err2 == nil && a.Cmp(b) == 0 {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+// addQuantitySpelling gives every string attribute validated as a quantity
+// (quantityRange, positiveQuantity), nested ones included, the
+// keepQuantitySpelling plan modifier.
+func addQuantitySpelling(attrs map[string]schema.Attribute) {
+	for name, a := range attrs {
+		switch at := a.(type) {
+		case schema.StringAttribute:
+			if slices.ContainsFunc(at.Validators, isQuantityValidator) {
+				at.PlanModifiers = append(at.PlanModifiers, keepQuantitySpelling{})
+				attrs[name] = at
+			}
+		case schema.SingleNestedAttribute:
+			addQuantitySpelling(at.Attributes)
+		case schema.ListNestedAttribute:
+			addQuantitySpelling(at.NestedObject.Attributes)
+		case schema.SetNestedAttribute:
+			addQuantitySpelling(at.NestedObject.Attributes)
+		case schema.MapNestedAttribute:
+			addQuantitySpelling(at.NestedObject.Attributes)
+		}
+	}
+}
+
+func isQuantityValidator(v validator.String) bool {
+	switch v.(type) {
+	case quantityRange, positiveQuantity, *quantityRange, *positiveQuantity:
+		return true
+	}
+	return false
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -93,5 +95,67 @@ func TestIntType(t *testing.T) {
 				t.Errorf("null = %v, want %v", iv.IsNull(), tt.wantNull)
 			}
 		})
+	}
+}
+
+func TestKeepQuantitySpelling(t *testing.T) {
+	s, n, u := types.StringValue, types.StringNull(), types.StringUnknown()
+	tests := []struct {
+		name                string
+		config, state, want types.String
+	}{
+		{"same decimal, other spelling: the state's", s("0.10"), s("0.1"), s("0.1")},
+		{"milli form of a decimal: the state's", s("0.1"), s("100m"), s("100m")},
+		{"binary and decimal suffixes of one amount: the state's", s("1024Mi"), s("1Gi"), s("1Gi")},
+		{"another amount: the configuration's", s("0.2"), s("0.1"), s("0.2")},
+		{"not a quantity: the configuration's", s("lots"), s("0.1"), s("lots")},
+		{"no state (create): the configuration's", s("0.10"), n, s("0.10")},
+		{"unknown configuration: unknown", u, s("0.1"), u},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := planmodifier.StringResponse{PlanValue: tt.config}
+			keepQuantitySpelling{}.PlanModifyString(context.Background(), planmodifier.StringRequest{ConfigValue: tt.config, StateValue: tt.state, PlanValue: tt.config}, &resp)
+			if !resp.PlanValue.Equal(tt.want) {
+				t.Errorf("plan %v, want %v", resp.PlanValue, tt.want)
+			}
+		})
+	}
+}
+
+// TestQuantityAttributesKeepSpelling checks that the quantity arguments
+// import reads in canonical form carry keepQuantitySpelling.
+func TestQuantityAttributesKeepSpelling(t *testing.T) {
+	ctx := context.Background()
+	want := map[string][]string{
+		"hca_slo":                      {"tolerance", "slo.latency.percentile", "slo.availability.target_percent", "slo.custom.target_value", "elasticity_strategy.vertical.min_cpu"},
+		"hca_burst_policy":             {"metrics[].promql.target_value", "algorithm.frss.tolerance", "algorithm.panic.max_scale_down_rate"},
+		"hca_federated_autoscaler":     {"metrics[].promql.target_value"},
+		"hca_runtime":                  {"resources.cpu_request", "resources.memory_limit"},
+		"hca_cluster":                  {"max_cpu", "node_groups[].allocatable.cpu"},
+		"hca_multi_objective_strategy": {"ranges.min_cpu", "ranges.max_memory"},
+	}
+	p := New("test")()
+	for _, newResource := range p.Resources(ctx) {
+		r := newResource()
+		var meta resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "hca"}, &meta)
+		var resp resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &resp)
+		has := map[string]bool{}
+		walkResourceAttributes("", resp.Schema.Attributes, func(name string, a rschema.Attribute) {
+			if sa, ok := a.(rschema.StringAttribute); ok {
+				for _, m := range sa.PlanModifiers {
+					if _, ok := m.(keepQuantitySpelling); ok {
+						has[name] = true
+					}
+				}
+			}
+		})
+		for _, name := range want[meta.TypeName] {
+			if !has[name] {
+				t.Errorf("%s.%s does not keep the state's spelling of an equal quantity", meta.TypeName, name)
+			}
+		}
 	}
 }
