@@ -85,8 +85,8 @@ func TestCapacityFaultsLab(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		c := context.Background()
-		labPost(t, base, "/lab/v1/throttling", map[string]any{})
-		labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: "m5.xlarge", Insufficient: false})
+		labPost(t, base, "/lab/v1/throttling", emulator.ThrottleConfig{Cluster: name})
+		labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: "c5.xlarge", Insufficient: false})
 		_, _ = eksc.DeleteNodegroup(c, &eks.DeleteNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")})
 		_ = eks.NewNodegroupDeletedWaiter(eksc, func(o *eks.NodegroupDeletedWaiterOptions) { o.MinDelay, o.MaxDelay = 500*time.Millisecond, time.Second }).
 			Wait(c, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")}, 2*time.Minute)
@@ -97,7 +97,7 @@ func TestCapacityFaultsLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := eksc.CreateNodegroup(ctx, &eks.CreateNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst"),
-		NodeRole: aws.String("arn:aws:iam::000000000000:role/eks-node"), Subnets: []string{"subnet-0a1b2c3d"}, InstanceTypes: []string{"m5.xlarge"},
+		NodeRole: aws.String("arn:aws:iam::000000000000:role/eks-node"), Subnets: []string{"subnet-0a1b2c3d"}, InstanceTypes: []string{"c5.xlarge"},
 		Labels:        map[string]string{"hca.dev/test-pool": pool},
 		Tags:          map[string]string{"hca.dev/lab-node-boot-delay": "4s"},
 		ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(0)}}); err != nil {
@@ -113,8 +113,8 @@ func TestCapacityFaultsLab(t *testing.T) {
 		Role: hcav1.RoleBurst, Provider: hcav1.ProviderEKS, Priority: 5,
 		Credentials: hcav1.ClusterCredentials{EKS: &hcav1.EKSCredentials{ClusterName: name, Region: region}},
 		NodeGroups: []hcav1.NodeGroup{{Name: "burst", EKS: &hcav1.EKSNodeGroupRef{ClusterName: name, Region: region, NodegroupName: "burst"},
-			InstanceType: "m5.xlarge", PricePerHour: "0.192", MinNodes: 0, MaxNodes: 1, Labels: map[string]string{"hca.dev/test-pool": pool},
-			Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 58}}},
+			InstanceType: "c5.xlarge", PricePerHour: "0.17", MinNodes: 0, MaxNodes: 1, Labels: map[string]string{"hca.dev/test-pool": pool},
+			Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi"), Pods: 58}}},
 	}}
 	if err := bl.control.Create(ctx, hc); err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestCapacityFaultsLab(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The prober: placement reads the cluster's free capacity from it.
-		if err := (&controller.HybridClusterReconciler{Client: mgr.GetClient(), Members: members, Clock: clock.RealClock{}, Interval: time.Second}).SetupWithManager(mgr); err != nil {
+		if err := (&controller.HybridClusterReconciler{Client: mgr.GetClient(), Members: members, Clock: clock.RealClock{}, Interval: time.Second, Class: bl.class()}).SetupWithManager(mgr); err != nil {
 			t.Fatal(err)
 		}
 		if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: members, Cloud: member.Clouds{AWS: cloud}, Interval: 500 * time.Millisecond, Class: bl.class()}).SetupWithManager(mgr); err != nil {
@@ -251,7 +251,7 @@ func TestCapacityFaultsLab(t *testing.T) {
 
 	// 1. Throttling: every EKS call is refused (429) for the next 60 calls,
 	// the SDK's retries included; then the policy asks for 2 burst replicas.
-	labPost(t, base, "/lab/v1/throttling", emulator.ThrottleConfig{Next: 60})
+	labPost(t, base, "/lab/v1/throttling", emulator.ThrottleConfig{Next: 60, Cluster: name})
 	p := bl.policy(ns, 0, hcav1.ClusterName(name))
 	p.Spec.Consul = nil
 	p.Spec.Capacity = &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: 2 * time.Second}}
@@ -301,12 +301,12 @@ func TestCapacityFaultsLab(t *testing.T) {
 	}
 
 	// 4. No m5.xlarge capacity; 14 replicas need a third node.
-	labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: "m5.xlarge", Insufficient: true})
+	labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: "c5.xlarge", Insufficient: true})
 	bl.scale(t, ctx, ns, 14)
 	step("reason LaunchFailures", time.Minute, func() bool {
 		return desired() == 3 && status().Reason == "LaunchFailures" && events("LaunchFailures") > 0
 	})
-	labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: "m5.xlarge", Insufficient: false})
+	labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: "c5.xlarge", Insufficient: false})
 	step("the third node comes with the capacity", 2*time.Minute, func() bool {
 		r, _, n := burstPods()
 		return r == 10 && n == 3 && status().Reason != "LaunchFailures"

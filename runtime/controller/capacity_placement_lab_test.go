@@ -122,7 +122,7 @@ func TestCapacityPlacementSkipsLab(t *testing.T) {
 	if err := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{Members: members, Clock: clock.RealClock{}, Class: bl.class()}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	if err := (&controller.HybridClusterReconciler{Client: mgr.GetClient(), Members: members, Clock: clock.RealClock{}, Interval: time.Second}).SetupWithManager(mgr); err != nil {
+	if err := (&controller.HybridClusterReconciler{Client: mgr.GetClient(), Members: members, Clock: clock.RealClock{}, Interval: time.Second, Class: bl.class()}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: members, Cloud: member.Clouds{AWS: cloud}, Interval: 500 * time.Millisecond, Class: bl.class()}).SetupWithManager(mgr); err != nil {

@@ -277,7 +277,7 @@ func (a *ACK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !a.throttle.allow() {
+	if !a.throttle.allow(ackPathCluster(r.URL.Path)) {
 		// The POP gateway's answer to a call over the API's rate limit. The v1
 		// SDK does not retry it (it retries network errors and 5xx only): the
 		// caller backs off.
@@ -643,3 +643,15 @@ func ackRequestID() string {
 }
 
 func ackTime(t time.Time) string { return t.Format(time.RFC3339) }
+
+// ackPathCluster is the cluster ID a CS API path names (/clusters/{id}/...
+// or /api/v1/clusters/{id}/...), or "".
+func ackPathCluster(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] == "clusters" {
+			return parts[i+1]
+		}
+	}
+	return ""
+}
