@@ -16,7 +16,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -110,11 +109,9 @@ func TestCapacityLab(t *testing.T) {
 		_ = bl.clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0})
 	})
 	ns := bl.namespace(t, ctx, "capacity")
-	bl.deploy(t, ctx, ns, pool, 6)
-	sel := fmt.Sprintf(`{"spec":{"template":{"spec":{"nodeSelector":{"hca.dev/node-pool":null,"hca.dev/test-pool":%q}}}}}`, pool)
-	if err := bl.control.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, client.RawPatch(types.MergePatchType, []byte(sel))); err != nil {
-		t.Fatal(err)
-	}
+	bl.deploy(t, ctx, ns, pool, 6, func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.NodeSelector = map[string]string{"hca.dev/test-pool": pool}
+	})
 
 	mgr, err := ctrl.NewManager(bl.cfg, ctrl.Options{Scheme: bl.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
@@ -191,12 +188,23 @@ func TestCapacityLab(t *testing.T) {
 		return ok, fmt.Sprintf("node groups %+v, policy replicas %+v", got.Status.NodeGroups, pol.Status.Replicas)
 	})
 
-	// The load falls: 3 replicas in all (a total other than the 4 the
-	// runtime wrote to the primary), which the private pool holds.
-	bl.scale(t, ctx, ns, 3)
+	// The load falls: 3 replicas in all, which the private pool holds. The
+	// new total must differ from what the runtime last wrote to the primary
+	// (4 once settled), or the scale is not a change it can see: 2 then.
+	var dep appsv1.Deployment
+	if err := bl.control.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &dep); err != nil {
+		t.Fatal(err)
+	}
+	total := int32(3)
+	if *dep.Spec.Replicas == total {
+		total = 2
+	}
+	bl.scale(t, ctx, ns, total)
 	burstEventually(t, ctx, "the burst replicas go home and the node is released after the 2 s delay", func() (bool, string) {
 		r, pe, n := burstPods()
-		return r == 0 && pe == 0 && n == 0 && desired() == 0, fmt.Sprintf("running %d, pending %d, nodes %d, desired %d", r, pe, n, desired())
+		pol := bl.getPolicy(t, ctx, ns)
+		return r == 0 && pe == 0 && n == 0 && desired() == 0, fmt.Sprintf("running %d, pending %d, nodes %d, desired %d; policy phase %s, replicas %+v, conditions %+v",
+			r, pe, n, desired(), pol.Status.Phase, pol.Status.Replicas, pol.Status.Conditions)
 	})
 	var evs eventsv1.EventList
 	if err := bl.control.List(ctx, &evs); err != nil {
