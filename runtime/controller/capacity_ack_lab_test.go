@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,16 +14,10 @@ import (
 	"github.com/aliyun/alibaba-cloud-sdk-go/services/cs"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
@@ -154,10 +149,7 @@ func TestCapacityACKLab(t *testing.T) {
 	}
 
 	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hc-" + name, Namespace: "default"}, Data: map[string][]byte{"kubeconfig": []byte(ack.kubeconfig)}}
-	if err := bl.control.Create(ctx, sec); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = bl.control.Delete(context.Background(), sec) })
+	bl.create(t, ctx, sec)
 	pool := name
 	hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{controller.ClassLabel: bl.class()}}, Spec: hcav1.HybridClusterSpec{
 		Role: hcav1.RoleBurst, Provider: hcav1.ProviderACK, Priority: 5,
@@ -166,21 +158,11 @@ func TestCapacityACKLab(t *testing.T) {
 			InstanceType: "ecs.g6.xlarge", PricePerHour: "0.178", MinNodes: 0, MaxNodes: 3,
 			Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 64}}},
 	}}
-	if err := bl.control.Create(ctx, hc); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = bl.control.Delete(context.Background(), hc) })
+	bl.create(t, ctx, hc)
 
 	// The private pool holds 4 of the 6 one-CPU replicas; the replicas
 	// select nothing the ACK pool's nodes lack.
-	taint := lab.Taint{Key: "hca.dev/test", Value: pool, Effect: "NoSchedule"}
-	if err := bl.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: pool, Count: 1, CPU: "4", Memory: "16Gi",
-		Labels: map[string]string{"hca.dev/test-pool": pool}, Taints: []lab.Taint{taint}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = bl.clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0})
-	})
+	bl.privatePool(t, ctx, pool)
 	ns := bl.namespace(t, ctx, "capack")
 	bl.deploy(t, ctx, ns, pool, 6)
 	// Private nodes by the test label; burst nodes by the pool's instance
@@ -193,51 +175,16 @@ func TestCapacityACKLab(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	mgr, err := ctrl.NewManager(bl.cfg, ctrl.Options{Scheme: bl.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	members := &controller.Members{Control: mgr.GetAPIReader(), Options: client.Options{Scheme: bl.scheme}}
-	if err := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{Members: members, Clock: clock.RealClock{}, Class: bl.class()}).SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: members, Cloud: member.Clouds{ACK: cloud}, Interval: 500 * time.Millisecond, Class: bl.class()}).SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	mctx, mcancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(mctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() { mcancel(); <-done })
-
-	p := bl.policy(ns, 0, hcav1.ClusterName(name))
-	p.Spec.Consul = nil
-	p.Spec.Capacity = &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: 2 * time.Second}}
-	if err := bl.control.Create(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	members, _ := bl.startCapacity(t, ctx, member.Clouds{ACK: cloud}, false)
+	bl.capacityPolicy(t, ctx, ns, &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: 2 * time.Second}}, hcav1.ClusterName(name))
 	m, err := members.Get(ctx, name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	burstPods := func() (running, pending int, nodes int) {
-		var pods corev1.PodList
-		if err := m.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+		running, pending, err := podCounts(ctx, m.Client, ns)
+		if err != nil {
 			return -1, -1, -1
-		}
-		for _, pod := range pods.Items {
-			switch {
-			case pod.DeletionTimestamp != nil:
-			case pod.Status.Phase == corev1.PodRunning:
-				running++
-			case pod.Spec.NodeName == "":
-				pending++
-			}
 		}
 		var nl corev1.NodeList
 		_ = m.Client.List(ctx, &nl, client.MatchingLabels{controller.ACKNodePoolLabel: ack.poolID})
@@ -271,17 +218,7 @@ func TestCapacityACKLab(t *testing.T) {
 		d := desired()
 		return r == 0 && pe == 0 && n == 0 && d == 0, fmt.Sprintf("running %d, pending %d, nodes %d, desired %d, node groups %s", r, pe, n, d, status())
 	})
-	var evs eventsv1.EventList
-	if err := bl.control.List(ctx, &evs); err != nil {
-		t.Fatal(err)
-	}
-	var reasons []string
-	for _, e := range evs.Items {
-		if e.Regarding.Kind == "HybridCluster" && e.Regarding.Name == name {
-			reasons = append(reasons, e.Reason)
-		}
-	}
-	if got := strings.Join(reasons, ","); !strings.Contains(got, "NodesRequested") || !strings.Contains(got, "NodesReleased") {
+	if got := bl.hybridClusterReasons(t, ctx, name); !strings.Contains(got, "NodesRequested") || !strings.Contains(got, "NodesReleased") {
 		t.Errorf("events on the hybrid cluster: %s; want NodesRequested and NodesReleased", got)
 	}
 
@@ -302,13 +239,7 @@ func TestCapacityACKLab(t *testing.T) {
 		g := got.Status.NodeGroups
 		return len(g) == 1 && g[0].Reason == "LaunchFailures" && desired() == 1, status()
 	})
-	if err := bl.control.List(ctx, &evs); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, e := range evs.Items {
-		found = found || e.Regarding.Kind == "HybridCluster" && e.Regarding.Name == name && e.Reason == "LaunchFailures"
-	}
+	found := slices.Contains(strings.Split(bl.hybridClusterReasons(t, ctx, name), ","), "LaunchFailures")
 	if !found {
 		t.Errorf("no LaunchFailures event on the hybrid cluster")
 	}
