@@ -12,18 +12,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/lab"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 	"github.com/hca-project/terraform-provider-hca/runtime/controller"
 	"github.com/hca-project/terraform-provider-hca/runtime/member"
 )
@@ -171,23 +181,51 @@ type spotResult struct {
 // cannot be placed (TestSpotInterruptionNoRoomLab).
 func spotInterruption(tb testing.TB, boot time.Duration, noRoom bool) spotResult {
 	t := tb
-	e := newEKSLab(t)
+	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	bl := newBurstLab(t, ctx)
 
-	const region = eksRegion
+	const region = "eu-west-1"
 	const need = 2
-	cloud := e.cloud
-	// As before the shared helpers, this scenario's runtime is given no
-	// Auto Scaling endpoint.
-	cloud.AutoScalingEndpoint = ""
+	awsCfg := aws.Config{Region: region, Credentials: credentials.NewStaticCredentialsProvider(emulator.AWSAccessKeyID, emulator.AWSSecretAccessKey, "")}
+	cloud := &member.AWSAPI{Config: awsCfg, EKSEndpoint: env["HCA_LAB_EKS_ENDPOINT"], STSEndpoint: env["HCA_LAB_STS_ENDPOINT"]}
+	eksc := eks.NewFromConfig(awsCfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(env["HCA_LAB_EKS_ENDPOINT"]) })
 	name, pool := fmt.Sprintf("spot-%d", bl.id), fmt.Sprintf("spot-%d", bl.id)
-	// The lab's tag sets the boot delay of the groups' nodes; the waiters
-	// poll at the SDK's pace.
-	e.createCluster(t, ctx, name, pool, false,
-		eksGroup{name: "spot", capacity: ekstypes.CapacityTypesSpot, boot: boot.String()},
-		eksGroup{name: "od", capacity: ekstypes.CapacityTypesOnDemand, boot: boot.String()})
+	if _, err := eksc.CreateCluster(ctx, &eks.CreateClusterInput{Name: aws.String(name), RoleArn: aws.String("arn:aws:iam::000000000000:role/eks-cluster"),
+		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: []string{"subnet-0a1b2c3d", "subnet-0e1f2a3b"}}}); err != nil {
+		t.Fatal(err)
+	}
+	groups := []struct {
+		name string
+		typ  ekstypes.CapacityTypes
+	}{{"spot", ekstypes.CapacityTypesSpot}, {"od", ekstypes.CapacityTypesOnDemand}}
+	t.Cleanup(func() {
+		c := context.Background()
+		for _, g := range groups {
+			_, _ = eksc.DeleteNodegroup(c, &eks.DeleteNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(g.name)})
+		}
+		for _, g := range groups {
+			_ = eks.NewNodegroupDeletedWaiter(eksc).Wait(c, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(g.name)}, 2*time.Minute)
+		}
+		_, _ = eksc.DeleteCluster(c, &eks.DeleteClusterInput{Name: aws.String(name)})
+	})
+	if err := eks.NewClusterActiveWaiter(eksc).Wait(ctx, &eks.DescribeClusterInput{Name: aws.String(name)}, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		if _, err := eksc.CreateNodegroup(ctx, &eks.CreateNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(g.name),
+			NodeRole: aws.String("arn:aws:iam::000000000000:role/eks-node"), Subnets: []string{"subnet-0a1b2c3d"}, InstanceTypes: []string{"m5.xlarge"},
+			CapacityType: g.typ, Labels: map[string]string{"hca.dev/test-pool": pool},
+			// The lab's tag for the boot delay of the group's nodes.
+			Tags:          map[string]string{"hca.dev/lab-node-boot-delay": boot.String()},
+			ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(0)}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := eks.NewNodegroupActiveWaiter(eksc).Wait(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(g.name)}, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
 	desired := func(group string) int32 {
 		st, err := cloud.DescribeNodegroup(ctx, name, region, group)
 		if err != nil {
@@ -211,15 +249,55 @@ func spotInterruption(tb testing.TB, boot time.Duration, noRoom bool) spotResult
 		hc.Spec.NodeGroups = hc.Spec.NodeGroups[:1]
 		hc.Spec.NodeGroups[0].MaxNodes = 1
 	}
-	bl.create(t, ctx, hc)
+	if err := bl.control.Create(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bl.control.Delete(context.Background(), hc) })
 
 	// The private pool holds 4 of the 6 one-CPU replicas: 2 burst.
-	bl.privatePool(t, ctx, pool)
+	taint := lab.Taint{Key: "hca.dev/test", Value: pool, Effect: "NoSchedule"}
+	if err := bl.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: pool, Count: 1, CPU: "4", Memory: "16Gi",
+		Labels: map[string]string{"hca.dev/test-pool": pool}, Taints: []lab.Taint{taint}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = bl.clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0})
+	})
 	ns := bl.namespace(t, ctx, "spot")
-	bl.deployOnTestPool(t, ctx, ns, pool, 4+need)
+	bl.deploy(t, ctx, ns, pool, 4+need)
+	sel := fmt.Sprintf(`{"spec":{"template":{"spec":{"nodeSelector":{"hca.dev/node-pool":null,"hca.dev/test-pool":%q}}}}}`, pool)
+	if err := bl.control.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, client.RawPatch(types.MergePatchType, []byte(sel))); err != nil {
+		t.Fatal(err)
+	}
 
-	members, _ := bl.startCapacity(t, ctx, member.Clouds{AWS: cloud}, false)
-	p := bl.capacityPolicy(t, ctx, ns, &hcav1.BurstCapacity{AllowSpot: true, ScaleDownDelay: &metav1.Duration{Duration: 5 * time.Minute}}, hcav1.ClusterName(name))
+	mgr, err := ctrl.NewManager(bl.cfg, ctrl.Options{Scheme: bl.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := &controller.Members{Control: mgr.GetAPIReader(), AWS: cloud, Options: client.Options{Scheme: bl.scheme}}
+	if err := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{Members: members, Clock: clock.RealClock{}, Class: bl.class()}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: members, Cloud: member.Clouds{AWS: cloud}, Interval: 500 * time.Millisecond, Class: bl.class()}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	mctx, mcancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(mctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() { mcancel(); <-done })
+
+	p := bl.policy(ns, 0, hcav1.ClusterName(name))
+	p.Spec.Consul = nil
+	p.Spec.Capacity = &hcav1.BurstCapacity{AllowSpot: true, ScaleDownDelay: &metav1.Duration{Duration: 5 * time.Minute}}
+	if err := bl.control.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
 	m, err := members.Get(ctx, name)
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +359,7 @@ func spotInterruption(tb testing.TB, boot time.Duration, noRoom bool) spotResult
 	// The notice: POST /lab/v1/spot-interruptions, as the demo does.
 	s.notice(node)
 	body, _ := json.Marshal(emulator.SpotInterruption{Cluster: name, Node: node})
-	resp, err := http.Post(e.base+"/lab/v1/spot-interruptions", "application/json", bytes.NewReader(body))
+	resp, err := http.Post(env["HCA_LAB_EKS_ENDPOINT"]+"/lab/v1/spot-interruptions", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,24 +2,131 @@ package controller_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"slices"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aliyun/alibaba-cloud-sdk-go/sdk/requests"
+	"github.com/aliyun/alibaba-cloud-sdk-go/services/cs"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 	"github.com/hca-project/terraform-provider-hca/runtime/controller"
 	"github.com/hca-project/terraform-provider-hca/runtime/member"
 )
+
+// ackLab is an ACK cluster of the lab's ACK emulator, made with the
+// unmodified CS SDK, with one node pool of 0 nodes.
+type ackLab struct {
+	endpoint   string
+	cli        *cs.Client
+	clusterID  string
+	poolID     string
+	kubeconfig string
+}
+
+func (a *ackLab) target(req *requests.RoaRequest) {
+	u, _ := url.Parse(a.endpoint)
+	req.Scheme, req.Domain, req.Port = u.Scheme, u.Hostname(), u.Port()
+}
+
+// newACKLab creates the cluster (its nodes boot after boot, by the emulator's
+// tag) and waits until it runs.
+func newACKLab(t *testing.T, ctx context.Context, name, boot string) *ackLab {
+	t.Helper()
+	env := labtest.Require(t, "HCA_LAB_ACK_ENDPOINT")
+	a := &ackLab{endpoint: env["HCA_LAB_ACK_ENDPOINT"]}
+	var err error
+	if a.cli, err = cs.NewClientWithAccessKey("cn-hangzhou", lab.AlicloudAccessKey, lab.AlicloudAccessSecret); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{
+		"name": name, "region_id": "cn-hangzhou", "cluster_type": "ManagedKubernetes", "vpcid": "vpc-hcalab", "vswitch_ids": []string{"vsw-hcalab1"},
+		"tags": []map[string]string{{"key": "hca.dev/lab-node-boot-delay", "value": boot}},
+		"nodepools": []map[string]any{{"nodepool_info": map[string]any{"name": "burst"},
+			"scaling_group": map[string]any{"instance_types": []string{"ecs.g6.xlarge"}, "desired_size": 0}}},
+	})
+	req := cs.CreateCreateClusterRequest()
+	a.target(req.RoaRequest)
+	req.SetContent(body)
+	req.SetContentType("application/json")
+	resp, err := a.cli.CreateCluster(req)
+	if err != nil {
+		t.Fatalf("CreateCluster: %v", err)
+	}
+	a.clusterID = resp.ClusterId
+	t.Cleanup(func() {
+		req := cs.CreateDeleteClusterRequest()
+		a.target(req.RoaRequest)
+		req.ClusterId = a.clusterID
+		_, _ = a.cli.DeleteCluster(req)
+	})
+	burstEventually(t, ctx, "the ACK cluster runs", func() (bool, string) {
+		req := cs.CreateDescribeClusterDetailRequest()
+		a.target(req.RoaRequest)
+		req.ClusterId = a.clusterID
+		resp, err := a.cli.DescribeClusterDetail(req)
+		if err != nil {
+			return false, err.Error()
+		}
+		var d struct {
+			State string `json:"state"`
+		}
+		_ = json.Unmarshal(resp.GetHttpContentBytes(), &d)
+		return d.State == "running", d.State
+	})
+	preq := cs.CreateDescribeClusterNodePoolsRequest()
+	a.target(preq.RoaRequest)
+	preq.ClusterId = a.clusterID
+	presp, err := a.cli.DescribeClusterNodePools(preq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pools struct {
+		Nodepools []struct {
+			Info struct {
+				ID   string `json:"nodepool_id"`
+				Name string `json:"name"`
+			} `json:"nodepool_info"`
+		} `json:"nodepools"`
+	}
+	if err := json.Unmarshal(presp.GetHttpContentBytes(), &pools); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pools.Nodepools {
+		if p.Info.Name == "burst" {
+			a.poolID = p.Info.ID
+		}
+	}
+	if a.poolID == "" {
+		t.Fatalf("no node pool burst in %s", presp.GetHttpContentString())
+	}
+	kreq := cs.CreateDescribeClusterUserKubeconfigRequest()
+	a.target(kreq.RoaRequest)
+	kreq.ClusterId = a.clusterID
+	kresp, err := a.cli.DescribeClusterUserKubeconfig(kreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.kubeconfig = kresp.Config
+	return a
+}
 
 // TestCapacityACKLab is scale from zero and back to zero through the ACK
 // emulator and the unmodified CS SDK: 2 burst replicas Pending in an ACK
@@ -47,7 +154,10 @@ func TestCapacityACKLab(t *testing.T) {
 	}
 
 	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hc-" + name, Namespace: "default"}, Data: map[string][]byte{"kubeconfig": []byte(ack.kubeconfig)}}
-	bl.create(t, ctx, sec)
+	if err := bl.control.Create(ctx, sec); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bl.control.Delete(context.Background(), sec) })
 	pool := name
 	hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{controller.ClassLabel: bl.class()}}, Spec: hcav1.HybridClusterSpec{
 		Role: hcav1.RoleBurst, Provider: hcav1.ProviderACK, Priority: 5,
@@ -56,11 +166,21 @@ func TestCapacityACKLab(t *testing.T) {
 			InstanceType: "ecs.g6.xlarge", PricePerHour: "0.178", MinNodes: 0, MaxNodes: 3,
 			Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 64}}},
 	}}
-	bl.create(t, ctx, hc)
+	if err := bl.control.Create(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bl.control.Delete(context.Background(), hc) })
 
 	// The private pool holds 4 of the 6 one-CPU replicas; the replicas
 	// select nothing the ACK pool's nodes lack.
-	bl.privatePool(t, ctx, pool)
+	taint := lab.Taint{Key: "hca.dev/test", Value: pool, Effect: "NoSchedule"}
+	if err := bl.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: pool, Count: 1, CPU: "4", Memory: "16Gi",
+		Labels: map[string]string{"hca.dev/test-pool": pool}, Taints: []lab.Taint{taint}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = bl.clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0})
+	})
 	ns := bl.namespace(t, ctx, "capack")
 	bl.deploy(t, ctx, ns, pool, 6)
 	// Private nodes by the test label; burst nodes by the pool's instance
@@ -73,16 +193,51 @@ func TestCapacityACKLab(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	members, _ := bl.startCapacity(t, ctx, member.Clouds{ACK: cloud}, false)
-	bl.capacityPolicy(t, ctx, ns, &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: 2 * time.Second}}, hcav1.ClusterName(name))
+	mgr, err := ctrl.NewManager(bl.cfg, ctrl.Options{Scheme: bl.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := &controller.Members{Control: mgr.GetAPIReader(), Options: client.Options{Scheme: bl.scheme}}
+	if err := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{Members: members, Clock: clock.RealClock{}, Class: bl.class()}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: members, Cloud: member.Clouds{ACK: cloud}, Interval: 500 * time.Millisecond, Class: bl.class()}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	mctx, mcancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(mctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() { mcancel(); <-done })
+
+	p := bl.policy(ns, 0, hcav1.ClusterName(name))
+	p.Spec.Consul = nil
+	p.Spec.Capacity = &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: 2 * time.Second}}
+	if err := bl.control.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
 	m, err := members.Get(ctx, name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	burstPods := func() (running, pending int, nodes int) {
-		running, pending, err := podCounts(ctx, m.Client, ns)
-		if err != nil {
+		var pods corev1.PodList
+		if err := m.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
 			return -1, -1, -1
+		}
+		for _, pod := range pods.Items {
+			switch {
+			case pod.DeletionTimestamp != nil:
+			case pod.Status.Phase == corev1.PodRunning:
+				running++
+			case pod.Spec.NodeName == "":
+				pending++
+			}
 		}
 		var nl corev1.NodeList
 		_ = m.Client.List(ctx, &nl, client.MatchingLabels{controller.ACKNodePoolLabel: ack.poolID})
@@ -116,7 +271,17 @@ func TestCapacityACKLab(t *testing.T) {
 		d := desired()
 		return r == 0 && pe == 0 && n == 0 && d == 0, fmt.Sprintf("running %d, pending %d, nodes %d, desired %d, node groups %s", r, pe, n, d, status())
 	})
-	if got := bl.hybridClusterReasons(t, ctx, name); !strings.Contains(got, "NodesRequested") || !strings.Contains(got, "NodesReleased") {
+	var evs eventsv1.EventList
+	if err := bl.control.List(ctx, &evs); err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, e := range evs.Items {
+		if e.Regarding.Kind == "HybridCluster" && e.Regarding.Name == name {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	if got := strings.Join(reasons, ","); !strings.Contains(got, "NodesRequested") || !strings.Contains(got, "NodesReleased") {
 		t.Errorf("events on the hybrid cluster: %s; want NodesRequested and NodesReleased", got)
 	}
 
@@ -137,7 +302,13 @@ func TestCapacityACKLab(t *testing.T) {
 		g := got.Status.NodeGroups
 		return len(g) == 1 && g[0].Reason == "LaunchFailures" && desired() == 1, status()
 	})
-	found := slices.Contains(strings.Split(bl.hybridClusterReasons(t, ctx, name), ","), "LaunchFailures")
+	if err := bl.control.List(ctx, &evs); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range evs.Items {
+		found = found || e.Regarding.Kind == "HybridCluster" && e.Regarding.Name == name && e.Reason == "LaunchFailures"
+	}
 	if !found {
 		t.Errorf("no LaunchFailures event on the hybrid cluster")
 	}

@@ -2,16 +2,12 @@ package controller_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aliyun/alibaba-cloud-sdk-go/sdk/requests"
-	"github.com/aliyun/alibaba-cloud-sdk-go/services/cs"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
@@ -262,101 +258,4 @@ func (bl *burstLab) hybridClusterReasons(tb testing.TB, ctx context.Context, nam
 		}
 	}
 	return strings.Join(reasons, ",")
-}
-
-// ackLab is an ACK cluster of the lab's ACK emulator, made with the
-// unmodified CS SDK, with one node pool of 0 nodes.
-type ackLab struct {
-	endpoint   string
-	cli        *cs.Client
-	clusterID  string
-	poolID     string
-	kubeconfig string
-}
-
-func (a *ackLab) target(req *requests.RoaRequest) {
-	u, _ := url.Parse(a.endpoint)
-	req.Scheme, req.Domain, req.Port = u.Scheme, u.Hostname(), u.Port()
-}
-
-// newACKLab creates the cluster (its nodes boot after boot, by the emulator's
-// tag) and waits until it runs.
-func newACKLab(t *testing.T, ctx context.Context, name, boot string) *ackLab {
-	t.Helper()
-	env := labtest.Require(t, "HCA_LAB_ACK_ENDPOINT")
-	a := &ackLab{endpoint: env["HCA_LAB_ACK_ENDPOINT"]}
-	var err error
-	if a.cli, err = cs.NewClientWithAccessKey("cn-hangzhou", lab.AlicloudAccessKey, lab.AlicloudAccessSecret); err != nil {
-		t.Fatal(err)
-	}
-	body, _ := json.Marshal(map[string]any{
-		"name": name, "region_id": "cn-hangzhou", "cluster_type": "ManagedKubernetes", "vpcid": "vpc-hcalab", "vswitch_ids": []string{"vsw-hcalab1"},
-		"tags": []map[string]string{{"key": "hca.dev/lab-node-boot-delay", "value": boot}},
-		"nodepools": []map[string]any{{"nodepool_info": map[string]any{"name": "burst"},
-			"scaling_group": map[string]any{"instance_types": []string{"ecs.g6.xlarge"}, "desired_size": 0}}},
-	})
-	req := cs.CreateCreateClusterRequest()
-	a.target(req.RoaRequest)
-	req.SetContent(body)
-	req.SetContentType("application/json")
-	resp, err := a.cli.CreateCluster(req)
-	if err != nil {
-		t.Fatalf("CreateCluster: %v", err)
-	}
-	a.clusterID = resp.ClusterId
-	t.Cleanup(func() {
-		req := cs.CreateDeleteClusterRequest()
-		a.target(req.RoaRequest)
-		req.ClusterId = a.clusterID
-		_, _ = a.cli.DeleteCluster(req)
-	})
-	burstEventually(t, ctx, "the ACK cluster runs", func() (bool, string) {
-		req := cs.CreateDescribeClusterDetailRequest()
-		a.target(req.RoaRequest)
-		req.ClusterId = a.clusterID
-		resp, err := a.cli.DescribeClusterDetail(req)
-		if err != nil {
-			return false, err.Error()
-		}
-		var d struct {
-			State string `json:"state"`
-		}
-		_ = json.Unmarshal(resp.GetHttpContentBytes(), &d)
-		return d.State == "running", d.State
-	})
-	preq := cs.CreateDescribeClusterNodePoolsRequest()
-	a.target(preq.RoaRequest)
-	preq.ClusterId = a.clusterID
-	presp, err := a.cli.DescribeClusterNodePools(preq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pools struct {
-		Nodepools []struct {
-			Info struct {
-				ID   string `json:"nodepool_id"`
-				Name string `json:"name"`
-			} `json:"nodepool_info"`
-		} `json:"nodepools"`
-	}
-	if err := json.Unmarshal(presp.GetHttpContentBytes(), &pools); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range pools.Nodepools {
-		if p.Info.Name == "burst" {
-			a.poolID = p.Info.ID
-		}
-	}
-	if a.poolID == "" {
-		t.Fatalf("no node pool burst in %s", presp.GetHttpContentString())
-	}
-	kreq := cs.CreateDescribeClusterUserKubeconfigRequest()
-	a.target(kreq.RoaRequest)
-	kreq.ClusterId = a.clusterID
-	kresp, err := a.cli.DescribeClusterUserKubeconfig(kreq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.kubeconfig = kresp.Config
-	return a
 }
