@@ -63,6 +63,12 @@ type Metrics struct {
 	// pod-hours x (cpuRequest x $/vCPU-hour + memoryGiB x $/GiB-hour) of
 	// each cluster.
 	Cost, CostPerDay float64
+	// NodeHours are the hours of the burst clusters' node-group nodes, from
+	// the order to the release (with node groups, Cost counts these at the
+	// group's price instead of the pods' requests); Interruptions the spot
+	// interruption notices.
+	NodeHours     float64
+	Interruptions int
 
 	// ForecastMAPE is the mean absolute percentage error of the adaptive
 	// algorithm's load forecasts against the load at the second forecast

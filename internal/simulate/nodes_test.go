@@ -1,0 +1,298 @@
+package simulate
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hca-project/terraform-provider-hca/internal/capacity"
+)
+
+// nodeEvent changes a node cluster's replica count at a second, as the burst
+// placement (add) or a scale-back (remove) would.
+type nodeEvent struct {
+	at          int
+	add, remove int32
+}
+
+// nodeTrace is what a scripted run of the node model saw.
+type nodeTrace struct {
+	ready, nodes, nodesReady, pending, pods []int32
+	cost                              float64
+	interruptions                     int
+}
+
+// runNodes steps cluster c from second 0 to end-1 with the events applied
+// before each second's step, as Run does (placement, then the node model).
+func runNodes(t *testing.T, c *clusterState, r *nodeRun, end int, events []nodeEvent, before func(t int)) nodeTrace {
+	t.Helper()
+	var out nodeTrace
+	r.start(c)
+	for s := 0; s < end; s++ {
+		if before != nil {
+			before(s)
+		}
+		for _, e := range events {
+			if e.at != s {
+				continue
+			}
+			for range e.add {
+				c.pods = append(c.pods, pod{id: r.podID(), created: s, runningAt: never, readyAt: never, node: -1})
+			}
+			c.remove(e.remove, s)
+		}
+		if err := r.step(c, s); err != nil {
+			t.Fatalf("second %d: %v", s, err)
+		}
+		n, nr, dollars := r.second(c, s)
+		out.ready = append(out.ready, c.ready(s))
+		out.nodes = append(out.nodes, n)
+		out.nodesReady = append(out.nodesReady, nr)
+		out.pending = append(out.pending, int32(len(c.pods))-c.bound())
+		out.pods = append(out.pods, int32(len(c.pods)))
+		out.cost += dollars
+	}
+	out.interruptions = r.metrics.Interruptions
+	return out
+}
+
+// testNodeCluster is a burst cluster "eks" whose pods request 500m and 1Gi,
+// with the given groups.
+func testNodeCluster(groups ...NodeGroupSpec) (*clusterState, *nodeRun) {
+	req := capacity.Resources{CPUMilli: 500, MemoryBytes: 1 << 30, Pods: 1}
+	c := &clusterState{spec: ClusterSpec{Name: "eks", NodeGroups: groups}, req: req}
+	id := 0
+	r := &nodeRun{req: req, startS: 20, capS: 10, noticeS: 120, delay: 10 * time.Minute, metrics: &Metrics{},
+		podID: func() int { id++; return id - 1 }}
+	return c, r
+}
+
+// onDemand is a group of nodes of 2 CPU (4 of the test pods) at $0.40/h.
+func onDemand(min, max int32) NodeGroupSpec {
+	return NodeGroupSpec{Name: "od", Allocatable: capacity.Resources{CPUMilli: 2000, MemoryBytes: 8 << 30, Pods: 110}, PricePerHour: 0.40, Min: min, Max: max, BootDelay: 75 * time.Second}
+}
+
+func spot(min, max int32) NodeGroupSpec {
+	g := onDemand(min, max)
+	g.Name, g.Spot, g.PricePerHour = "spot", true, 0.12
+	return g
+}
+
+// firstAt is the first second at which v[s] == want (-1: never).
+func firstAt(v []int32, want int32) int {
+	for s, x := range v {
+		if x == want {
+			return s
+		}
+	}
+	return -1
+}
+
+func TestNodeModel(t *testing.T) {
+	t.Run("a step that needs 2 nodes", func(t *testing.T) {
+		// 6 pods placed at second 3; a node holds 4 (2000m / 500m): the
+		// capacity round at second 10 (every 10 s) orders ceil(6/4) = 2
+		// nodes, Ready at 10 + 75 = 85; the scheduler binds the pods at 85,
+		// Ready 20 s later at 105. Removed at 200, the nodes are empty from
+		// the round at 200 and released at the round at 200 + 10 min = 800.
+		// Cost: 2 nodes x (800 - 10) s x $0.40/h.
+		c, r := testNodeCluster(onDemand(0, 10))
+		got := runNodes(t, c, r, 900, []nodeEvent{{at: 3, add: 6}, {at: 200, remove: 6}}, nil)
+		if s := firstAt(got.nodes, 2); s != 10 {
+			t.Errorf("2 nodes ordered at second %d, want 10", s)
+		}
+		if s := firstAt(got.nodesReady, 2); s != 85 {
+			t.Errorf("2 nodes Ready at second %d, want 85", s)
+		}
+		if s := firstAt(got.pending, 0); s != 0 {
+			t.Fatalf("pending before the step: %d", got.pending[0])
+		}
+		if got.pending[84] != 6 || got.pending[85] != 0 {
+			t.Errorf("pending at 84 and 85 = %d and %d, want 6 and 0", got.pending[84], got.pending[85])
+		}
+		if s := firstAt(got.ready, 6); s != 105 {
+			t.Errorf("6 pods Ready at second %d, want 105", s)
+		}
+		if got.nodes[799] != 2 || got.nodes[800] != 0 {
+			t.Errorf("nodes at 799 and 800 = %d and %d, want 2 and 0 (released after the 10 min delay)", got.nodes[799], got.nodes[800])
+		}
+		if want := 2 * 790 * 0.40 / 3600; abs(got.cost-want) > 1e-9 {
+			t.Errorf("cost $%.6f, want $%.6f (node-hours at the group price)", got.cost, want)
+		}
+	})
+	t.Run("room on a Ready node: no order", func(t *testing.T) {
+		// One node from the group's minimum, Ready from the start: 3 pods
+		// at second 3 are bound at once, Ready at 23; nothing is ordered
+		// and the minimum is never released.
+		c, r := testNodeCluster(onDemand(1, 10))
+		got := runNodes(t, c, r, 900, []nodeEvent{{at: 3, add: 3}, {at: 100, remove: 3}}, nil)
+		if s := firstAt(got.ready, 3); s != 23 {
+			t.Errorf("3 pods Ready at second %d, want 23", s)
+		}
+		for s, n := range got.nodes {
+			if n != 1 {
+				t.Fatalf("second %d: %d nodes, want the minimum of 1 throughout", s, n)
+			}
+		}
+	})
+	t.Run("the group's maximum caps the order", func(t *testing.T) {
+		// Max 1 node: 4 of the 6 pods run, 2 stay Pending.
+		c, r := testNodeCluster(onDemand(0, 1))
+		got := runNodes(t, c, r, 300, []nodeEvent{{at: 3, add: 6}}, nil)
+		if got.nodes[299] != 1 || got.ready[299] != 4 || got.pending[299] != 2 {
+			t.Errorf("at the end: %d nodes, %d Ready, %d Pending; want 1, 4, 2", got.nodes[299], got.ready[299], got.pending[299])
+		}
+	})
+	t.Run("spot first when the policy allows it", func(t *testing.T) {
+		for _, allow := range []bool{false, true} {
+			c, r := testNodeCluster(onDemand(0, 10), spot(0, 10))
+			r.allowSpot = allow
+			runNodes(t, c, r, 20, []nodeEvent{{at: 3, add: 2}}, nil)
+			want := "od"
+			if allow {
+				want = "spot" // $0.03 per replica-hour against $0.10
+			}
+			if len(c.nodes) != 1 || c.spec.NodeGroups[c.nodes[0].group].Name != want {
+				t.Errorf("allowSpot %v: nodes %v, want one of group %s", allow, c.nodes, want)
+			}
+		}
+	})
+	t.Run("a spot interruption: replacements before the reclaim", func(t *testing.T) {
+		// A spot node (the group's minimum, boot 0) runs 2 Ready pods; its
+		// notice comes at 100. The burst controller surges 2 replacements at
+		// once; the round at 100 orders an on-demand node (the interrupted
+		// group comes last), Ready at 175; the replacements are bound at
+		// 175 and Ready at 195, when the 2 leaving pods are removed; the spot
+		// node would have gone at 100 + 120 = 220. Ready pods never drop
+		// below 2.
+		sp := spot(1, 1)
+		sp.BootDelay = 0
+		c, r := testNodeCluster(onDemand(0, 10), sp)
+		r.allowSpot = true
+		got := runNodes(t, c, r, 400, []nodeEvent{{at: 3, add: 2}}, func(s int) {
+			if s == 0 {
+				c.nodes[0].noticeAt = 100
+			}
+		})
+		if got.interruptions != 1 {
+			t.Errorf("%d interruptions, want 1", got.interruptions)
+		}
+		if got.ready[194] != 2 || got.ready[195] != 2 || int32(len(c.pods)) != 2 {
+			t.Errorf("ready at 194 and 195 = %d and %d, pods at the end %d; want 2, 2, 2", got.ready[194], got.ready[195], len(c.pods))
+		}
+		if got.pods[194] != 4 || got.pods[195] != 2 {
+			t.Errorf("pods at 194 and 195 = %d and %d, want 4 (2 leaving, 2 replacements) and 2", got.pods[194], got.pods[195])
+		}
+		if got.pending[100] != 2 || got.pending[175] != 0 {
+			t.Errorf("pending at 100 and 175 = %d and %d, want 2 (the surge) and 0", got.pending[100], got.pending[175])
+		}
+		for s := 23; s < 400; s++ {
+			if got.ready[s] < 2 {
+				t.Fatalf("second %d: %d Ready pods, want at least 2", s, got.ready[s])
+			}
+		}
+		if c.surge != 0 {
+			t.Errorf("surge %d at the end, want 0", c.surge)
+		}
+		for _, n := range c.nodes {
+			if c.spec.NodeGroups[n.group].Spot {
+				t.Errorf("spot node %d still there after its reclaim at 220", n.id)
+			}
+		}
+	})
+	t.Run("a spot reclaim before the replacements: pods lost, recreated", func(t *testing.T) {
+		// Only the spot group, at its maximum of 1: no replacement node can
+		// come. At the reclaim (100 + 120 = 220) the 2 pods are gone and
+		// recreated Pending; the group then orders a new node at the round
+		// at 220, Ready at 295, pods Ready at 315.
+		sp := spot(1, 1)
+		sp.BootDelay = 75 * time.Second
+		c, r := testNodeCluster(sp)
+		r.allowSpot = true
+		got := runNodes(t, c, r, 400, []nodeEvent{{at: 3, add: 2}}, func(s int) {
+			if s == 0 {
+				c.nodes[0].noticeAt = 100
+			}
+		})
+		if got.ready[219] != 2 || got.ready[220] != 0 {
+			t.Errorf("ready at 219 and 220 = %d and %d, want 2 and 0", got.ready[219], got.ready[220])
+		}
+		if s := firstAt(got.ready[220:], 2); s+220 != 315 {
+			t.Errorf("pods Ready again at %d, want 315", s+220)
+		}
+	})
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestParseNodeGroups(t *testing.T) {
+	base := `apiVersion: simulate.hca.dev/v1alpha1
+kind: ClusterModel
+clusters:
+  - name: private
+    role: primary
+    capacityPods: 4
+  - name: eks
+    role: burst
+`
+	for _, tc := range []struct {
+		name, yaml, err string
+	}{
+		{"ok", `    nodeGroups:
+      - name: od
+        allocatable: {cpu: "2", memory: 8Gi}
+        pricePerHour: 0.4
+        maxNodes: 5`, ""},
+		{"no price", `    nodeGroups:
+      - name: od
+        allocatable: {cpu: "2", memory: 8Gi}
+        maxNodes: 5`, "clusters[1].nodeGroups[0].pricePerHour is missing"},
+		{"too small", `    nodeGroups:
+      - name: od
+        allocatable: {cpu: 100m, memory: 8Gi}
+        pricePerHour: 0.4
+        maxNodes: 5`, "cannot hold one pod"},
+		{"interruptions on demand", `    nodeGroups:
+      - name: od
+        allocatable: {cpu: "2", memory: 8Gi}
+        pricePerHour: 0.4
+        maxNodes: 5
+        interruptionsPerHour: 0.1`, "only spot nodes are interrupted"},
+		{"with provisioningDelay", `    provisioningDelay: 60s
+    nodeGroups:
+      - name: od
+        allocatable: {cpu: "2", memory: 8Gi}
+        pricePerHour: 0.4
+        maxNodes: 5`, "remove those"},
+		{"capacity type", `    nodeGroups:
+      - name: od
+        capacityType: spot
+        allocatable: {cpu: "2", memory: 8Gi}
+        pricePerHour: 0.4
+        maxNodes: 5`, `capacityType "spot" is unknown: use OnDemand or Spot`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := ParseClusterModel([]byte(base + tc.yaml + "\n"))
+			if tc.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, _ := m.Cluster("eks")
+				g := c.NodeGroups[0]
+				// Default boot delay is the lab's; 5 nodes x 4 pods.
+				if g.BootDelay != capacity.DefaultNodeBootDelay || c.CapacityPods != 20 || g.Allocatable.Pods != 110 {
+					t.Errorf("group %+v, capacity %d: want the lab's boot delay, 20 pods, 110 pods per node", g, c.CapacityPods)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error %v, want one containing %q", err, tc.err)
+			}
+		})
+	}
+}
