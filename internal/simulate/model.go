@@ -154,8 +154,8 @@ type clusterModelFile struct {
 	CapacityInterval *metav1.Duration `json:"capacityInterval,omitempty"`
 	SpotNotice       *metav1.Duration `json:"spotNotice,omitempty"`
 	Seed             *uint64          `json:"seed,omitempty"`
-	Clusters        []clusterFile    `json:"clusters"`
-	Description     string           `json:"description,omitempty"`
+	Clusters         []clusterFile    `json:"clusters"`
+	Description      string           `json:"description,omitempty"`
 }
 
 type podFile struct {

@@ -18,8 +18,8 @@ type nodeEvent struct {
 // nodeTrace is what a scripted run of the node model saw.
 type nodeTrace struct {
 	ready, nodes, nodesReady, pending, pods []int32
-	cost                              float64
-	interruptions                     int
+	cost                                    float64
+	interruptions                           int
 }
 
 // runNodes steps cluster c from second 0 to end-1 with the events applied
