@@ -86,6 +86,9 @@ type Series struct {
 	// (ordered: booting or Ready) and the Ready ones; nil for a cluster
 	// without node groups.
 	Nodes, NodesReady [][]int32
+	// Waiting[c][i] are the pods placed in cluster c that wait for a node
+	// (Pending, Unschedulable); nil without node groups.
+	Waiting [][]int32
 }
 
 // Result is one simulation run.
@@ -302,12 +305,14 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	s.Scheduled = make([][]int32, len(clusters))
 	s.Nodes = make([][]int32, len(clusters))
 	s.NodesReady = make([][]int32, len(clusters))
+	s.Waiting = make([][]int32, len(clusters))
 	for i := range clusters {
 		s.Ready[i] = make([]int32, T)
 		s.Scheduled[i] = make([]int32, T)
 		if clusters[i].hasNodes() {
 			s.Nodes[i] = make([]int32, T)
 			s.NodesReady[i] = make([]int32, T)
+			s.Waiting[i] = make([]int32, T)
 		}
 	}
 
@@ -578,6 +583,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 				// Nodes are paid from the order to the release, full or not.
 				n, nr, dollars := nodes.second(c, t)
 				s.Nodes[i][t], s.NodesReady[i][t] = n, nr
+				s.Waiting[i][t] = int32(len(c.pods)) - s.Scheduled[i][t]
 				res.Metrics.NodeHours += float64(n) / 3600
 				res.Metrics.Cost += dollars
 			} else {

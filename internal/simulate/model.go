@@ -104,6 +104,16 @@ func (m ClusterModel) Primary() ClusterSpec {
 	return ClusterSpec{}
 }
 
+// hasNodeGroups reports whether a burst cluster of m has node groups.
+func (m ClusterModel) hasNodeGroups() bool {
+	for _, c := range m.Clusters {
+		if len(c.NodeGroups) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Cluster returns the cluster named name.
 func (m ClusterModel) Cluster(name string) (ClusterSpec, bool) {
 	for _, c := range m.Clusters {

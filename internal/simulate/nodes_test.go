@@ -1,11 +1,13 @@
 package simulate
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hca-project/terraform-provider-hca/internal/capacity"
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
 // nodeEvent changes a node cluster's replica count at a second, as the burst
@@ -294,5 +296,80 @@ clusters:
 				t.Fatalf("error %v, want one containing %q", err, tc.err)
 			}
 		})
+	}
+}
+
+// TestRunWithNodeGroups runs the engine (the reactive floor, which decides
+// the demand of the load it sees) on a constant load of 6 pods' worth with a
+// private cluster of 2 pods and a burst cluster whose node group starts
+// empty.
+func TestRunWithNodeGroups(t *testing.T) {
+	m, err := ParseClusterModel([]byte(`apiVersion: simulate.hca.dev/v1alpha1
+kind: ClusterModel
+clusters:
+  - name: private
+    role: primary
+    capacityPods: 2
+  - name: eks
+    role: burst
+    nodeGroups:
+      - name: od
+        allocatable: {cpu: "2", memory: 8Gi}
+        pricePerHour: 0.4
+        maxNodes: 10
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := DefaultPolicy(m)
+	// 40 requests/s per pod at 80 % of 0.5 CPU and 10 m CPU per request:
+	// 230 requests/s need 6 pods.
+	tr := workload.Trace{{Seconds: 0, RPS: 230}, {Seconds: 299, RPS: 230}}
+	r, err := ReactiveFloor(p, m, tr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Series
+	// The run starts warm with 2 pods in the private cluster and 4 Pending
+	// past the threshold: placed in eks at second 0, where the capacity
+	// round at second 0 orders 1 node (4 pods fit), Ready at the lab's 75 s;
+	// the pods are bound at 75 and Ready at 75 + 20 = 95.
+	if s.Nodes[1][0] != 1 || s.NodesReady[1][74] != 0 || s.NodesReady[1][75] != 1 {
+		t.Errorf("nodes at 0: %d; Ready at 74, 75: %d, %d; want 1; 0, 1", s.Nodes[1][0], s.NodesReady[1][74], s.NodesReady[1][75])
+	}
+	if s.Ready[1][94] != 0 || s.Ready[1][95] != 4 {
+		t.Errorf("eks Ready pods at 94, 95: %d, %d; want 0, 4", s.Ready[1][94], s.Ready[1][95])
+	}
+	if s.Scheduled[1][74] != 0 || s.Scheduled[1][75] != 4 {
+		t.Errorf("eks scheduled pods at 74, 75: %d, %d; want 0 (Pending for a node), 4", s.Scheduled[1][74], s.Scheduled[1][75])
+	}
+	// Cost: 300 s of 2 private pods at the model's prices, and of one node at
+	// $0.40/h (not the 4 pods' requests).
+	T := 300.0
+	want := 2*m.HourlyPrice(m.Primary())*T/3600 + 0.4*T/3600
+	if abs(r.Metrics.Cost-want) > 1e-9 || abs(r.Metrics.NodeHours-T/3600) > 1e-9 {
+		t.Errorf("cost $%.6f, node-hours %.4f; want $%.6f, %.4f", r.Metrics.Cost, r.Metrics.NodeHours, want, T/3600)
+	}
+}
+
+// The chart of a run with node groups has the nodes panel, and that of the
+// adaptive algorithm its forecast beside the load.
+func TestSVGShowsNodesAndForecast(t *testing.T) {
+	for _, tc := range []struct {
+		alg      string
+		forecast bool
+	}{{"adaptive", true}, {"kubernetes", false}} {
+		r := run(t, refPolicy(t, tc.alg, 0), refModel(t), refTrace(t, "private-overflow"))
+		var b bytes.Buffer
+		if err := WriteSVG(&b, r, "private-overflow"); err != nil {
+			t.Fatal(err)
+		}
+		svg := b.String()
+		if !strings.Contains(svg, "burst nodes: ordered") || !strings.Contains(svg, "nodes in eks") {
+			t.Errorf("%s: no node panel", tc.alg)
+		}
+		if got := strings.Contains(svg, "forecast (for then)"); got != tc.forecast {
+			t.Errorf("%s: forecast shown %v, want %v", tc.alg, got, tc.forecast)
+		}
 	}
 }
