@@ -293,6 +293,16 @@ func (p Policy) WithHeadroom(replicas int32, percent float64) (Policy, error) {
 	return p, nil
 }
 
+// WithForecastHorizon returns p with the adaptive algorithm's forecast
+// horizon (spec.algorithm.adaptive.forecastHorizon) set to h.
+func (p Policy) WithForecastHorizon(h time.Duration) (Policy, error) {
+	p.adaptive.Horizon = h
+	if err := p.adaptive.Validate(); err != nil {
+		return Policy{}, inputErr("forecast horizon: %v", err)
+	}
+	return p, nil
+}
+
 func (p *Policy) setMetric(ms []hcav1.MetricSpec) error {
 	if len(ms) == 0 {
 		p.Metric, p.Target = MetricCPU, 80
