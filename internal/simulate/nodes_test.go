@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -370,6 +371,24 @@ func TestSVGShowsNodesAndForecast(t *testing.T) {
 		}
 		if got := strings.Contains(svg, "forecast (for then)"); got != tc.forecast {
 			t.Errorf("%s: forecast shown %v, want %v", tc.alg, got, tc.forecast)
+		}
+	}
+}
+
+// Both reference cluster models parse: with node groups (cluster.yaml) and
+// the one before them (cluster-pods.yaml, provisioning delays).
+func TestReferenceModels(t *testing.T) {
+	for file, nodes := range map[string]bool{"cluster.yaml": true, "cluster-pods.yaml": false} {
+		data, err := os.ReadFile("../../examples/traces/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ParseClusterModel(data)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if m.hasNodeGroups() != nodes {
+			t.Errorf("%s: node groups %v, want %v", file, m.hasNodeGroups(), nodes)
 		}
 	}
 }
