@@ -392,3 +392,29 @@ func TestReferenceModels(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSimulatedBurst simulates the private-overflow trace (20 minutes,
+// 11 replicas burst) with adaptive on the reference model with node groups
+// and on the one before them: the cost of modelling nodes.
+func BenchmarkSimulatedBurst(b *testing.B) {
+	tr := refTrace(b, "private-overflow")
+	for _, file := range []string{"cluster.yaml", "cluster-pods.yaml"} {
+		data, err := os.ReadFile("../../examples/traces/" + file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := ParseClusterModel(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := refPolicy(b, "adaptive", 0)
+		b.Run(file, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Run(p, m, tr); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
