@@ -418,3 +418,63 @@ func BenchmarkSimulatedBurst(b *testing.B) {
 		})
 	}
 }
+
+// A run whose burst replicas start on a spot node (cheaper per replica)
+// with a mean life of 10 minutes: its notice comes (seeded: the same seed,
+// the same run) and is survived by replacements on an on-demand node bought
+// on the notice (the interrupted group comes last), without the Ready burst
+// replicas ever falling below 4: the replacements (10 s round + 75 s boot +
+// 20 s start-up = at most 105 s) are Ready before the 120 s notice runs out.
+func TestRunSpotInterruptions(t *testing.T) {
+	model := func(seed int) ClusterModel {
+		m, err := ParseClusterModel([]byte(`apiVersion: simulate.hca.dev/v1alpha1
+kind: ClusterModel
+seed: ` + itoa(seed) + `
+clusters:
+  - name: private
+    role: primary
+    capacityPods: 2
+  - name: eks
+    role: burst
+    nodeGroups:
+      - name: od
+        allocatable: {cpu: "2", memory: 8Gi}
+        pricePerHour: 0.4
+        maxNodes: 10
+      - name: spot
+        capacityType: Spot
+        allocatable: {cpu: "2", memory: 8Gi}
+        pricePerHour: 0.1
+        maxNodes: 10
+        interruptionsPerHour: 6
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	tr := workload.Trace{{Seconds: 0, RPS: 230}, {Seconds: 3599, RPS: 230}}
+	run := func(seed int) *Result {
+		m := model(seed)
+		p := DefaultPolicy(m)
+		p.AllowSpot = true
+		r, err := ReactiveFloor(p, m, tr, 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := run(1)
+	if r.Metrics.Interruptions == 0 {
+		t.Fatal("no spot notice in an hour at 6 per node-hour")
+	}
+	// 4 burst replicas, Ready from 95 s (as in TestRunWithNodeGroups).
+	for s := 95; s < len(r.Series.Load); s++ {
+		if got := r.Series.Ready[1][s]; got < 4 {
+			t.Fatalf("second %d: %d burst replicas Ready, want 4 throughout (%d notices)", s, got, r.Metrics.Interruptions)
+		}
+	}
+	if again := run(1); again.Metrics.Interruptions != r.Metrics.Interruptions || again.Metrics.Cost != r.Metrics.Cost {
+		t.Errorf("seed 1 twice: %d and %d notices, $%v and $%v", r.Metrics.Interruptions, again.Metrics.Interruptions, r.Metrics.Cost, again.Metrics.Cost)
+	}
+}
