@@ -76,7 +76,9 @@ type ClusterSpec struct {
 	// CapacityPods is how many replicas fit (from capacityPods, or
 	// floor(capacityCPU / cpuRequest)); 0 means unlimited.
 	CapacityPods int32
-	// PricePerVCPUHour and PricePerGiBHour price the pods' requests.
+	// PricePerVCPUHour and PricePerGiBHour price the pods' requests (with
+	// NodeGroups only the placement's and the scale-back's order: the nodes
+	// are the cost).
 	PricePerVCPUHour, PricePerGiBHour float64
 	// ProvisioningDelay is added to a pod's start-up in this cluster (node
 	// provisioning in a burst cluster without NodeGroups; 0 with them: the
