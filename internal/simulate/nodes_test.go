@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -476,5 +477,24 @@ clusters:
 	}
 	if again := run(1); again.Metrics.Interruptions != r.Metrics.Interruptions || again.Metrics.Cost != r.Metrics.Cost {
 		t.Errorf("seed 1 twice: %d and %d notices, $%v and $%v", r.Metrics.Interruptions, again.Metrics.Interruptions, r.Metrics.Cost, again.Metrics.Cost)
+	}
+}
+
+// maxOf scales the panels: seconds without a forecast (NaN) and infinite
+// latencies must not decide the scale.
+func TestMaxOf(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{1400, nan, 200}, 1400},
+		{[]float64{nan, nan}, 0},
+		{[]float64{inf, 3, nan}, 3},
+	} {
+		if got := maxOf(tc.in); got != tc.want {
+			t.Errorf("maxOf(%v) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }

@@ -280,10 +280,12 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 	return err
 }
 
+// maxOf is the highest finite value of v (0 if none): infinities and NaN
+// (no forecast) are left out.
 func maxOf(v []float64) float64 {
 	m := 0.0
 	for _, x := range v {
-		if !math.IsInf(x, 0) {
+		if !math.IsInf(x, 0) && !math.IsNaN(x) {
 			m = math.Max(m, x)
 		}
 	}
