@@ -63,11 +63,11 @@ type nodeSetting struct {
 }
 
 var nodeSettings = []nodeSetting{
-	{label: "spot allowed", allowSpot: true, delay: 10 * time.Minute},
-	{label: "nodes released after 2 min", delay: 2 * time.Minute},
+	{label: "spot", allowSpot: true, delay: 10 * time.Minute},
+	{label: "release 2m", delay: 2 * time.Minute},
 	// The forecast horizon covering a burst's node boot: start-up 20 s +
 	// boot 75 s + the capacity round 10 s.
-	{label: "horizon 105 s", delay: 10 * time.Minute, horizon: 105 * time.Second},
+	{label: "horizon 105s", delay: 10 * time.Minute, horizon: 105 * time.Second},
 }
 
 // compared are the runs of the before/after table.
@@ -192,7 +192,7 @@ func runTrace(base sim.Policy, model sim.ClusterModel, old *sim.ClusterModel, pa
 		if err != nil {
 			return nil, fmt.Errorf("adaptive %s: %w", ns.label, err)
 		}
-		res.Name = "adaptive, " + ns.label
+		res.Name = "adaptive " + ns.label
 		r.nodes = append(r.nodes, res)
 	}
 	if r.floor, err = sim.ReactiveFloor(adaptive, model, trace, ctrl); err != nil {
@@ -328,14 +328,14 @@ func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath, beforeP
 		fmt.Fprintf(&b, "| %s | %d | %.2f %% | %.2f %% |\n", t.name, m.Forecasts, m.ForecastMAPE, m.NaiveMAPE)
 	}
 	b.WriteString("\n### The frontier: SLA violations and cost of every algorithm and of adaptive with headroom or node settings\n\n")
-	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). The node settings change the policy's `spec.capacity`: `allowSpot` (the spot group of m5.xlarge at $0.0735 per hour, interrupted at the model's seeded rate with EC2's 2-minute notice) and `scaleDownDelay: 2m`; `horizon 105 s` sets `spec.algorithm.adaptive.forecastHorizon` to the time a burst replica needs on a new node (20 s start-up + 75 s boot + a 10 s capacity round). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
+	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). The node settings change the policy's `spec.capacity`: `spot` is `allowSpot` (the spot group of m5.xlarge at $0.0735 per hour, interrupted at the model's seeded rate with EC2's 2-minute notice) and `release 2m` is `scaleDownDelay: 2m`; `horizon 105s` sets `spec.algorithm.adaptive.forecastHorizon` to the time a burst replica needs on a new node (20 s start-up + 75 s boot + a 10 s capacity round). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
 	b.WriteString("| trace |")
 	cols := append(append([]string(nil), algorithms...), "reactive floor")
 	for _, h := range headrooms {
 		cols = append(cols, "adaptive "+h.label)
 	}
 	for _, ns := range nodeSettings {
-		cols = append(cols, "adaptive, "+ns.label)
+		cols = append(cols, "adaptive "+ns.label)
 	}
 	for _, c := range cols {
 		b.WriteString(" " + c + " |")
@@ -366,12 +366,15 @@ func (t *traceRuns) points() []*sim.Result {
 
 var colours = map[string]string{"kubernetes": "#4c78a8", "frss": "#f58518", "panic": "#e45756", "adaptive": "#54a24b", sim.FloorName: "#555555"}
 
+// nodeColour marks adaptive with a node setting on the frontier.
+const nodeColour = "#8c564b"
+
 // writeFrontier draws SLA violations (y) against cost (x), one point per
 // run, adaptive's headroom settings joined to adaptive by a line.
 func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 	const (
-		W, H             = 840, 460
-		left, right      = 80, 250
+		W, H             = 880, 460
+		left, right      = 80, 290
 		top, bottom      = 60, 60
 		plotW, plotH     = W - left - right, H - top - bottom
 		minCost, minViol = 1e-9, 1e-9
@@ -392,7 +395,7 @@ func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", W, H, W, H)
 	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(w, `<text x="%d" y="24" font-size="16" font-weight="bold">%s — SLA violations against cost</text>`+"\n", left, chart.Esc(t.name))
-	fmt.Fprintf(w, `<text x="%d" y="44" fill="#444">one point per run; the green line: adaptive with headroom; lower left is better</text>`+"\n", left)
+	fmt.Fprintf(w, `<text x="%d" y="44" fill="#444">one point per run; the green line: adaptive with headroom; brown: adaptive with node settings; lower left is better</text>`+"\n", left)
 	fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>`+"\n", left, top, plotW, plotH)
 	for _, tk := range yt {
 		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left, y(tk.Value), left+plotW, y(tk.Value), left-5, y(tk.Value)+4, tk.Label)
@@ -414,6 +417,11 @@ func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 		c, ok := colours[name]
 		if !ok {
 			c = colours["adaptive"]
+			for _, ns := range nodeSettings {
+				if name == "adaptive "+ns.label {
+					c = nodeColour
+				}
+			}
 		}
 		rad := 5.0
 		if strings.HasPrefix(name, "adaptive ") {
