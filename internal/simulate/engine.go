@@ -63,7 +63,8 @@ type Series struct {
 	// Desired is the total replica count the algorithm last decided.
 	Desired []int32
 	// Ready[c][i] and Scheduled[c][i] are the ready and the scheduled
-	// (starting or ready) pods in cluster c (Result.Clusters order).
+	// (starting or ready) pods in cluster c (Result.Clusters order); in a
+	// cluster with node groups a pod is scheduled once bound to a node.
 	Ready, Scheduled [][]int32
 	// Pending are pods the primary cluster could not schedule (yet).
 	Pending []int32
