@@ -260,7 +260,11 @@ func (r *nodeRun) step(c *clusterState, t int) error {
 	}
 	r.schedule(c, t)
 	if t%r.capS == 0 {
-		return r.round(c, t)
+		if err := r.round(c, t); err != nil {
+			return err
+		}
+		// Nodes without a boot delay are Ready at once.
+		r.schedule(c, t)
 	}
 	return nil
 }

@@ -498,3 +498,53 @@ func TestMaxOf(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeTimeline: pods placed in a burst cluster whose on-demand group (2
+// CPU per node: 4 pods of 500m) starts empty. The capacity round runs every
+// 10 s: nodes are ordered at the first round at or after the placement,
+// Ready boot later, the pods are bound then and Ready start-up later (20 s);
+// once the pods are removed, the round that first sees a node empty marks
+// it, and the first round at least the scale-down delay after releases it.
+func TestNodeTimeline(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		pods                  int32
+		placeAt, removeAt     int
+		boot, delay           time.Duration
+		nodes                 int32
+		orderAt, nodesReadyAt int
+		podsReadyAt, gone     int
+	}{
+		// ceil(6/4) = 2 nodes at 10; 10+75 = 85; 85+20 = 105; 200+600 = 800.
+		{"2 nodes, the lab's boot", 6, 3, 200, 75 * time.Second, 10 * time.Minute, 2, 10, 85, 105, 800},
+		// Placed on a round: ordered the same second.
+		{"placed on a round", 6, 10, 200, 75 * time.Second, 10 * time.Minute, 2, 10, 85, 105, 800},
+		// ceil(9/4) = 3 nodes; 10+120 = 130; 150; removed at 295, empty
+		// from the round at 300, released at 900.
+		{"3 nodes, 2 min boot", 9, 3, 295, 2 * time.Minute, 10 * time.Minute, 3, 10, 130, 150, 900},
+		// No boot delay (the lab's 0): Ready at the order.
+		{"no boot delay", 4, 3, 200, 0, 10 * time.Minute, 1, 10, 10, 30, 800},
+		// A scale-down delay of 0 releases at the round that sees them empty.
+		{"no scale-down delay", 6, 3, 200, 75 * time.Second, 0, 2, 10, 85, 105, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := onDemand(0, 10)
+			g.BootDelay = tc.boot
+			c, r := testNodeCluster(g)
+			r.delay = tc.delay
+			got := runNodes(t, c, r, 1000, []nodeEvent{{at: tc.placeAt, add: tc.pods}, {at: tc.removeAt, remove: tc.pods}}, nil)
+			if s := firstAt(got.nodes, tc.nodes); s != tc.orderAt || got.nodes[s-1] != 0 {
+				t.Errorf("%d nodes ordered at %d, want at %d (from 0)", tc.nodes, s, tc.orderAt)
+			}
+			if s := firstAt(got.nodesReady, tc.nodes); s != tc.nodesReadyAt {
+				t.Errorf("%d nodes Ready at %d, want %d", tc.nodes, s, tc.nodesReadyAt)
+			}
+			if s := firstAt(got.ready, tc.pods); s != tc.podsReadyAt {
+				t.Errorf("%d pods Ready at %d, want %d", tc.pods, s, tc.podsReadyAt)
+			}
+			if s := firstAt(got.nodes[tc.removeAt:], 0) + tc.removeAt; s != tc.gone {
+				t.Errorf("nodes released at %d, want %d", s, tc.gone)
+			}
+		})
+	}
+}
