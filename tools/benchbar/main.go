@@ -137,7 +137,10 @@ func run(w io.Writer, dir, policyPath, clusterPath, beforePath, out string, peri
 			}
 		}
 	}
-	return writeTables(w, all, policyPath, clusterPath, beforePath)
+	if err := writeTables(w, all, policyPath, clusterPath, beforePath); err != nil {
+		return err
+	}
+	return writeZero(w)
 }
 
 func runTrace(base sim.Policy, model sim.ClusterModel, old *sim.ClusterModel, path string) (*traceRuns, error) {
