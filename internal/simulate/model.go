@@ -132,9 +132,10 @@ func (m ClusterModel) HourlyPrice(c ClusterSpec) float64 {
 }
 
 // DefaultPodModel: 0.5 CPU requested, 1 CPU limit, 1 GiB, loadsim's 10 m
-// CPU per request/s, 20 s start-up.
+// CPU per request/s, the lab's start-up (workload.DefaultPodStartupDelay,
+// 10 s).
 func DefaultPodModel() PodModel {
-	return PodModel{CPURequest: 0.5, CPULimit: 1, MemoryGiB: 1, CPUPerRequest: workload.DefaultCPUPerRequest, StartupDelay: 20 * time.Second}
+	return PodModel{CPURequest: 0.5, CPULimit: 1, MemoryGiB: 1, CPUPerRequest: workload.DefaultCPUPerRequest, StartupDelay: workload.DefaultPodStartupDelay}
 }
 
 // DefaultClusterModel is the model used without --cluster: the default pod,

@@ -335,12 +335,13 @@ clusters:
 	// The run starts warm with 2 pods in the private cluster and 4 Pending
 	// past the threshold: placed in eks at second 0, where the capacity
 	// round at second 0 orders 1 node (4 pods fit), Ready at the lab's 75 s;
-	// the pods are bound at 75 and Ready at 75 + 20 = 95.
+	// the pods are bound at 75 and Ready after the lab's start-up (the
+	// default pod's, 10 s) at 85.
 	if s.Nodes[1][0] != 1 || s.NodesReady[1][74] != 0 || s.NodesReady[1][75] != 1 {
 		t.Errorf("nodes at 0: %d; Ready at 74, 75: %d, %d; want 1; 0, 1", s.Nodes[1][0], s.NodesReady[1][74], s.NodesReady[1][75])
 	}
-	if s.Ready[1][94] != 0 || s.Ready[1][95] != 4 {
-		t.Errorf("eks Ready pods at 94, 95: %d, %d; want 0, 4", s.Ready[1][94], s.Ready[1][95])
+	if s.Ready[1][84] != 0 || s.Ready[1][85] != 4 {
+		t.Errorf("eks Ready pods at 84, 85: %d, %d; want 0, 4", s.Ready[1][84], s.Ready[1][85])
 	}
 	if s.Scheduled[1][74] != 0 || s.Scheduled[1][75] != 4 {
 		t.Errorf("eks scheduled pods at 74, 75: %d, %d; want 0 (Pending for a node), 4", s.Scheduled[1][74], s.Scheduled[1][75])
@@ -425,7 +426,7 @@ func BenchmarkSimulatedBurst(b *testing.B) {
 // the same run) and is survived by replacements on an on-demand node bought
 // on the notice (the interrupted group comes last), without the Ready burst
 // replicas ever falling below 4: the replacements (10 s round + 75 s boot +
-// 20 s start-up = at most 105 s) are Ready before the 120 s notice runs out.
+// 10 s start-up = at most 95 s) are Ready before the 120 s notice runs out.
 func TestRunSpotInterruptions(t *testing.T) {
 	model := func(seed int) ClusterModel {
 		m, err := ParseClusterModel([]byte(`apiVersion: simulate.hca.dev/v1alpha1
@@ -469,8 +470,8 @@ clusters:
 	if r.Metrics.Interruptions == 0 {
 		t.Fatal("no spot notice in an hour at 6 per node-hour")
 	}
-	// 4 burst replicas, Ready from 95 s (as in TestRunWithNodeGroups).
-	for s := 95; s < len(r.Series.Load); s++ {
+	// 4 burst replicas, Ready from 85 s (as in TestRunWithNodeGroups).
+	for s := 85; s < len(r.Series.Load); s++ {
 		if got := r.Series.Ready[1][s]; got < 4 {
 			t.Fatalf("second %d: %d burst replicas Ready, want 4 throughout (%d notices)", s, got, r.Metrics.Interruptions)
 		}
