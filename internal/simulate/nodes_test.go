@@ -549,3 +549,28 @@ func TestNodeTimeline(t *testing.T) {
 		})
 	}
 }
+
+// The policy's spec.capacity reaches the node model: allowSpot, and the
+// scale-down delay with the CRD's default of 10 minutes.
+func TestPolicyCapacity(t *testing.T) {
+	const head = "apiVersion: hca.dev/v1alpha1\nkind: BurstPolicy\nmetadata: {name: p}\nspec:\n  primaryCluster: private\n  burstTargets: [{cluster: eks}]\n  maxReplicas: 10\n"
+	for _, tc := range []struct {
+		name, spec string
+		spot       bool
+		delay      time.Duration
+	}{
+		{"no capacity block", "", false, 10 * time.Minute},
+		{"spot, delay 2m", "  capacity: {allowSpot: true, scaleDownDelay: 2m}\n", true, 2 * time.Minute},
+		{"spot only", "  capacity: {allowSpot: true}\n", true, 10 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ParsePolicy([]byte(head + tc.spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.AllowSpot != tc.spot || p.ScaleDownDelay != tc.delay {
+				t.Errorf("allowSpot %v, scaleDownDelay %v; want %v, %v", p.AllowSpot, p.ScaleDownDelay, tc.spot, tc.delay)
+			}
+		})
+	}
+}
