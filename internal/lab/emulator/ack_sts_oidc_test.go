@@ -18,9 +18,9 @@ const aliOIDCAudience = "alicloud.workload.identity"
 
 // aliSTSResponse is the part of AssumeRoleWithOIDC's answer the tests read.
 type aliSTSResponse struct {
-	Code, Message string
-	Credentials   struct{ AccessKeyId, AccessKeySecret, SecurityToken, Expiration string }
-	OIDCTokenInfo struct{ Subject, Issuer, ClientIds string }
+	Code, Message   string
+	Credentials     struct{ AccessKeyId, AccessKeySecret, SecurityToken, Expiration string }
+	OIDCTokenInfo   struct{ Subject, Issuer, ClientIds string }
 	AssumedRoleUser struct{ Arn string }
 }
 
@@ -49,7 +49,7 @@ func assumeRoleWithOIDC(t *testing.T, base string, form url.Values) (int, aliSTS
 func TestAssumeRoleWithOIDC(t *testing.T) {
 	clock := &awsTestClock{}
 	iss := oidcServe(t, clock.now)
-	forger := oidcServe(t, clock.now) // another key at another URL
+	forger := oidcServe(t, clock.now)             // another key at another URL
 	forged, err := oidc.New(iss.URL(), clock.now) // the trusted URL, another key
 	if err != nil {
 		t.Fatal(err)
