@@ -53,7 +53,18 @@ func startAliOIDCLab(t *testing.T) *aliOIDCLab {
 	mux.Handle("/oidc/", http.StripPrefix("/oidc", iss.Handler()))
 	issuerSrv.Config.Handler = mux
 
-	prov := emulator.RAMOIDCProvider{Name: "hcp-terraform", IssuerURL: iss.URL(), ClientIDs: []string{aliOIDCLabAudience}}
+	l := startAliSTS(t, iss.URL(), aliOIDCLabAudience)
+	l.issuer = iss
+	return l
+}
+
+// startAliSTS starts an ACK emulator over the lab's clusters whose account
+// trusts issuerURL for audience, its CS API on HTTP and its STS on HTTPS,
+// and makes the provider processes Terraform starts trust the STS server's
+// certificate (SSL_CERT_FILE: the system's roots plus that certificate).
+func startAliSTS(t *testing.T, issuerURL, audience string) *aliOIDCLab {
+	t.Helper()
+	prov := emulator.RAMOIDCProvider{Name: "hcp-terraform", IssuerURL: issuerURL, ClientIDs: []string{audience}}
 	ack := emulator.NewACK(labtest.Clusters(t), emulator.ACKOptions{OIDCProviders: []emulator.RAMOIDCProvider{prov}, NodeBootDelay: -1})
 	t.Cleanup(ack.Close)
 	ackSrv := httptest.NewServer(ack)
@@ -68,7 +79,7 @@ func startAliOIDCLab(t *testing.T) *aliOIDCLab {
 		t.Fatal(err)
 	}
 	t.Setenv("SSL_CERT_FILE", bundle)
-	return &aliOIDCLab{issuer: iss, provider: prov, roleARN: "acs:ram::" + emulator.AlicloudAccountID + ":role/hca-terraform",
+	return &aliOIDCLab{provider: prov, roleARN: "acs:ram::" + emulator.AlicloudAccountID + ":role/hca-terraform",
 		ackEndpoint: ackSrv.URL, stsEndpoint: stsSrv.URL}
 }
 
