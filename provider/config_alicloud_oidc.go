@@ -90,7 +90,7 @@ func aliOIDCSchema() schema.SingleNestedBlock {
 					"the workspace sets `TFC_WORKLOAD_IDENTITY_AUDIENCE`), then the file named by `ALIBABA_CLOUD_OIDC_TOKEN_FILE`.",
 			},
 			"oidc_token_file": schema.StringAttribute{
-				Optional:    true,
+				Optional: true,
 				Description: "Path of a file holding the OpenID Connect token (`~/` is expanded). Conflicts with `oidc_token`. " +
 					"Falls back to the `ALIBABA_CLOUD_OIDC_TOKEN_FILE` environment variable when `oidc_token`, this attribute and " +
 					"`TFC_WORKLOAD_IDENTITY_TOKEN` are all unset.",
