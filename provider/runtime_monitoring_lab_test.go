@@ -122,7 +122,8 @@ func checkNoServiceMonitor(c client.Client, ns string) resource.TestCheckFunc {
 
 // TestAccRuntimeResource_monitoringAnnotations: in a cluster without the
 // Prometheus Operator, the runtime is scraped through annotations; asking
-// for a ServiceMonitor fails before anything is installed.
+// for a ServiceMonitor fails before anything is installed; once the
+// Operator's CRD is installed, an unset service_monitor switches.
 func TestAccRuntimeResource_monitoringAnnotations(t *testing.T) {
 	lab := requireLabCluster(t)
 	prepareAccEnv(t)
@@ -153,6 +154,15 @@ func TestAccRuntimeResource_monitoringAnnotations(t *testing.T) {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("hca_runtime.this", "metrics_scrape", "annotations"),
 				checkScrape(c, ns, false, nil),
+			),
+		}, {
+			// The Operator installed later: with service_monitor unset, the
+			// next plan switches to a ServiceMonitor.
+			PreConfig: func() { installServiceMonitorCRD(t, c) },
+			Config:    runtimeHCL(lab, ns, `image = "hca-runtime:v1"`),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("hca_runtime.this", "metrics_scrape", "service_monitor"),
+				checkScrape(c, ns, true, nil),
 			),
 		}},
 	})
