@@ -53,8 +53,9 @@ func runtimeMonitoringSchema() schema.SingleNestedAttribute {
 		Attributes: map[string]schema.Attribute{
 			"service_monitor": schema.BoolAttribute{
 				Optional: true,
-				Description: "true: create the ServiceMonitor, and fail before installing anything when the cluster has no " +
-					"ServiceMonitor CRD (`" + serviceMonitorCRD + "`, installed with the Prometheus Operator). false: " +
+				Description: "true: create the ServiceMonitor; the plan fails (\"Missing ServiceMonitor CRD\"), or the apply " +
+					"before it installs anything, when the cluster has no ServiceMonitor CRD (`" + serviceMonitorCRD + "`, " +
+					"installed with the Prometheus Operator). false: " +
 					"annotations only, never a ServiceMonitor. null (the default): a ServiceMonitor when that CRD exists " +
 					"at plan time, annotations otherwise; a plan after the Operator is installed (or removed) switches.",
 			},

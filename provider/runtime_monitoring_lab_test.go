@@ -133,10 +133,10 @@ func TestAccRuntimeResource_monitoringAnnotations(t *testing.T) {
 	accTest(t, resource.TestCase{
 		CheckDestroy: checkRuntimeGone(c, ns),
 		Steps: []resource.TestStep{{
-			// No namespace, RBAC or Deployment is left by the refusal.
+			// Refused at plan time: no namespace, RBAC or Deployment is made.
 			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
   monitoring = { service_monitor = true }`),
-			ExpectError: errorRe("Error installing runtime", "monitoring.service_monitor is true", "has no ServiceMonitor CRD (servicemonitors.monitoring.coreos.com)"),
+			ExpectError: errorRe("Missing ServiceMonitor CRD", "monitoring.service_monitor is true", "has no ServiceMonitor CRD (servicemonitors.monitoring.coreos.com)"),
 		}, {
 			PreConfig: func() {
 				if err := checkRuntimeGone(c, ns)(nil); err != nil {

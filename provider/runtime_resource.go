@@ -575,20 +575,30 @@ func (r *runtimeResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	want := monitoringWant(m)
 	mode := types.StringUnknown()
+	// Whether the cluster serves ServiceMonitors, when it can be asked now.
+	present, known := false, false
+	if cfg, err := r.clients.ControlCluster(); err == nil && !want.IsUnknown() && (want.IsNull() || want.ValueBool()) {
+		if c, err := client.New(cfg, client.Options{Scheme: controlScheme}); err == nil {
+			if p, err := serviceMonitorCRDPresent(ctx, c); err == nil {
+				present, known = p, true
+			}
+		}
+	}
 	switch {
 	case want.IsUnknown():
 	case !want.IsNull():
-		v, _ := decideScrape(want, true) // a missing CRD is reported by the apply, before it installs anything
-		mode = types.StringValue(v)
-	default:
-		if cfg, err := r.clients.ControlCluster(); err == nil {
-			if c, err := client.New(cfg, client.Options{Scheme: controlScheme}); err == nil {
-				if present, err := serviceMonitorCRDPresent(ctx, c); err == nil {
-					v, _ := decideScrape(want, present)
-					mode = types.StringValue(v)
-				}
-			}
+		v, ok := decideScrape(want, present || !known) // not known now: the apply checks again
+		if !ok {
+			resp.Diagnostics.AddAttributeError(path.Root("monitoring").AtName("service_monitor"), "Missing ServiceMonitor CRD",
+				fmt.Sprintf("monitoring.service_monitor is true, but the control cluster has no ServiceMonitor CRD (%s). Install the "+
+					"Prometheus Operator (or its CRDs) first, or leave monitoring.service_monitor unset (or false) to have Prometheus "+
+					"find the runtime through prometheus.io annotations.", serviceMonitorCRD))
+			return
 		}
+		mode = types.StringValue(v)
+	case known:
+		v, _ := decideScrape(want, present)
+		mode = types.StringValue(v)
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("metrics_scrape"), mode)...)
 	planUnchangedAsState(req, resp)
