@@ -105,7 +105,7 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	// ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET environment variables, which
 	// hca_runtime fills from a Secret), read on first use.
 	if o.ackEndpoint != "" || os.Getenv("ALIBABA_CLOUD_ACCESS_KEY_ID") != "" {
-		clouds.ACK = &member.ACKAPI{Endpoint: o.ackEndpoint}
+		clouds.ACK = &member.ACKAPI{Endpoint: o.ackEndpoint, Recorder: tm}
 	}
 	if clouds.AWS != nil || clouds.ACK != nil {
 		deps.Cloud = clouds
