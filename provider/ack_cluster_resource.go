@@ -390,11 +390,18 @@ type ackAPI struct {
 func (r *ackClusterResource) api(region string, diags *diag.Diagnostics, summary string) *ackAPI {
 	a := r.clients.Alicloud
 	if a.AccessKey == "" || a.SecretKey == "" {
-		diags.AddError(summary, "The provider has no Alibaba Cloud AccessKey: set alicloud.access_key and alicloud.secret_key "+
-			"in the provider \"hca\" block, or the ALICLOUD_ACCESS_KEY and ALICLOUD_SECRET_KEY environment variables.")
+		diags.AddError(summary, "The provider has no Alibaba Cloud credentials: set alicloud.access_key and alicloud.secret_key "+
+			"in the provider \"hca\" block, or the ALICLOUD_ACCESS_KEY and ALICLOUD_SECRET_KEY environment variables, or "+
+			"an alicloud.assume_role_with_oidc block (temporary credentials from an OIDC token).")
 		return nil
 	}
-	client, err := cs.NewClientWithAccessKey(region, a.AccessKey, a.SecretKey)
+	var client *cs.Client
+	var err error
+	if a.SecurityToken != "" {
+		client, err = cs.NewClientWithStsToken(region, a.AccessKey, a.SecretKey, a.SecurityToken)
+	} else {
+		client, err = cs.NewClientWithAccessKey(region, a.AccessKey, a.SecretKey)
+	}
 	if err != nil {
 		diags.AddError(summary, "Could not create the Alibaba Cloud CS client: "+err.Error())
 		return nil

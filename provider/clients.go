@@ -47,6 +47,8 @@ type Endpoints struct {
 	EKS string
 	STS string
 	ACK string
+	// AlicloudSTS is Alibaba Cloud STS's https:// URL, for AssumeRoleWithOIDC.
+	AlicloudSTS string
 }
 
 // AlicloudConfig is the resolved alicloud block. AccessKey and SecretKey are
@@ -55,6 +57,9 @@ type AlicloudConfig struct {
 	Region    string
 	AccessKey string
 	SecretKey string
+	// SecurityToken is set with temporary credentials (AccessKey "STS.*")
+	// from alicloud.assume_role_with_oidc.
+	SecurityToken string
 }
 
 // ErrControlClusterNotConfigured is returned by ControlCluster when the
@@ -133,7 +138,7 @@ func clientsFromProviderData(data any) (*Clients, diag.Diagnostics) {
 // reported like resolution problems; other errors are returned.
 func newClients(ctx context.Context, s settings, awsBlock bool, version string) (*Clients, []problem, error) {
 	c := &Clients{
-		Endpoints: Endpoints{EKS: s.Endpoints.EKS.Value, STS: s.Endpoints.STS.Value, ACK: s.Endpoints.ACK.Value},
+		Endpoints: Endpoints{EKS: s.Endpoints.EKS.Value, STS: s.Endpoints.STS.Value, ACK: s.Endpoints.ACK.Value, AlicloudSTS: s.Endpoints.AlicloudSTS.Value},
 		Alicloud: AlicloudConfig{
 			Region:    s.Alicloud.Region.Value,
 			AccessKey: s.Alicloud.AccessKey.Value,
@@ -150,6 +155,19 @@ func newClients(ctx context.Context, s settings, awsBlock bool, version string) 
 	}
 	c.Kube = kube
 
+	if o := s.Alicloud.OIDC; o != nil {
+		// The pair comes from the token exchange (Configure), never from
+		// the ALICLOUD_* variables the block overrides.
+		c.Alicloud.AccessKey, c.Alicloud.SecretKey = "", ""
+		if o.TokenFile.Known() {
+			if f, err := os.Open(expandHome(o.TokenFile.Value)); err != nil {
+				return nil, []problem{{Path: pathAliOIDCTokenFile, Summary: "Invalid oidc_token_file",
+					Detail: fmt.Sprintf("%s %q cannot be read: %v. Set it to the path of a readable file that holds the OpenID Connect token.", o.TokenFile.name(), o.TokenFile.Value, unwrapPathError(err))}}, nil
+			} else {
+				_ = f.Close()
+			}
+		}
+	}
 	if wi := s.AWS.WebIdentity; wi != nil && wi.TokenFile.Known() {
 		if f, err := os.Open(expandHome(wi.TokenFile.Value)); err != nil {
 			return nil, []problem{{Path: pathWITokenFile, Summary: "Invalid web_identity_token_file",

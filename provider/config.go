@@ -89,12 +89,14 @@ type rawAlicloud struct {
 	Region    value
 	AccessKey value
 	SecretKey value
+	OIDC      *rawAliOIDC
 }
 
 type rawEndpoints struct {
-	EKS value
-	STS value
-	ACK value
+	EKS         value
+	STS         value
+	ACK         value
+	AlicloudSTS value
 }
 
 // setting is a resolved configuration value and where it came from.
@@ -169,10 +171,12 @@ type assumeRoleSettings struct {
 
 type alicloudSettings struct {
 	Region, AccessKey, SecretKey setting
+	// OIDC is the resolved assume_role_with_oidc block (nil: none).
+	OIDC *aliOIDCSettings
 }
 
 type endpointSettings struct {
-	EKS, STS, ACK setting
+	EKS, STS, ACK, AlicloudSTS setting
 }
 
 // settings is the whole resolved provider configuration.
@@ -217,6 +221,7 @@ var (
 	pathEndpointEKS       = path.Root("endpoints").AtName("eks")
 	pathEndpointSTS       = path.Root("endpoints").AtName("sts")
 	pathEndpointACK       = path.Root("endpoints").AtName("ack")
+	pathEndpointAliSTS    = path.Root("endpoints").AtName("alicloud_sts")
 )
 
 var (
@@ -268,17 +273,23 @@ func resolve(cfg rawConfig, getenv func(string) string) (settings, []problem) {
 		AccessKey: r.fallback(pathAlicloudAccessKey, ali.AccessKey, EnvAlicloudAccessKey),
 		SecretKey: r.fallback(pathAlicloudSecretKey, ali.SecretKey, EnvAlicloudSecretKey),
 	}
-	r.alicloud(s.Alicloud)
+	if ali.OIDC != nil {
+		s.Alicloud.OIDC = r.aliOIDC(ali.OIDC, s.Alicloud)
+	} else {
+		r.alicloud(s.Alicloud)
+	}
 
 	var ep rawEndpoints
 	if cfg.Endpoints != nil {
 		ep = *cfg.Endpoints
 	}
 	s.Endpoints = endpointSettings{
-		EKS: r.configOnly(pathEndpointEKS, ep.EKS),
-		STS: r.configOnly(pathEndpointSTS, ep.STS),
-		ACK: r.configOnly(pathEndpointACK, ep.ACK),
+		EKS:         r.configOnly(pathEndpointEKS, ep.EKS),
+		STS:         r.configOnly(pathEndpointSTS, ep.STS),
+		ACK:         r.configOnly(pathEndpointACK, ep.ACK),
+		AlicloudSTS: r.configOnly(pathEndpointAliSTS, ep.AlicloudSTS),
 	}
+	r.aliSTSEndpoint(s.Endpoints.AlicloudSTS)
 	r.endpoint(s.Endpoints.EKS, "https://eks.us-east-1.amazonaws.com")
 	r.endpoint(s.Endpoints.STS, "https://sts.us-east-1.amazonaws.com")
 	r.endpoint(s.Endpoints.ACK, "https://cs.cn-hangzhou.aliyuncs.com")

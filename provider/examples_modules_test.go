@@ -252,8 +252,9 @@ func labExampleEnv(lab labCluster, kubeconfig string) []string {
 	}
 }
 
-// TestAccExampleModules runs the real Terraform CLI on examples/modules/hybrid-burst,
-// examples/environments/{staging,production} and examples/terraform-cloud: they
+// TestAccExampleModules runs the real Terraform CLI on examples/modules/hybrid-burst
+// and examples/environments/{staging,production} (examples/terraform-cloud:
+// TestAccExampleTerraformCloud): they
 // validate, the environments plan against the lab (the provider pointed at the lab's
 // private cluster and the EKS/ACK emulators) into the resources and values each
 // environment declares, the module's input checks fail with their messages, a missing
@@ -279,7 +280,7 @@ func TestAccExampleModules(t *testing.T) {
 	}
 
 	t.Run("validate", func(t *testing.T) {
-		for _, dir := range []string{"modules/hybrid-burst", "environments/staging", "environments/production", "terraform-cloud"} {
+		for _, dir := range []string{"modules/hybrid-burst", "environments/staging", "environments/production"} {
 			t.Run(dir, func(t *testing.T) {
 				out := cli.mustRun(t, dir, nil, "validate", "-no-color")
 				if !strings.Contains(out, "Success! The configuration is valid") {
@@ -403,48 +404,7 @@ func TestAccExampleModules(t *testing.T) {
 		}
 	})
 
-	// terraform-cloud cannot plan offline (the cloud block needs the
-	// workspace); validate checks the provider block with the credentials of
-	// the environment, so a half-set credential fails there.
-	t.Run("terraform-cloud credentials", func(t *testing.T) {
-		cases := []struct {
-			name string
-			env  []string
-			want *regexp.Regexp
-		}{
-			{
-				name: "ALICLOUD_ACCESS_KEY without ALICLOUD_SECRET_KEY",
-				env:  []string{EnvAlicloudAccessKey + "=" + emulator.AlicloudAccessKey},
-				want: errorRe("Missing alicloud.secret_key", "alicloud.access_key (from ALICLOUD_ACCESS_KEY) is set but alicloud.secret_key is not. Set alicloud.secret_key (or the ALICLOUD_SECRET_KEY environment variable)"),
-			},
-			{
-				name: "KUBE_HOST without KUBE_TOKEN",
-				env:  []string{EnvKubeHost + "=https://10.0.0.1:6443"},
-				want: errorRe("Missing credentials", "host (from KUBE_HOST) is set but no credential is. Set token (or KUBE_TOKEN), or client_certificate and client_key (or KUBE_CLIENT_CERT_DATA and KUBE_CLIENT_KEY_DATA)."),
-			},
-			{
-				name: "KUBE_CONFIG_PATH and KUBE_HOST",
-				env:  []string{EnvKubeConfigPath + "=" + lab.kubeconfig, EnvKubeHost + "=https://10.0.0.1:6443", EnvKubeToken + "=abc"},
-				want: errorRe("Conflicting connection settings", "The environment variables KUBE_CONFIG_PATH and KUBE_HOST are both set"),
-			},
-		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				out, err := cli.run("terraform-cloud", tc.env, "validate", "-no-color")
-				if err == nil {
-					t.Fatalf("validate succeeded:\n%s", out)
-				}
-				if !tc.want.MatchString(out) {
-					t.Errorf("validate output does not match %s:\n%s", tc.want, out)
-				}
-			})
-		}
-		// With every credential of the README set, validate passes.
-		full := []string{EnvKubeHost + "=https://10.0.0.1:6443", EnvKubeCACert + "=" + newTestPKI(t).CA, EnvKubeToken + "=abc",
-			EnvAlicloudAccessKey + "=" + emulator.AlicloudAccessKey, EnvAlicloudSecretKey + "=" + emulator.AlicloudAccessSecret,
-			"AWS_ACCESS_KEY_ID=" + emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + emulator.AWSSecretAccessKey}
-		cli.mustRun(t, "terraform-cloud", full, "validate", "-no-color")
-	})
+	// examples/terraform-cloud: TestAccExampleTerraformCloud.
 
 	t.Run("module input checks", func(t *testing.T) {
 		testModuleInputs(t, cli, lab, string(kubeconfig))

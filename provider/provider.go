@@ -77,15 +77,26 @@ type assumeRoleModel struct {
 }
 
 type alicloudModel struct {
-	Region    types.String `tfsdk:"region"`
-	AccessKey types.String `tfsdk:"access_key"`
-	SecretKey types.String `tfsdk:"secret_key"`
+	Region     types.String  `tfsdk:"region"`
+	AccessKey  types.String  `tfsdk:"access_key"`
+	SecretKey  types.String  `tfsdk:"secret_key"`
+	OIDCAssume *aliOIDCModel `tfsdk:"assume_role_with_oidc"`
+}
+
+type aliOIDCModel struct {
+	RoleARN         types.String `tfsdk:"role_arn"`
+	OIDCProviderARN types.String `tfsdk:"oidc_provider_arn"`
+	OIDCToken       types.String `tfsdk:"oidc_token"`
+	OIDCTokenFile   types.String `tfsdk:"oidc_token_file"`
+	SessionName     types.String `tfsdk:"session_name"`
+	Duration        types.String `tfsdk:"duration"`
 }
 
 type endpointsModel struct {
-	EKS types.String `tfsdk:"eks"`
-	STS types.String `tfsdk:"sts"`
-	ACK types.String `tfsdk:"ack"`
+	EKS         types.String `tfsdk:"eks"`
+	STS         types.String `tfsdk:"sts"`
+	ACK         types.String `tfsdk:"ack"`
+	AlicloudSTS types.String `tfsdk:"alicloud_sts"`
 }
 
 func (p *hcaProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -259,6 +270,9 @@ func (p *hcaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 							"`ALICLOUD_SECRET_KEY` environment variable when null.",
 					},
 				},
+				Blocks: map[string]schema.Block{
+					"assume_role_with_oidc": aliOIDCSchema(),
+				},
 			},
 			"endpoints": schema.SingleNestedBlock{
 				Description: "Custom service endpoints, to point the cloud SDKs at other URLs (emulators, VPC " +
@@ -277,6 +291,12 @@ func (p *hcaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"ack": schema.StringAttribute{
 						Optional:    true,
 						Description: "Alibaba Cloud Container Service (ACK) API endpoint URL. No environment fallback.",
+					},
+					"alicloud_sts": schema.StringAttribute{
+						Optional: true,
+						Description: "Alibaba Cloud STS endpoint URL for `alicloud.assume_role_with_oidc`, an `https://` URL " +
+							"(the Alibaba Cloud SDK calls STS over HTTPS only), such as `https://sts-vpc.cn-hangzhou.aliyuncs.com`. " +
+							"Unset: `sts.<alicloud.region>.aliyuncs.com`, or `sts.aliyuncs.com` without a region. No environment fallback.",
 					},
 				},
 			},
@@ -338,6 +358,15 @@ func (p *hcaProvider) Configure(ctx context.Context, req provider.ConfigureReque
 			resp.Diagnostics.AddAttributeError(pathWIRoleARN, "Error assuming role with web identity", webIdentityErrorDetail(s.AWS.WebIdentity, err))
 			return
 		}
+	}
+	if o := s.Alicloud.OIDC; o != nil {
+		// As for AWS: a refused token is reported once, against the block.
+		creds, err := assumeAlicloudRoleWithOIDC(o, s.Alicloud.Region.Value, clients.Endpoints.AlicloudSTS)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(pathAliOIDCRoleARN, "Error assuming Alibaba Cloud role with OIDC", aliOIDCErrorDetail(o, err))
+			return
+		}
+		clients.Alicloud.AccessKey, clients.Alicloud.SecretKey, clients.Alicloud.SecurityToken = creds.AccessKeyId, creds.AccessKeySecret, creds.SecurityToken
 	}
 	tflog.Debug(ctx, "configured hca provider", map[string]any{
 		"control_cluster": clients.Kube != nil,
@@ -408,9 +437,13 @@ func (m providerModel) raw() rawConfig {
 	}
 	if a := m.Alicloud; a != nil {
 		c.Alicloud = &rawAlicloud{Region: toValue(a.Region), AccessKey: toValue(a.AccessKey), SecretKey: toValue(a.SecretKey)}
+		if o := a.OIDCAssume; o != nil {
+			c.Alicloud.OIDC = &rawAliOIDC{RoleARN: toValue(o.RoleARN), ProviderARN: toValue(o.OIDCProviderARN), Token: toValue(o.OIDCToken),
+				TokenFile: toValue(o.OIDCTokenFile), SessionName: toValue(o.SessionName), Duration: toValue(o.Duration)}
+		}
 	}
 	if e := m.Endpoints; e != nil {
-		c.Endpoints = &rawEndpoints{EKS: toValue(e.EKS), STS: toValue(e.STS), ACK: toValue(e.ACK)}
+		c.Endpoints = &rawEndpoints{EKS: toValue(e.EKS), STS: toValue(e.STS), ACK: toValue(e.ACK), AlicloudSTS: toValue(e.AlicloudSTS)}
 	}
 	return c
 }
@@ -431,7 +464,10 @@ func unknownSettings(s settings) []setting {
 		s.Kube.ConfigPath, s.Kube.Context, s.Kube.Host, s.Kube.CACert, s.Kube.Token, s.Kube.ClientCertificate, s.Kube.ClientKey,
 		s.AWS.Region, s.AWS.Profile,
 		s.Alicloud.Region, s.Alicloud.AccessKey, s.Alicloud.SecretKey,
-		s.Endpoints.EKS, s.Endpoints.STS, s.Endpoints.ACK,
+		s.Endpoints.EKS, s.Endpoints.STS, s.Endpoints.ACK, s.Endpoints.AlicloudSTS,
+	}
+	if o := s.Alicloud.OIDC; o != nil {
+		all = append(all, o.RoleARN, o.ProviderARN, o.Token, o.TokenFile, o.SessionName, o.Duration)
 	}
 	if ar := s.AWS.AssumeRole; ar != nil {
 		all = append(all, ar.RoleARN, ar.SessionName, ar.ExternalID)

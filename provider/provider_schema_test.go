@@ -55,11 +55,16 @@ func TestProviderSchema(t *testing.T) {
 		"aws.assume_role_with_web_identity.session_name":            EnvAWSRoleSessionName,
 		"aws.assume_role_with_web_identity.web_identity_token":      EnvTFCWorkloadIdentityToken,
 		"aws.assume_role_with_web_identity.web_identity_token_file": EnvAWSWebIdentityTokenFile,
+		"alicloud.assume_role_with_oidc.role_arn":                   EnvAlicloudRoleARN,
+		"alicloud.assume_role_with_oidc.oidc_provider_arn":          EnvAlicloudOIDCProviderARN,
+		"alicloud.assume_role_with_oidc.oidc_token":                 EnvTFCWorkloadIdentityToken,
+		"alicloud.assume_role_with_oidc.oidc_token_file":            EnvAlicloudOIDCTokenFile,
+		"alicloud.assume_role_with_oidc.session_name":               EnvAlicloudRoleSessionName,
 	}
 	sensitive := map[string]bool{"token": true, "client_key": true, "alicloud.access_key": true, "alicloud.secret_key": true,
-		"aws.assume_role_with_web_identity.web_identity_token": true}
-	if len(attrs) != 23 {
-		t.Errorf("schema has %d attributes, want 23", len(attrs))
+		"aws.assume_role_with_web_identity.web_identity_token": true, "alicloud.assume_role_with_oidc.oidc_token": true}
+	if len(attrs) != 30 {
+		t.Errorf("schema has %d attributes, want 30", len(attrs))
 	}
 	for name, a := range attrs {
 		desc := a.GetDescription()

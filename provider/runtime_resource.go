@@ -65,25 +65,27 @@ type runtimeResource struct {
 }
 
 type runtimeModel struct {
-	ID               types.String      `tfsdk:"id"`
-	Namespace        types.String      `tfsdk:"namespace"`
-	Image            types.String      `tfsdk:"image"`
-	Replicas         types.Int64       `tfsdk:"replicas"`
-	PrometheusURL    types.String      `tfsdk:"prometheus_url"`
-	ConsulAddress    types.String      `tfsdk:"consul_address"`
-	LogLevel         types.String      `tfsdk:"log_level"`
-	Resources        *runtimeResources `tfsdk:"resources"`
-	AWS              *runtimeAWS       `tfsdk:"aws"`
-	Alicloud         *runtimeAlicloud  `tfsdk:"alicloud"`
-	ProbeInterval    durationString    `tfsdk:"cluster_probe_interval"`
-	ControlInterval  durationString    `tfsdk:"control_interval"`
-	SAAnnotations    types.Map         `tfsdk:"service_account_annotations"`
-	ForceDestroy     types.Bool        `tfsdk:"force_destroy"`
-	RemoveCRDs       types.Bool        `tfsdk:"remove_crds"`
-	NamespaceCreated types.Bool        `tfsdk:"namespace_created"`
-	ClusterRole      types.String      `tfsdk:"cluster_role"`
-	CRDs             types.List        `tfsdk:"crds"`
-	Timeouts         timeouts.Value    `tfsdk:"timeouts"`
+	ID               types.String       `tfsdk:"id"`
+	Namespace        types.String       `tfsdk:"namespace"`
+	Image            types.String       `tfsdk:"image"`
+	Replicas         types.Int64        `tfsdk:"replicas"`
+	PrometheusURL    types.String       `tfsdk:"prometheus_url"`
+	ConsulAddress    types.String       `tfsdk:"consul_address"`
+	LogLevel         types.String       `tfsdk:"log_level"`
+	Resources        *runtimeResources  `tfsdk:"resources"`
+	AWS              *runtimeAWS        `tfsdk:"aws"`
+	Alicloud         *runtimeAlicloud   `tfsdk:"alicloud"`
+	ProbeInterval    durationString     `tfsdk:"cluster_probe_interval"`
+	ControlInterval  durationString     `tfsdk:"control_interval"`
+	SAAnnotations    types.Map          `tfsdk:"service_account_annotations"`
+	ForceDestroy     types.Bool         `tfsdk:"force_destroy"`
+	RemoveCRDs       types.Bool         `tfsdk:"remove_crds"`
+	NamespaceCreated types.Bool         `tfsdk:"namespace_created"`
+	ClusterRole      types.String       `tfsdk:"cluster_role"`
+	CRDs             types.List         `tfsdk:"crds"`
+	Monitoring       *runtimeMonitoring `tfsdk:"monitoring"`
+	MetricsScrape    types.String       `tfsdk:"metrics_scrape"`
+	Timeouts         timeouts.Value     `tfsdk:"timeouts"`
 }
 
 type runtimeResources struct {
@@ -302,6 +304,13 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Description:   "Names of the installed CustomResourceDefinitions.",
 				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 			},
+			"monitoring": runtimeMonitoringSchema(),
+			"metrics_scrape": schema.StringAttribute{
+				Computed: true,
+				Description: "How Prometheus finds the runtime, as installed: `service_monitor` (the ServiceMonitor " +
+					"`hca-runtime` in the namespace) or `annotations` (`prometheus.io/*` on the pod template and the metrics Service). " +
+					"Known at plan time when the control cluster is reachable then.",
+			},
 			"timeouts": timeoutsAttr(ctx, map[string]string{
 				"create": "the CRDs to be Established and the Deployment to roll out (default `5m`)",
 				"update": "the Deployment to roll out (default `5m`)",
@@ -350,6 +359,13 @@ func (r *runtimeResource) Create(ctx context.Context, req resource.CreateRequest
 		plan.NamespaceCreated = types.BoolValue(installedNamespace(&existing))
 	}
 	made, err := absentObjects(ctx, c, ns)
+	if err == nil {
+		// The ServiceMonitor is made last; a rollback deletes it first.
+		var smThere bool
+		if smThere, err = serviceMonitorExists(ctx, c, ns); err == nil && !smThere {
+			made = append(made, serviceMonitorKey(ns))
+		}
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Error installing runtime", fmt.Sprintf("Could not read the runtime's objects in namespace %q: %v.", ns, err))
 		return
@@ -410,6 +426,10 @@ func (r *runtimeResource) Read(ctx context.Context, req resource.ReadRequest, re
 		state.NamespaceCreated = types.BoolValue(c.Get(ctx, client.ObjectKey{Name: ns}, &n) == nil && installedNamespace(&n))
 	}
 	state.ClusterRole = types.StringValue(runtimeClusterRoleName(ns))
+	if err := state.readScrape(ctx, c, ns); err != nil {
+		resp.Diagnostics.AddError("Error reading runtime", err.Error())
+		return
+	}
 	names, err := crdNames()
 	if err != nil {
 		resp.Diagnostics.AddError("Error reading runtime", err.Error())
@@ -494,7 +514,17 @@ func (r *runtimeResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.AddError("Error destroying runtime", err.Error())
 		return
 	}
-	// Reverse apply order; the namespace only when this resource created it.
+	// Reverse apply order (the ServiceMonitor is applied last); the namespace
+	// only when this resource created it.
+	if there, err := serviceMonitorExists(ctx, c, ns); err != nil || there {
+		if err == nil {
+			err = deleteAndWait(ctx, c, serviceMonitorKey(ns), timeout)
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Error destroying runtime", fmt.Sprintf("Could not delete the ServiceMonitor %s/%s: %v.", ns, config.Name, err))
+			return
+		}
+	}
 	for i := len(objs) - 1; i >= 0; i-- {
 		o := objs[i]
 		if _, isNS := o.(*corev1.Namespace); isNS && !state.NamespaceCreated.ValueBool() {
@@ -531,8 +561,47 @@ func (r *runtimeResource) ImportState(ctx context.Context, req resource.ImportSt
 }
 
 // ModifyPlan plans no change when only values left unknown differ from the
-// state (planUnchangedAsState).
-func (r *runtimeResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+// state (planUnchangedAsState), and plans metrics_scrape: with
+// monitoring.service_monitor unset, from the ServiceMonitor CRD's presence
+// now (unknown when the control cluster cannot be asked yet), so that
+// installing the Prometheus Operator later plans the switch.
+func (r *runtimeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var m *runtimeMonitoring
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("monitoring"), &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	want := monitoringWant(m)
+	mode := types.StringUnknown()
+	// Whether the cluster serves ServiceMonitors, when it can be asked now.
+	present, known := false, false
+	if cfg, err := r.clients.ControlCluster(); err == nil && !want.IsUnknown() && (want.IsNull() || want.ValueBool()) {
+		if c, err := client.New(cfg, client.Options{Scheme: controlScheme}); err == nil {
+			if p, err := serviceMonitorCRDPresent(ctx, c); err == nil {
+				present, known = p, true
+			}
+		}
+	}
+	switch {
+	case want.IsUnknown():
+	case !want.IsNull():
+		v, ok := decideScrape(want, present || !known) // not known now: the apply checks again
+		if !ok {
+			resp.Diagnostics.AddAttributeError(path.Root("monitoring").AtName("service_monitor"), "Missing ServiceMonitor CRD",
+				fmt.Sprintf("monitoring.service_monitor is true, but the control cluster has no ServiceMonitor CRD (%s). Install the "+
+					"Prometheus Operator (or its CRDs) first, or leave monitoring.service_monitor unset (or false) to have Prometheus "+
+					"find the runtime through prometheus.io annotations.", serviceMonitorCRD))
+			return
+		}
+		mode = types.StringValue(v)
+	case known:
+		v, _ := decideScrape(want, present)
+		mode = types.StringValue(v)
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("metrics_scrape"), mode)...)
 	planUnchangedAsState(req, resp)
 }
 
@@ -575,6 +644,9 @@ func rollbackInstall(ctx context.Context, c client.Client, objs []client.Object)
 // ValidateConfig checks that each request is at most its limit, which the API
 // server checks only when the Deployment is applied.
 func (r *runtimeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var mon *runtimeMonitoring
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("monitoring"), &mon)...)
+	resp.Diagnostics.Append(validateRuntimeMonitoring(mon)...)
 	var obj types.Object
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("resources"), &obj)...)
 	if resp.Diagnostics.HasError() || obj.IsNull() || obj.IsUnknown() {
@@ -627,6 +699,12 @@ func (r *runtimeResource) install(ctx context.Context, c client.Client, plan *ru
 		diags.AddError("Control cluster not configured", ControlClusterNotConfiguredDetail)
 		return
 	}
+	// Before anything is installed: a missing ServiceMonitor CRD leaves nothing behind.
+	mode, err := r.scrapeMode(ctx, c, plan)
+	if err != nil {
+		diags.AddError("Error installing runtime", err.Error())
+		return
+	}
 	if err := crd.Install(ctx, cfg); err != nil {
 		diags.AddError("Error installing runtime CRDs", fmt.Sprintf("Could not apply the hca.dev CRDs or they did not become Established: %v.", err))
 		return
@@ -636,6 +714,7 @@ func (r *runtimeResource) install(ctx context.Context, c client.Client, plan *ru
 		diags.AddError("Invalid runtime configuration", err.Error())
 		return
 	}
+	opts.ServiceMonitor = mode == scrapeServiceMonitor
 	objs, err := runtimeObjectsFor(opts)
 	if err != nil {
 		diags.AddError("Invalid runtime configuration", err.Error())
@@ -652,6 +731,11 @@ func (r *runtimeResource) install(ctx context.Context, c client.Client, plan *ru
 		diags.AddError("Error installing runtime", fmt.Sprintf("Could not apply the runtime's objects in namespace %q: %v.", opts.Namespace, err))
 		return
 	}
+	if err := applyScrape(ctx, c, opts.Namespace, mode, plan.Monitoring); err != nil {
+		diags.AddError("Error installing runtime", err.Error())
+		return
+	}
+	plan.MetricsScrape = types.StringValue(mode)
 	if err := waitRollout(ctx, c, opts.Namespace); err != nil {
 		diags.AddError("Error installing runtime", fmt.Sprintf("The Deployment %s/%s did not roll out: %v. Check its pods (kubectl -n %s describe deployment %s).",
 			opts.Namespace, config.Name, err, opts.Namespace, config.Name))

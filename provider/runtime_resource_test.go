@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -81,6 +82,10 @@ func TestAccRuntimeResource_basic(t *testing.T) {
 	ns := fmt.Sprintf("hca-tf-rt-%06d", rand.IntN(1e6))
 	consul := strings.TrimPrefix(strings.TrimPrefix(env["CONSUL_HTTP_ADDR"], "http://"), "https://")
 	var uid types.UID
+	crds, err := crdNames()
+	if err != nil {
+		t.Fatal(err)
+	}
 	accTest(t, resource.TestCase{
 		CheckDestroy: checkRuntimeGone(c, ns),
 		Steps: []resource.TestStep{
@@ -93,7 +98,7 @@ func TestAccRuntimeResource_basic(t *testing.T) {
 					resource.TestCheckResourceAttr("hca_runtime.this", "id", ns),
 					resource.TestCheckResourceAttr("hca_runtime.this", "namespace_created", "true"),
 					resource.TestCheckResourceAttr("hca_runtime.this", "cluster_role", "hca-runtime-"+ns),
-					resource.TestCheckResourceAttr("hca_runtime.this", "crds.#", "7"),
+					resource.TestCheckResourceAttr("hca_runtime.this", "crds.#", strconv.Itoa(len(crds))),
 					checkDeployment(c, ns, func(d *appsv1.Deployment) error {
 						uid = d.UID
 						ctr := d.Spec.Template.Spec.Containers[0]

@@ -21,20 +21,47 @@ terraform {
   }
 }
 
-# No credentials here: the provider reads
-# - the control cluster from KUBE_HOST, KUBE_CLUSTER_CA_CERT_DATA and KUBE_TOKEN;
-# - AWS from the SDK's default chain: the workspace's dynamic credentials
-#   (TFC_AWS_PROVIDER_AUTH, TFC_AWS_RUN_ROLE_ARN) or AWS_ACCESS_KEY_ID and
-#   AWS_SECRET_ACCESS_KEY;
-# - Alibaba Cloud from ALICLOUD_ACCESS_KEY and ALICLOUD_SECRET_KEY.
-# The regions are plain settings (null: AWS_REGION and ALICLOUD_REGION).
+# Dynamic credentials only: no key, password or long-lived token is stored in
+# the workspace. Each run's workload identity tokens (OIDC, signed by HCP
+# Terraform, valid for the run phase) are exchanged for short-lived credentials:
+# - the control cluster: the Kubernetes dynamic credentials' token file
+#   (TFC_KUBERNETES_PROVIDER_AUTH), a JWT its API server accepts through its
+#   OIDC (structured authentication) configuration;
+# - AWS: STS AssumeRoleWithWebIdentity with TFC_WORKLOAD_IDENTITY_TOKEN;
+# - Alibaba Cloud: STS AssumeRoleWithOIDC with the same token (the RAM OIDC
+#   provider lists the workspace's TFC_WORKLOAD_IDENTITY_AUDIENCE as a client ID,
+#   as the IAM OIDC provider does).
 provider "hca" {
+  host                   = var.control_cluster_host
+  cluster_ca_certificate = var.control_cluster_ca_certificate
+  token                  = trimspace(file(var.tfc_kubernetes_dynamic_credentials.default.token_path))
+
   aws {
     region = var.aws_region
+
+    assume_role_with_web_identity {
+      role_arn = var.aws_run_role_arn
+      # The token: TFC_WORKLOAD_IDENTITY_TOKEN.
+    }
   }
 
   alicloud {
     region = var.alicloud_region
+
+    assume_role_with_oidc {
+      role_arn          = var.alicloud_run_role_arn
+      oidc_provider_arn = var.alicloud_oidc_provider_arn
+      # The token: TFC_WORKLOAD_IDENTITY_TOKEN.
+    }
+  }
+
+  # Null in a real workspace (the public endpoints); set for VPC endpoints
+  # or, in the provider's tests, the lab's emulators.
+  endpoints {
+    eks          = var.endpoints.eks
+    sts          = var.endpoints.sts
+    ack          = var.endpoints.ack
+    alicloud_sts = var.endpoints.alicloud_sts
   }
 }
 

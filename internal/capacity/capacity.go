@@ -15,6 +15,17 @@ import (
 // --scale-down-unneeded-time default).
 const DefaultScaleDownDelay = 10 * time.Minute
 
+// DefaultNodeBootDelay is how long a node of a burst cluster's node group
+// takes from the cloud API call to a Ready node: the lab's emulators and the
+// simulator both use it, so that a figure means the same in both (see
+// emulator.DefaultNodeBootDelay for the published figures it comes from).
+const DefaultNodeBootDelay = 75 * time.Second
+
+// DefaultSpotNotice is the warning EC2 gives before it reclaims a Spot
+// Instance (the "two-minute Spot Instance interruption notice", Amazon EC2
+// User Guide), shared by the lab's EKS emulator and the simulator.
+const DefaultSpotNotice = 2 * time.Minute
+
 // ErrInvalid is wrapped by every input error.
 var ErrInvalid = errors.New("invalid capacity input")
 

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
 // kwokPodStages are kwok's "fast" pod stages (sigs.k8s.io/kwok v0.7.0,
@@ -148,14 +150,10 @@ spec:
     delete: true
 `
 
-// DefaultPodStartupDelay is a realistic time from a pod's binding to Ready on a
-// fresh cloud node: the Kubernetes scalability SLO for pod start-up is 5 s at the
-// 99th percentile excluding image pulls (kubernetes/community,
-// sig-scalability/slos/pod_startup_latency.md), and pulling an application image
-// of a few hundred MB onto a node that has not cached it takes seconds more (the
-// kubelet's image pull, e.g. EKS's "Reduce container startup time" guide).
-// 10 s is the figure the lab offers and `lab up`'s default (see Options).
-const DefaultPodStartupDelay = 10 * time.Second
+// DefaultPodStartupDelay is the lab's pod start-up delay, `lab up`'s default
+// (see Options): workload.DefaultPodStartupDelay, for the published figures it
+// comes from, which the simulator's default pod uses too.
+const DefaultPodStartupDelay = workload.DefaultPodStartupDelay
 
 // writeKwokConfig writes the kwok configuration of a cluster whose pods start
 // after delay, and returns its path.

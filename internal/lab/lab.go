@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hca-project/terraform-provider-hca/internal/capacity"
 )
 
 // PrivateCluster is the name of the lab's on-premises cluster.
@@ -53,8 +55,9 @@ type Options struct {
 }
 
 // DefaultNodeBootDelay is the lab's node boot delay: see
-// emulator.DefaultNodeBootDelay for the published figures it comes from.
-const DefaultNodeBootDelay = 75 * time.Second
+// emulator.DefaultNodeBootDelay for the published figures it comes from. It
+// is capacity.DefaultNodeBootDelay, which the simulator uses too.
+const DefaultNodeBootDelay = capacity.DefaultNodeBootDelay
 
 func (o Options) withDefaults() Options {
 	if o.PrivateNodes == 0 {

@@ -13,6 +13,16 @@
 // [ReactiveFloor] is the ideal reactive scaler every algorithm is measured
 // against; [WriteTable] adds it as the last column.
 //
+// Burst clusters with node groups ([NodeGroupSpec]) model nodes as the
+// runtime's capacity controller buys them: replicas placed there wait
+// Pending for a node; every [ClusterModel.CapacityInterval] the runtime's
+// planner ([capacity.Plan]) orders nodes for them, which are Ready after
+// the group's boot delay ([capacity.DefaultNodeBootDelay], the lab's), and
+// [capacity.Release] gives back nodes empty for the policy's scale-down
+// delay; spot nodes get interruption notices at a seeded rate, and the
+// burst controller's [interruption.Decide] surges their replacements. Such
+// a cluster costs its node-hours at the group's price.
+//
 // Inputs are a policy in the BurstPolicy CRD's YAML ([ParsePolicy], with
 // the CRD's defaults), a CSV trace of seconds,requests_per_second
 // ([ParseTrace]) and a cluster model ([ParseClusterModel]: private and burst

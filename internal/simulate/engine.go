@@ -6,6 +6,7 @@ import (
 	"time"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/capacity"
 	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
@@ -62,7 +63,8 @@ type Series struct {
 	// Desired is the total replica count the algorithm last decided.
 	Desired []int32
 	// Ready[c][i] and Scheduled[c][i] are the ready and the scheduled
-	// (starting or ready) pods in cluster c (Result.Clusters order).
+	// (starting or ready) pods in cluster c (Result.Clusters order); in a
+	// cluster with node groups a pod is scheduled once bound to a node.
 	Ready, Scheduled [][]int32
 	// Pending are pods the primary cluster could not schedule (yet).
 	Pending []int32
@@ -81,6 +83,13 @@ type Series struct {
 	Errors []float64
 	// Backlog is the requests waiting at the end of the second.
 	Backlog []float64
+	// Nodes[c][i] and NodesReady[c][i] are the node-group nodes of cluster c
+	// (ordered: booting or Ready) and the Ready ones; nil for a cluster
+	// without node groups.
+	Nodes, NodesReady [][]int32
+	// Waiting[c][i] are the pods placed in cluster c that wait for a node
+	// (Pending, Unschedulable); nil without node groups.
+	Waiting [][]int32
 }
 
 // Result is one simulation run.
@@ -105,11 +114,40 @@ type pod struct {
 	created   int // second scheduled (primary) or placed (burst)
 	runningAt int // second its node is there (after a burst cluster's provisioning): Pending before
 	readyAt   int
+	// node is the id of the node-group node it is bound to (-1: none, or a
+	// cluster without node groups).
+	node int
 }
 
 type clusterState struct {
 	spec ClusterSpec
 	pods []pod
+	// nodes are the node-group nodes (clusters with NodeGroups); surge the
+	// replacements for replicas on noticed spot nodes, beyond the need.
+	nodes []*simNode
+	surge int32
+	// req is one pod's requests (what a bound pod takes of its node).
+	req capacity.Resources
+}
+
+// hasNodes reports whether c's nodes are modelled.
+func (c *clusterState) hasNodes() bool { return len(c.spec.NodeGroups) > 0 }
+
+// need is c's replica count without the spot surge.
+func (c *clusterState) need() int32 { return int32(len(c.pods)) - c.surge }
+
+// bound counts the pods bound to a node (all pods without node groups).
+func (c *clusterState) bound() int32 {
+	if !c.hasNodes() {
+		return int32(len(c.pods))
+	}
+	var n int32
+	for _, p := range c.pods {
+		if p.node >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func (c *clusterState) ready(t int) int32 {
@@ -122,8 +160,14 @@ func (c *clusterState) ready(t int) int32 {
 	return n
 }
 
-// remove takes n pods away: not-ready ones first, then the newest.
+// remove takes n pods away as the ReplicaSet controller picks them: pods
+// without a node first, then not-ready ones, then those on a node under a
+// spot notice (their deletion cost), then the newest.
 func (c *clusterState) remove(n int32, t int) {
+	noticed := map[int]bool{}
+	for _, nd := range c.nodes {
+		noticed[nd.id] = nd.noticed
+	}
 	for ; n > 0 && len(c.pods) > 0; n-- {
 		best := -1
 		for i, p := range c.pods {
@@ -132,6 +176,12 @@ func (c *clusterState) remove(n int32, t int) {
 				continue
 			}
 			b := c.pods[best]
+			if pu, bu := p.node < 0 && c.hasNodes(), b.node < 0 && c.hasNodes(); pu != bu {
+				if pu {
+					best = i
+				}
+				continue
+			}
 			pNot, bNot := p.readyAt > t, b.readyAt > t
 			if pNot != bNot {
 				if pNot {
@@ -139,8 +189,22 @@ func (c *clusterState) remove(n int32, t int) {
 				}
 				continue
 			}
+			if pl, bl := p.node >= 0 && noticed[p.node], b.node >= 0 && noticed[b.node]; pl != bl {
+				if pl {
+					best = i
+				}
+				continue
+			}
 			if p.created > b.created || (p.created == b.created && p.id > b.id) {
 				best = i
+			}
+		}
+		if id := c.pods[best].node; id >= 0 {
+			for _, nd := range c.nodes {
+				if nd.id == id {
+					nd.free = capacity.Resources{CPUMilli: nd.free.CPUMilli + c.req.CPUMilli, MemoryBytes: nd.free.MemoryBytes + c.req.MemoryBytes, Pods: nd.free.Pods + 1}
+					nd.pods--
+				}
 			}
 		}
 		c.pods = append(c.pods[:best], c.pods[best+1:]...)
@@ -216,11 +280,12 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	T := int(math.Ceil(tr.Duration())) + 1
 
 	// Clusters: primary first, then the policy's burst targets in order.
-	primary := &clusterState{spec: m.Primary()}
+	req := podResources(m.Pod)
+	primary := &clusterState{spec: m.Primary(), req: req}
 	clusters := []*clusterState{primary}
 	for _, bt := range p.BurstTargets {
 		spec, _ := m.Cluster(bt.Cluster)
-		clusters = append(clusters, &clusterState{spec: spec})
+		clusters = append(clusters, &clusterState{spec: spec, req: req})
 	}
 	res := &Result{Algorithm: p.Algorithm, Policy: p, Model: m, ControlInterval: ctrl, LatencyPercentile: p.LatencyPercentile()}
 	for _, c := range clusters {
@@ -239,9 +304,17 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	s.Backlog = make([]float64, T)
 	s.Ready = make([][]int32, len(clusters))
 	s.Scheduled = make([][]int32, len(clusters))
+	s.Nodes = make([][]int32, len(clusters))
+	s.NodesReady = make([][]int32, len(clusters))
+	s.Waiting = make([][]int32, len(clusters))
 	for i := range clusters {
 		s.Ready[i] = make([]int32, T)
 		s.Scheduled[i] = make([]int32, T)
+		if clusters[i].hasNodes() {
+			s.Nodes[i] = make([]int32, T)
+			s.NodesReady[i] = make([]int32, T)
+			s.Waiting[i] = make([]int32, T)
+		}
 	}
 
 	// The pods' resources: the model's, changed by a Vertical strategy.
@@ -258,16 +331,27 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	hourly := func(c ClusterSpec) float64 { return podRes.Request*c.PricePerVCPUHour + memGiB*c.PricePerGiBHour }
 	demand := demandFunc(p, m)
 	nextID := 0
+	podID := func() int { nextID++; return nextID - 1 }
+	nodes := newNodeRun(p, m, req, startS, &res.Metrics, podID)
+	for _, c := range clusters {
+		if c.hasNodes() {
+			nodes.start(c)
+		}
+	}
 	var pending []int // second each pending pod became pending
 	newPod := func(c *clusterState, t int) {
+		if c.hasNodes() {
+			// Pending until the scheduler binds it to a Ready node.
+			c.pods = append(c.pods, pod{id: podID(), created: t, runningAt: never, readyAt: never, node: -1})
+			return
+		}
 		prov := int(math.Ceil(c.spec.ProvisioningDelay.Seconds()))
-		c.pods = append(c.pods, pod{id: nextID, created: t, runningAt: t + prov, readyAt: t + prov + startS})
-		nextID++
+		c.pods = append(c.pods, pod{id: podID(), created: t, runningAt: t + prov, readyAt: t + prov + startS, node: -1})
 	}
 	total := func() int32 {
 		n := int32(len(pending))
 		for _, c := range clusters {
-			n += int32(len(c.pods))
+			n += c.need()
 		}
 		return n
 	}
@@ -278,8 +362,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	start := min(max(demand(load0), p.Min), p.Max)
 	for i := int32(0); i < start; i++ {
 		if primary.spec.CapacityPods == 0 || int32(len(primary.pods)) < primary.spec.CapacityPods {
-			primary.pods = append(primary.pods, pod{id: nextID, created: -startS, runningAt: -startS, readyAt: 0})
-			nextID++
+			primary.pods = append(primary.pods, pod{id: podID(), created: -startS, runningAt: -startS, readyAt: 0, node: -1})
 		} else {
 			pending = append(pending, -threshS)
 		}
@@ -355,7 +438,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		}
 		res.Ticks = append(res.Ticks, tick)
 		desired = tick.Desired
-		return apply(p, clusters, &pending, tick.Desired, cur, t, podReq, newPod)
+		return apply(p, clusters, &pending, tick.Desired, cur, t, podReq, newPod, nodes)
 	}
 
 	for t := 0; t < T; t++ {
@@ -451,7 +534,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 				}
 				res.Ticks = append(res.Ticks, tick)
 				desired = d.Desired
-				if err := apply(p, clusters, &pending, d.Desired, cur, t, podReq, newPod); err != nil {
+				if err := apply(p, clusters, &pending, d.Desired, cur, t, podReq, newPod, nodes); err != nil {
 					return nil, err
 				}
 			}
@@ -459,7 +542,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 
 		// 2. The burst controller places pods pending past the threshold.
 		if n := countWaiting(pending, t, threshS); n > 0 && len(clusters) > 1 {
-			targets := burstTargets(p, clusters, podReq)
+			targets := burstTargets(p, clusters, podReq, nodes, t)
 			pl, err := scaling.Place(n, podReq, targets, p.Placement)
 			if err != nil {
 				return nil, fmt.Errorf("place %d pods: %w", n, err)
@@ -477,6 +560,16 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 			pending = pending[pl.Placed():]
 		}
 
+		// 2b. Burst clusters with node groups: spot notices, the scheduler
+		// and the capacity controller's rounds.
+		for _, c := range clusters[1:] {
+			if c.hasNodes() {
+				if err := nodes.step(c, t); err != nil {
+					return nil, err
+				}
+			}
+		}
+
 		// 3. The ready pods serve the second's load (loadsim's model; the
 		// load balancer spreads it evenly over all ready pods).
 		var ready int32
@@ -484,10 +577,19 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 			r := c.ready(t)
 			ready += r
 			s.Ready[i][t] = r
-			s.Scheduled[i][t] = int32(len(c.pods))
-			h := float64(len(c.pods)) / 3600
+			s.Scheduled[i][t] = c.bound()
+			h := float64(s.Scheduled[i][t]) / 3600
 			res.Metrics.PodHours += h
-			res.Metrics.Cost += h * hourly(c.spec)
+			if c.hasNodes() {
+				// Nodes are paid from the order to the release, full or not.
+				n, nr, dollars := nodes.second(c, t)
+				s.Nodes[i][t], s.NodesReady[i][t] = n, nr
+				s.Waiting[i][t] = int32(len(c.pods)) - s.Scheduled[i][t]
+				res.Metrics.NodeHours += float64(n) / 3600
+				res.Metrics.Cost += dollars
+			} else {
+				res.Metrics.Cost += h * hourly(c.spec)
+			}
 			if i > 0 {
 				res.Metrics.burstHours += h
 			}
@@ -670,18 +772,21 @@ func countWaiting(pending []int, t, thresh int) int32 {
 	return n
 }
 
-func burstTargets(p Policy, clusters []*clusterState, req scaling.PodRequests) []scaling.BurstTarget {
+func burstTargets(p Policy, clusters []*clusterState, req scaling.PodRequests, nodes *nodeRun, t int) []scaling.BurstTarget {
 	const unlimited = int64(1) << 50
 	out := make([]scaling.BurstTarget, 0, len(clusters)-1)
 	for i, c := range clusters[1:] {
 		bt := p.BurstTargets[i]
-		free := unlimited
-		if c.spec.CapacityPods > 0 {
+		free, freeMem := unlimited, unlimited
+		switch {
+		case c.hasNodes():
+			free, freeMem = nodes.free(c, t)
+		case c.spec.CapacityPods > 0:
 			free = int64(c.spec.CapacityPods-int32(len(c.pods))) * req.CPUMilli
 		}
 		out = append(out, scaling.BurstTarget{
 			Name: c.spec.Name, Priority: c.spec.Priority, Weight: bt.Weight, MaxReplicas: bt.MaxReplicas,
-			Current: int32(len(c.pods)), Reachable: true, FreeCPUMilli: free, FreeMemoryBytes: unlimited,
+			Current: c.need(), Reachable: true, FreeCPUMilli: free, FreeMemoryBytes: freeMem,
 			PricePerVCPUHour: c.spec.PricePerVCPUHour, PricePerGiBHour: c.spec.PricePerGiBHour,
 		})
 	}
@@ -692,7 +797,7 @@ func burstTargets(p Policy, clusters []*clusterState, req scaling.PodRequests) [
 // it has room and wait as pending beyond; removals take pending pods first,
 // then follow scaling.ScaleBack (burst clusters, most expensive first,
 // primary last).
-func apply(p Policy, clusters []*clusterState, pending *[]int, desired, cur int32, t int, req scaling.PodRequests, newPod func(*clusterState, int)) error {
+func apply(p Policy, clusters []*clusterState, pending *[]int, desired, cur int32, t int, req scaling.PodRequests, newPod func(*clusterState, int), nodes *nodeRun) error {
 	primary := clusters[0]
 	switch {
 	case desired > cur:
@@ -713,7 +818,7 @@ func apply(p Policy, clusters []*clusterState, pending *[]int, desired, cur int3
 		if excess == 0 {
 			return nil
 		}
-		targets := burstTargets(p, clusters, req)
+		targets := burstTargets(p, clusters, req, nodes, t)
 		plan, err := scaling.ScaleBack(excess, req, primary.spec.Name, int32(len(primary.pods)), targets)
 		if err != nil {
 			return fmt.Errorf("scale back %d pods: %w", excess, err)

@@ -15,7 +15,8 @@ const FloorName = "reactive floor"
 // at once, with no tolerance, window or rate limit. It knows the demand but
 // acts only after the metric delay (the scrape interval and the model's
 // staleness), the control interval and the pods' start-up (and a burst
-// cluster's provisioning), like every reactive algorithm: its SLA violations
+// cluster's provisioning, or the boot of its node groups' nodes), like every
+// reactive algorithm: its SLA violations
 // and cost are the limit those algorithms are measured against. p must be a
 // burst policy (no SLO).
 func ReactiveFloor(p Policy, m ClusterModel, tr workload.Trace, ctrl time.Duration) (*Result, error) {

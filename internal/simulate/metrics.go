@@ -61,8 +61,15 @@ type Metrics struct {
 	PodHours, BurstShare float64
 	// Cost is the run's cost in $, CostPerDay the same rate over 24 h:
 	// pod-hours x (cpuRequest x $/vCPU-hour + memoryGiB x $/GiB-hour) of
-	// each cluster.
+	// each cluster, except that a burst cluster with node groups costs its
+	// nodes' hours (from order to release) at their group's price per hour.
 	Cost, CostPerDay float64
+	// NodeHours are the hours of the burst clusters' node-group nodes, from
+	// the order to the release (with node groups, Cost counts these at the
+	// group's price instead of the pods' requests); Interruptions the spot
+	// interruption notices.
+	NodeHours     float64
+	Interruptions int
 
 	// ForecastMAPE is the mean absolute percentage error of the adaptive
 	// algorithm's load forecasts against the load at the second forecast

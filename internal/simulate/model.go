@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/hca-project/terraform-provider-hca/internal/capacity"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -40,7 +42,19 @@ type ClusterModel struct {
 	// next) before its client gives up: it then counts as an error and an
 	// SLA violation. Whole seconds, at least 1 s (default 30 s).
 	RequestTimeout time.Duration
+	// CapacityInterval is how often node groups are looked at (the capacity
+	// controller's round, controller.DefaultCapacityInterval: 10 s).
+	CapacityInterval time.Duration
+	// SpotNotice is the warning before a spot node is reclaimed
+	// (capacity.DefaultSpotNotice, EC2's two minutes).
+	SpotNotice time.Duration
+	// Seed seeds the spot interruptions (the same seed, the same run).
+	Seed uint64
 }
+
+// DefaultCapacityInterval is the capacity round of the model when none is
+// given: the runtime's (controller.DefaultCapacityInterval).
+const DefaultCapacityInterval = 10 * time.Second
 
 // DefaultRequestTimeout is the model's request timeout when none is given.
 const DefaultRequestTimeout = 30 * time.Second
@@ -62,11 +76,22 @@ type ClusterSpec struct {
 	// CapacityPods is how many replicas fit (from capacityPods, or
 	// floor(capacityCPU / cpuRequest)); 0 means unlimited.
 	CapacityPods int32
-	// PricePerVCPUHour and PricePerGiBHour price the pods' requests.
+	// PricePerVCPUHour and PricePerGiBHour price the pods' requests (with
+	// NodeGroups only the placement's and the scale-back's order: the nodes
+	// are the cost).
 	PricePerVCPUHour, PricePerGiBHour float64
 	// ProvisioningDelay is added to a pod's start-up in this cluster (node
-	// provisioning in a burst cluster).
+	// provisioning in a burst cluster without NodeGroups; 0 with them: the
+	// nodes' boot delay is modelled instead).
 	ProvisioningDelay time.Duration
+	// NodeGroups, in a burst cluster, are its node groups (EKS managed node
+	// groups, ACK node pools): with them the cluster starts with each
+	// group's minimum of nodes, its replicas wait Pending for a node, nodes
+	// are bought and released as the runtime's capacity controller does
+	// (capacity.Plan and capacity.Release) and the cluster costs its
+	// node-hours, not its pods' requests. CapacityPods is then what the
+	// groups can hold at their maximum.
+	NodeGroups []NodeGroupSpec
 	// Priority orders burst clusters for placement priority (higher first).
 	Priority int
 }
@@ -79,6 +104,16 @@ func (m ClusterModel) Primary() ClusterSpec {
 		}
 	}
 	return ClusterSpec{}
+}
+
+// hasNodeGroups reports whether a burst cluster of m has node groups.
+func (m ClusterModel) hasNodeGroups() bool {
+	for _, c := range m.Clusters {
+		if len(c.NodeGroups) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Cluster returns the cluster named name.
@@ -97,9 +132,10 @@ func (m ClusterModel) HourlyPrice(c ClusterSpec) float64 {
 }
 
 // DefaultPodModel: 0.5 CPU requested, 1 CPU limit, 1 GiB, loadsim's 10 m
-// CPU per request/s, 20 s start-up.
+// CPU per request/s, the lab's start-up (workload.DefaultPodStartupDelay,
+// 10 s).
 func DefaultPodModel() PodModel {
-	return PodModel{CPURequest: 0.5, CPULimit: 1, MemoryGiB: 1, CPUPerRequest: workload.DefaultCPUPerRequest, StartupDelay: 20 * time.Second}
+	return PodModel{CPURequest: 0.5, CPULimit: 1, MemoryGiB: 1, CPUPerRequest: workload.DefaultCPUPerRequest, StartupDelay: workload.DefaultPodStartupDelay}
 }
 
 // DefaultClusterModel is the model used without --cluster: the default pod,
@@ -108,7 +144,8 @@ func DefaultPodModel() PodModel {
 // 15 s scrape interval, no extra staleness, 200 ms SLO threshold, 30 s
 // request timeout.
 func DefaultClusterModel(primary string, burst ...string) ClusterModel {
-	m := ClusterModel{Pod: DefaultPodModel(), ScrapeInterval: 15 * time.Second, SLOThreshold: 200 * time.Millisecond, RequestTimeout: DefaultRequestTimeout}
+	m := ClusterModel{Pod: DefaultPodModel(), ScrapeInterval: 15 * time.Second, SLOThreshold: 200 * time.Millisecond, RequestTimeout: DefaultRequestTimeout,
+		CapacityInterval: DefaultCapacityInterval, SpotNotice: capacity.DefaultSpotNotice}
 	m.Clusters = append(m.Clusters, ClusterSpec{Name: primary, Primary: true, PricePerVCPUHour: DefaultPricePerVCPUHour, PricePerGiBHour: DefaultPricePerGiBHour})
 	for _, b := range burst {
 		m.Clusters = append(m.Clusters, ClusterSpec{Name: b, PricePerVCPUHour: DefaultPricePerVCPUHour, PricePerGiBHour: DefaultPricePerGiBHour})
@@ -126,8 +163,12 @@ type clusterModelFile struct {
 	ControlInterval *metav1.Duration `json:"controlInterval,omitempty"`
 	SLOThreshold    *metav1.Duration `json:"sloThreshold,omitempty"`
 	RequestTimeout  *metav1.Duration `json:"requestTimeout,omitempty"`
-	Clusters        []clusterFile    `json:"clusters"`
-	Description     string           `json:"description,omitempty"`
+	// CapacityInterval, SpotNotice and Seed: node groups (see ClusterModel).
+	CapacityInterval *metav1.Duration `json:"capacityInterval,omitempty"`
+	SpotNotice       *metav1.Duration `json:"spotNotice,omitempty"`
+	Seed             *uint64          `json:"seed,omitempty"`
+	Clusters         []clusterFile    `json:"clusters"`
+	Description      string           `json:"description,omitempty"`
 }
 
 type podFile struct {
@@ -147,6 +188,7 @@ type clusterFile struct {
 	PricePerGiBHour   *float64         `json:"pricePerGiBHour,omitempty"`
 	ProvisioningDelay *metav1.Duration `json:"provisioningDelay,omitempty"`
 	Priority          int              `json:"priority,omitempty"`
+	NodeGroups        []nodeGroupFile  `json:"nodeGroups,omitempty"`
 }
 
 // ClusterModelKind is the kind of a cluster model file.
@@ -166,7 +208,11 @@ func ParseClusterModel(data []byte) (ClusterModel, error) {
 	if f.APIVersion != "simulate.hca.dev/v1alpha1" || f.Kind != ClusterModelKind {
 		return ClusterModel{}, inputErr("cluster model: apiVersion %q and kind %q: want apiVersion simulate.hca.dev/v1alpha1 and kind ClusterModel", f.APIVersion, f.Kind)
 	}
-	m := ClusterModel{Pod: DefaultPodModel(), ScrapeInterval: 15 * time.Second, SLOThreshold: 200 * time.Millisecond, RequestTimeout: DefaultRequestTimeout}
+	m := ClusterModel{Pod: DefaultPodModel(), ScrapeInterval: 15 * time.Second, SLOThreshold: 200 * time.Millisecond, RequestTimeout: DefaultRequestTimeout,
+		CapacityInterval: DefaultCapacityInterval, SpotNotice: capacity.DefaultSpotNotice}
+	if f.Seed != nil {
+		m.Seed = *f.Seed
+	}
 	if p := f.Pod; p != nil {
 		for _, v := range []struct {
 			in    *float64
@@ -196,7 +242,8 @@ func ParseClusterModel(data []byte) (ClusterModel, error) {
 		out   *time.Duration
 		field string
 		min   time.Duration
-	}{{f.ScrapeInterval, &m.ScrapeInterval, "scrapeInterval", time.Second}, {f.MetricStaleness, &m.MetricStaleness, "metricStaleness", 0}, {f.ControlInterval, &m.ControlInterval, "controlInterval", time.Second}, {f.SLOThreshold, &m.SLOThreshold, "sloThreshold", time.Millisecond}, {f.RequestTimeout, &m.RequestTimeout, "requestTimeout", time.Second}} {
+	}{{f.ScrapeInterval, &m.ScrapeInterval, "scrapeInterval", time.Second}, {f.MetricStaleness, &m.MetricStaleness, "metricStaleness", 0}, {f.ControlInterval, &m.ControlInterval, "controlInterval", time.Second}, {f.SLOThreshold, &m.SLOThreshold, "sloThreshold", time.Millisecond}, {f.RequestTimeout, &m.RequestTimeout, "requestTimeout", time.Second},
+		{f.CapacityInterval, &m.CapacityInterval, "capacityInterval", time.Second}, {f.SpotNotice, &m.SpotNotice, "spotNotice", time.Second}} {
 		if d.in == nil {
 			continue
 		}
@@ -232,6 +279,18 @@ func ParseClusterModel(data []byte) (ClusterModel, error) {
 			return ClusterModel{}, inputErr("cluster model: %s %q is unknown: use primary or burst", field("role"), c.Role)
 		}
 		switch {
+		case len(c.NodeGroups) > 0:
+			if cs.Primary {
+				return ClusterModel{}, inputErr("cluster model: %s is set on the primary cluster: node groups belong to burst clusters; give the primary capacityPods or capacityCPU", field("nodeGroups"))
+			}
+			if c.CapacityPods != nil || c.CapacityCPU != nil || c.ProvisioningDelay != nil {
+				return ClusterModel{}, inputErr("cluster model: %s is set with capacityPods, capacityCPU or provisioningDelay: the node groups give the capacity (maxNodes) and the delay (bootDelay); remove those", field("nodeGroups"))
+			}
+			var err error
+			if cs.NodeGroups, err = parseNodeGroups(c.NodeGroups, field("nodeGroups"), m.Pod); err != nil {
+				return ClusterModel{}, err
+			}
+			cs.CapacityPods = groupsCapacity(cs.NodeGroups, m.Pod)
 		case c.CapacityPods != nil && c.CapacityCPU != nil:
 			return ClusterModel{}, inputErr("cluster model: %s and %s are both set: give one", field("capacityPods"), field("capacityCPU"))
 		case c.CapacityPods != nil:

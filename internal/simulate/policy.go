@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/capacity"
 	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
@@ -53,6 +54,12 @@ type Policy struct {
 	Primary          string
 	BurstTargets     []PolicyBurstTarget
 	PendingThreshold time.Duration
+	// AllowSpot (spec.capacity.allowSpot) lets burst replicas use spot node
+	// groups; ScaleDownDelay (spec.capacity.scaleDownDelay, default
+	// capacity.DefaultScaleDownDelay) is how long a node must be empty
+	// before it is released. Both matter only with node groups in the model.
+	AllowSpot      bool
+	ScaleDownDelay time.Duration
 	// SLO is set when the input was a ServiceLevelObjective: its control
 	// loop decides instead of Algorithm (see [ParseInput]).
 	SLO *SLO
@@ -89,6 +96,7 @@ func DefaultPolicy(m ClusterModel) Policy {
 	p := Policy{
 		Name: "default", Algorithm: "adaptive", Min: 1, Max: 100, Metric: MetricCPU, Target: 80,
 		Placement: scaling.PlacementPriority, Primary: m.Primary().Name, PendingThreshold: 5 * time.Second,
+		ScaleDownDelay: capacity.DefaultScaleDownDelay,
 	}
 	for _, c := range m.Clusters {
 		if !c.Primary {
@@ -120,7 +128,16 @@ func ParsePolicy(data []byte) (Policy, error) {
 		return Policy{}, inputErr("policy: apiVersion %q and kind %q: want apiVersion %s and kind BurstPolicy", bp.APIVersion, bp.Kind, hcav1.GroupVersion.String())
 	}
 	s := bp.Spec
-	p := Policy{Name: bp.Name}
+	p := Policy{Name: bp.Name, ScaleDownDelay: capacity.DefaultScaleDownDelay}
+	if c := s.Capacity; c != nil {
+		p.AllowSpot = c.AllowSpot
+		if c.ScaleDownDelay != nil {
+			if c.ScaleDownDelay.Duration < 0 {
+				return Policy{}, inputErr("policy: spec.capacity.scaleDownDelay is %v: use 0s or more", c.ScaleDownDelay.Duration)
+			}
+			p.ScaleDownDelay = c.ScaleDownDelay.Duration
+		}
+	}
 	if s.PrimaryCluster == "" {
 		return Policy{}, inputErr("policy: spec.primaryCluster is missing: name the primary cluster of the cluster model")
 	}
@@ -272,6 +289,16 @@ func (p Policy) WithHeadroom(replicas int32, percent float64) (Policy, error) {
 	p.adaptive.HeadroomReplicas, p.adaptive.HeadroomPercent = replicas, percent
 	if err := p.adaptive.Validate(); err != nil {
 		return Policy{}, inputErr("headroom: %v", err)
+	}
+	return p, nil
+}
+
+// WithForecastHorizon returns p with the adaptive algorithm's forecast
+// horizon (spec.algorithm.adaptive.forecastHorizon) set to h.
+func (p Policy) WithForecastHorizon(h time.Duration) (Policy, error) {
+	p.adaptive.Horizon = h
+	if err := p.adaptive.Validate(); err != nil {
+		return Policy{}, inputErr("forecast horizon: %v", err)
 	}
 	return p, nil
 }

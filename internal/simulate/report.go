@@ -72,6 +72,12 @@ var rows = []row{
 	{"pod-hours", func(r *Result) string { return fmt.Sprintf("%.2f", r.Metrics.PodHours) }},
 	{"cost ($/day)", func(r *Result) string { return fmt.Sprintf("%.2f", r.Metrics.CostPerDay) }},
 	{"pod-hours in burst clusters", func(r *Result) string { return fmt.Sprintf("%.1f %%", r.Metrics.BurstShare*100) }},
+	{"burst node-hours (node groups; spot notices)", func(r *Result) string {
+		if !r.Model.hasNodeGroups() {
+			return "—"
+		}
+		return fmt.Sprintf("%.2f (%d)", r.Metrics.NodeHours, r.Metrics.Interruptions)
+	}},
 	{"load forecast MAPE at the horizon (naive: no change)", func(r *Result) string {
 		if r.Metrics.Forecasts == 0 {
 			return "—"

@@ -223,15 +223,24 @@ func TestBurstAndScaleBack(t *testing.T) {
 	if p, e, a, pend := at(316); p != 24 || e != 0 || pend != 11 {
 		t.Fatalf("at 316 s: private %d, eks %d, ack %d, pending %d; want 24, 0, 0, 11", p, e, a, pend)
 	}
-	if p, e, a, pend := at(320); p != 24 || e != 11 || a != 0 || pend != 0 {
-		t.Fatalf("at 320 s: private %d, eks %d, ack %d, pending %d; want 24 and 11 in eks (priority 10)", p, e, a, pend)
+	if p, e, a, pend := at(320); p != 24 || s.Waiting[1][320] != 11 || e != 0 || a != 0 || pend != 0 {
+		t.Fatalf("at 320 s: private %d, eks %d waiting for a node and %d scheduled, ack %d, pending %d; want 24, 11 in eks (priority 10) waiting", p, s.Waiting[1][320], e, a, pend)
 	}
-	// eks pods are ready after provisioning (60 s) + start-up (20 s).
-	if got := s.Ready[1][399]; got != 0 {
-		t.Fatalf("eks ready at 399 s: %d, want 0", got)
+	// eks's node group (m5.xlarge: 8 pods of 0.5 CPU each) starts empty: the
+	// capacity round at 320 s orders ceil(11 / 8) = 2 nodes, Ready after the
+	// lab's boot delay (75 s) at 395 s, when the pods are bound; they are
+	// Ready after their start-up (20 s), at 415 s.
+	if s.Nodes[1][319] != 0 || s.Nodes[1][320] != 2 || s.NodesReady[1][394] != 0 || s.NodesReady[1][395] != 2 {
+		t.Fatalf("eks nodes at 319, 320: %d, %d; Ready at 394, 395: %d, %d; want 0, 2; 0, 2", s.Nodes[1][319], s.Nodes[1][320], s.NodesReady[1][394], s.NodesReady[1][395])
 	}
-	if got := s.Ready[1][400]; got != 11 {
-		t.Fatalf("eks ready at 400 s: %d, want 11", got)
+	if s.Scheduled[1][394] != 0 || s.Scheduled[1][395] != 11 {
+		t.Fatalf("eks scheduled at 394, 395: %d, %d; want 0, 11", s.Scheduled[1][394], s.Scheduled[1][395])
+	}
+	if got := s.Ready[1][414]; got != 0 {
+		t.Fatalf("eks ready at 414 s: %d, want 0", got)
+	}
+	if got := s.Ready[1][415]; got != 11 {
+		t.Fatalf("eks ready at 415 s: %d, want 11", got)
 	}
 	if r.Metrics.BurstShare <= 0 {
 		t.Fatal("no pod-hours in burst clusters")

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/capacity"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
 	"github.com/hca-project/terraform-provider-hca/internal/workload"
@@ -147,7 +148,7 @@ func stripComments(b []byte) []byte {
 // target runs in the primary cluster only (neither strategy bursts; pods
 // the primary cannot schedule stay pending).
 func sloPolicy(s SLO) Policy {
-	p := Policy{Name: s.Name, SLO: &s, Metric: MetricCPU, Target: 80, Placement: scaling.PlacementPriority, PendingThreshold: 5 * time.Second}
+	p := Policy{Name: s.Name, SLO: &s, Metric: MetricCPU, Target: 80, Placement: scaling.PlacementPriority, PendingThreshold: 5 * time.Second, ScaleDownDelay: capacity.DefaultScaleDownDelay}
 	switch s.Strategy {
 	case hcav1.StrategyHorizontal:
 		p.Algorithm, p.Min, p.Max = "slo-horizontal", s.MinReplicas, s.MaxReplicas

@@ -25,9 +25,11 @@ const (
 
 var clusterColours = []string{"#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2"}
 
-// WriteSVG writes a self-contained SVG chart of r: the load, the demand and
-// the ready pods per cluster (stacked), and the p95 latency against the
-// SLO threshold. title heads the chart.
+// WriteSVG writes a self-contained SVG chart of r: the load (and, for the
+// adaptive algorithm, its forecast, drawn at the second it was made for), the
+// demand and the ready pods per cluster (stacked), the p95 latency against
+// the SLO threshold and, when burst clusters have node groups, their nodes
+// (ordered and Ready) and the pods waiting for one. title heads the chart.
 func WriteSVG(w io.Writer, r *Result, title string) error {
 	s := &r.Series
 	T := len(s.Load)
@@ -55,10 +57,38 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 			ready[c][i] = float64(s.Ready[c][hi-1])
 		}
 	}
+	// The adaptive algorithm's forecasts, at the second forecast: per
+	// bucket the highest (NaN: none).
+	forecastAt := make([]float64, n)
+	hasForecast := false
+	for i := range forecastAt {
+		forecastAt[i] = math.NaN()
+	}
+	for _, tk := range r.Ticks {
+		if tk.ForecastAt < 0 || tk.ForecastAt >= T {
+			continue
+		}
+		i := tk.ForecastAt / bucket
+		if math.IsNaN(forecastAt[i]) || tk.Forecast > forecastAt[i] {
+			forecastAt[i] = tk.Forecast
+		}
+		hasForecast = true
+	}
+	// Node groups: per cluster with nodes, ordered and Ready nodes and the
+	// pods waiting for a node at each bucket's end.
+	var nodeClusters []int
+	for c := range s.Nodes {
+		if s.Nodes[c] != nil {
+			nodeClusters = append(nodeClusters, c)
+		}
+	}
 	x := func(i int) float64 { return marginL + float64(i)*float64(plotW)/float64(max(n-1, 1)) }
 	panels := 3
 	if r.Policy.SLO != nil {
 		panels = 4
+	}
+	if len(nodeClusters) > 0 {
+		panels++
 	}
 	H := marginT + panels*panelH + (panels-1)*panelGap + 40
 	var b strings.Builder
@@ -148,9 +178,13 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 	}
 
 	// 1. Load.
-	top, y := panel(0, "load (requests/s)", maxOf(load)*1.05)
+	top, y := panel(0, "load (requests/s)", math.Max(maxOf(load), maxOf(forecastAt))*1.05)
 	line(load, y, "#333", "")
 	legend(top, 0, "#333", "load", false)
+	if hasForecast {
+		line(forecastAt, y, "#9467bd", ` stroke-dasharray="3 2"`)
+		legend(top, 1, "#9467bd", "forecast (for then)", true)
+	}
 
 	// 2. Pods: ready per cluster, stacked; demand; desired.
 	var podMax float64
@@ -212,15 +246,46 @@ func WriteSVG(w io.Writer, r *Result, title string) error {
 		swatch(top, 1, "#54a24b", fmt.Sprintf("tolerance %g-%g", lo, hi))
 	}
 
+	// 5. Node groups of burst clusters.
+	if len(nodeClusters) > 0 {
+		k := panels - 1
+		nodes := make([][]float64, len(nodeClusters))
+		readyN := make([][]float64, len(nodeClusters))
+		waiting := make([][]float64, len(nodeClusters))
+		var ymax float64
+		for j, c := range nodeClusters {
+			nodes[j], readyN[j], waiting[j] = make([]float64, n), make([]float64, n), make([]float64, n)
+			for i := 0; i < n; i++ {
+				lo, hi := i*bucket, min((i+1)*bucket, T)
+				for t := lo; t < hi; t++ {
+					nodes[j][i] = math.Max(nodes[j][i], float64(s.Nodes[c][t]))
+					waiting[j][i] = math.Max(waiting[j][i], float64(s.Waiting[c][t]))
+				}
+				readyN[j][i] = float64(s.NodesReady[c][hi-1])
+			}
+			ymax = math.Max(ymax, math.Max(maxOf(nodes[j]), maxOf(waiting[j])))
+		}
+		top, y = panel(k, "burst nodes: ordered (dashed), Ready (solid); pods waiting for a node (dotted)", ymax*1.08)
+		for j, c := range nodeClusters {
+			colour := clusterColours[c%len(clusterColours)]
+			line(nodes[j], y, colour, ` stroke-dasharray="5 3"`)
+			line(readyN[j], y, colour, "")
+			line(waiting[j], y, colour, ` stroke-dasharray="1 2" stroke-opacity="0.7"`)
+			legend(top, j, colour, "nodes in "+r.Clusters[c], false)
+		}
+	}
+
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// maxOf is the highest finite value of v (0 if none): infinities and NaN
+// (no forecast) are left out.
 func maxOf(v []float64) float64 {
 	m := 0.0
 	for _, x := range v {
-		if !math.IsInf(x, 0) {
+		if !math.IsInf(x, 0) && !math.IsNaN(x) {
 			m = math.Max(m, x)
 		}
 	}

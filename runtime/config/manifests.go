@@ -79,6 +79,11 @@ type Options struct {
 	ServiceAccountAnnotations map[string]string
 	// ExtraArgs are appended to `hca-runtime run`.
 	ExtraArgs []string
+	// ServiceMonitor tells that a Prometheus Operator ServiceMonitor (see
+	// the ServiceMonitor function) scrapes the runtime: the pod template and the metrics
+	// Service then carry no prometheus.io annotations, so that a Prometheus
+	// that also honours them does not scrape the runtime twice.
+	ServiceMonitor bool
 }
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
@@ -174,7 +179,10 @@ func Objects(o Options) ([]any, error) {
 		args = append(args, "--burst-metrics-interval="+o.ControlInterval.String())
 	}
 	var env []corev1.EnvVar
-	podAnnotations := ScrapeAnnotations()
+	podAnnotations, svcAnnotations := ScrapeAnnotations(), ScrapeAnnotations()
+	if o.ServiceMonitor {
+		podAnnotations, svcAnnotations = map[string]string{}, nil
+	}
 	var secret *corev1.Secret
 	if a := o.Alicloud; a != nil {
 		if a.Endpoint != "" {
@@ -243,7 +251,7 @@ func Objects(o Options) ([]any, error) {
 	}
 	return append(out,
 		dep,
-		&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: withAnnotations(meta(Name+"-metrics", true), ScrapeAnnotations()),
+		&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: withAnnotations(meta(Name+"-metrics", true), svcAnnotations),
 			Spec: corev1.ServiceSpec{Selector: map[string]string{"app.kubernetes.io/name": Name},
 				Ports: []corev1.ServicePort{{Name: "metrics", Port: 8080, TargetPort: intstr.FromString("metrics")}}}},
 	), nil

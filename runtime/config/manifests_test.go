@@ -182,7 +182,7 @@ func TestInstalledRBACSuffices(t *testing.T) {
 		t.Fatal(err)
 	}
 	hcName := ns + "-private"
-	hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: hcName}, Spec: hcav1.HybridClusterSpec{Role: hcav1.RolePrimary, Provider: hcav1.ProviderPrivate,
+	hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: hcName, Labels: map[string]string{controller.ClassLabel: ns}}, Spec: hcav1.HybridClusterSpec{Role: hcav1.RolePrimary, Provider: hcav1.ProviderPrivate,
 		Credentials: hcav1.ClusterCredentials{SecretRef: &hcav1.SecretKeyRef{Namespace: ns, Name: "private"}}}}
 	if err := admin.Create(ctx, hc); err != nil {
 		t.Fatal(err)
@@ -209,7 +209,7 @@ func TestInstalledRBACSuffices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &controller.HybridClusterReconciler{Client: mgr.GetClient(), Clock: clock.RealClock{}, Interval: time.Second, Recorder: mgr.GetEventRecorder("hca-runtime"),
+	r := &controller.HybridClusterReconciler{Client: mgr.GetClient(), Clock: clock.RealClock{}, Interval: time.Second, Recorder: mgr.GetEventRecorder("hca-runtime"), Class: ns,
 		Members: &controller.Members{Control: mgr.GetAPIReader(), Options: client.Options{Scheme: scheme}}}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package config_test
 import (
 	"bytes"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +44,41 @@ func TestScrapeAnnotations(t *testing.T) {
 	}
 	if seen != 2 {
 		t.Fatalf("found %d of the Deployment and the Service", seen)
+	}
+}
+
+// TestScrapeAnnotationsWithServiceMonitor: with a ServiceMonitor the
+// prometheus.io annotations go from the pod template and the Service (no
+// double scrape), and the alicloud checksum annotation stays.
+func TestScrapeAnnotationsWithServiceMonitor(t *testing.T) {
+	tests := []struct {
+		name     string
+		alicloud *config.Alicloud
+		wantPod  []string
+	}{
+		{"no alicloud", nil, nil},
+		{"alicloud checksum stays", &config.Alicloud{AccessKeyID: "id", AccessKeySecret: "secret"}, []string{config.AlicloudChecksumAnnotation}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := config.Objects(config.Options{Image: "i", ServiceMonitor: true, Alicloud: tt.alicloud})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range objs {
+				switch o := o.(type) {
+				case *appsv1.Deployment:
+					got := slices.Sorted(maps.Keys(o.Spec.Template.Annotations))
+					if !slices.Equal(got, tt.wantPod) {
+						t.Errorf("pod template annotations %v, want the keys %v", o.Spec.Template.Annotations, tt.wantPod)
+					}
+				case *corev1.Service:
+					if len(o.Annotations) != 0 {
+						t.Errorf("service annotations %v, want none", o.Annotations)
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -11,26 +11,16 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
-	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
-	"github.com/hca-project/terraform-provider-hca/internal/lab"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
-	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 	"github.com/hca-project/terraform-provider-hca/runtime/controller"
 	"github.com/hca-project/terraform-provider-hca/runtime/member"
 )
@@ -67,73 +57,37 @@ func labPost(t *testing.T, base, path string, body any) {
 //  6. the node group deleted behind the runtime's back: reason NotFound and
 //     its Event, and the controller keeps working.
 func TestCapacityFaultsLab(t *testing.T) {
-	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT")
+	// The lab's faults are account-wide, as a cloud's are: the throttling is
+	// scoped to this test's cluster and the capacity shortage hits an
+	// instance type no other lab test uses, so that tests running beside
+	// this one on the lab (other packages) do not feel them.
+	const faultType = "c5.xlarge"
+	e := newEKSLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	bl := newBurstLab(t, ctx)
-	base := env["HCA_LAB_EKS_ENDPOINT"]
+	base := e.base
 
-	const region = "eu-west-1"
-	awsCfg := aws.Config{Region: region, Credentials: credentials.NewStaticCredentialsProvider(emulator.AWSAccessKeyID, emulator.AWSSecretAccessKey, "")}
-	cloud := &member.AWSAPI{Config: awsCfg, EKSEndpoint: base, STSEndpoint: env["HCA_LAB_STS_ENDPOINT"], AutoScalingEndpoint: base}
-	eksc := eks.NewFromConfig(awsCfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(base) })
+	const region = eksRegion
+	cloud, eksc := e.cloud, e.eks
 	name, pool := fmt.Sprintf("capf-%d", bl.id), fmt.Sprintf("capf-%d", bl.id)
-	fast := func(o *eks.NodegroupActiveWaiterOptions) { o.MinDelay, o.MaxDelay = 500*time.Millisecond, time.Second }
-	if _, err := eksc.CreateCluster(ctx, &eks.CreateClusterInput{Name: aws.String(name), RoleArn: aws.String("arn:aws:iam::000000000000:role/eks-cluster"),
-		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: []string{"subnet-0a1b2c3d", "subnet-0e1f2a3b"}}}); err != nil {
-		t.Fatal(err)
-	}
+	e.createCluster(t, ctx, name, pool, true, eksGroup{name: "burst", boot: "4s", instanceType: faultType})
+	// Runs before the cluster's cleanup: the faults end before the group and
+	// the cluster are deleted.
 	t.Cleanup(func() {
-		c := context.Background()
-		labPost(t, base, "/lab/v1/throttling", map[string]any{})
-		labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: "m5.xlarge", Insufficient: false})
-		_, _ = eksc.DeleteNodegroup(c, &eks.DeleteNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")})
-		_ = eks.NewNodegroupDeletedWaiter(eksc, func(o *eks.NodegroupDeletedWaiterOptions) { o.MinDelay, o.MaxDelay = 500*time.Millisecond, time.Second }).
-			Wait(c, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")}, 2*time.Minute)
-		_, _ = eksc.DeleteCluster(c, &eks.DeleteClusterInput{Name: aws.String(name)})
+		labPost(t, base, "/lab/v1/throttling", emulator.ThrottleConfig{Cluster: name})
+		labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: faultType, Insufficient: false})
 	})
-	if err := eks.NewClusterActiveWaiter(eksc, func(o *eks.ClusterActiveWaiterOptions) { o.MinDelay, o.MaxDelay = 500*time.Millisecond, time.Second }).
-		Wait(ctx, &eks.DescribeClusterInput{Name: aws.String(name)}, 2*time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := eksc.CreateNodegroup(ctx, &eks.CreateNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst"),
-		NodeRole: aws.String("arn:aws:iam::000000000000:role/eks-node"), Subnets: []string{"subnet-0a1b2c3d"}, InstanceTypes: []string{"m5.xlarge"},
-		Labels:        map[string]string{"hca.dev/test-pool": pool},
-		Tags:          map[string]string{"hca.dev/lab-node-boot-delay": "4s"},
-		ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(0)}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := eks.NewNodegroupActiveWaiter(eksc, fast).Wait(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String("burst")}, 2*time.Minute); err != nil {
-		t.Fatal(err)
-	}
 
 	// The cluster's node group is declared with a maximum of 1 node (EKS
 	// allows 3): step 2 raises it.
-	hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{controller.ClassLabel: bl.class()}}, Spec: hcav1.HybridClusterSpec{
-		Role: hcav1.RoleBurst, Provider: hcav1.ProviderEKS, Priority: 5,
-		Credentials: hcav1.ClusterCredentials{EKS: &hcav1.EKSCredentials{ClusterName: name, Region: region}},
-		NodeGroups: []hcav1.NodeGroup{{Name: "burst", EKS: &hcav1.EKSNodeGroupRef{ClusterName: name, Region: region, NodegroupName: "burst"},
-			InstanceType: "m5.xlarge", PricePerHour: "0.192", MinNodes: 0, MaxNodes: 1, Labels: map[string]string{"hca.dev/test-pool": pool},
-			Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 58}}},
-	}}
-	if err := bl.control.Create(ctx, hc); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = bl.control.Delete(context.Background(), hc) })
-	taint := lab.Taint{Key: "hca.dev/test", Value: pool, Effect: "NoSchedule"}
-	if err := bl.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: pool, Count: 1, CPU: "4", Memory: "16Gi",
-		Labels: map[string]string{"hca.dev/test-pool": pool}, Taints: []lab.Taint{taint}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = bl.clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0})
-	})
+	hc := bl.eksBurstCluster(name, pool, 1, 5)
+	ng := &hc.Spec.NodeGroups[0]
+	ng.InstanceType, ng.PricePerHour, ng.Allocatable.Memory = faultType, "0.17", resource.MustParse("8Gi")
+	bl.create(t, ctx, hc)
+	bl.privatePool(t, ctx, pool)
 	ns := bl.namespace(t, ctx, "capfault")
-	bl.deploy(t, ctx, ns, pool, 6)
-	sel := fmt.Sprintf(`{"spec":{"template":{"spec":{"nodeSelector":{"hca.dev/node-pool":null,"hca.dev/test-pool":%q}}}}}`, pool)
-	if err := bl.control.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, client.RawPatch(types.MergePatchType, []byte(sel))); err != nil {
-		t.Fatal(err)
-	}
+	bl.deployOnTestPool(t, ctx, ns, pool, 6)
 
 	// The most the group was ever asked for, sampled all along.
 	var maxDesired atomic.Int32
@@ -147,40 +101,10 @@ func TestCapacityFaultsLab(t *testing.T) {
 		}
 		return st.Desired
 	}
+	// The prober runs too: placement reads the cluster's free capacity
+	// from it.
 	start := func() (members *controller.Members, stop func()) {
-		mgr, err := ctrl.NewManager(bl.cfg, ctrl.Options{Scheme: bl.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-			Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		members = &controller.Members{Control: mgr.GetAPIReader(), AWS: cloud, Options: client.Options{Scheme: bl.scheme}}
-		if err := controller.NewBurstReconciler(mgr.GetClient(), controller.BurstOptions{Members: members, Clock: clock.RealClock{}, Class: bl.class()}).SetupWithManager(mgr); err != nil {
-			t.Fatal(err)
-		}
-		// The prober: placement reads the cluster's free capacity from it.
-		if err := (&controller.HybridClusterReconciler{Client: mgr.GetClient(), Members: members, Clock: clock.RealClock{}, Interval: time.Second}).SetupWithManager(mgr); err != nil {
-			t.Fatal(err)
-		}
-		if err := (&controller.CapacityReconciler{Client: mgr.GetClient(), Members: members, Cloud: member.Clouds{AWS: cloud}, Interval: 500 * time.Millisecond, Class: bl.class()}).SetupWithManager(mgr); err != nil {
-			t.Fatal(err)
-		}
-		mctx, mcancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			if err := mgr.Start(mctx); err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		}()
-		var once atomic.Bool
-		stop = func() {
-			if once.CompareAndSwap(false, true) {
-				mcancel()
-				<-done
-			}
-		}
-		t.Cleanup(stop)
-		return members, stop
+		return bl.startCapacity(t, ctx, member.Clouds{AWS: cloud}, true)
 	}
 	status := func() hcav1.NodeGroupStatus {
 		var got hcav1.HybridCluster
@@ -210,18 +134,9 @@ func TestCapacityFaultsLab(t *testing.T) {
 		if m == nil {
 			return -1, -1, -1
 		}
-		var pods corev1.PodList
-		if err := m.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+		var err error
+		if running, pending, err = podCounts(ctx, m.Client, ns); err != nil {
 			return -1, -1, -1
-		}
-		for _, pod := range pods.Items {
-			switch {
-			case pod.DeletionTimestamp != nil:
-			case pod.Status.Phase == corev1.PodRunning:
-				running++
-			case pod.Spec.NodeName == "":
-				pending++
-			}
 		}
 		var nl corev1.NodeList
 		_ = m.Client.List(ctx, &nl, client.MatchingLabels{controller.EKSNodegroupLabel: "burst"})
@@ -251,13 +166,8 @@ func TestCapacityFaultsLab(t *testing.T) {
 
 	// 1. Throttling: every EKS call is refused (429) for the next 60 calls,
 	// the SDK's retries included; then the policy asks for 2 burst replicas.
-	labPost(t, base, "/lab/v1/throttling", emulator.ThrottleConfig{Next: 60})
-	p := bl.policy(ns, 0, hcav1.ClusterName(name))
-	p.Spec.Consul = nil
-	p.Spec.Capacity = &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: 2 * time.Second}}
-	if err := bl.control.Create(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	labPost(t, base, "/lab/v1/throttling", emulator.ThrottleConfig{Next: 60, Cluster: name})
+	p := bl.capacityPolicy(t, ctx, ns, &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: 2 * time.Second}}, hcav1.ClusterName(name))
 	step("reason Throttled while EKS refuses", time.Minute, func() bool { return status().Reason == "Throttled" })
 	step("the group grows once EKS answers: 2 replicas run on 1 node", 2*time.Minute, func() bool {
 		r, _, n := burstPods()
@@ -300,13 +210,13 @@ func TestCapacityFaultsLab(t *testing.T) {
 		t.Fatalf("the group was asked for up to %d nodes across the restart, want 2 (no double order)", got)
 	}
 
-	// 4. No m5.xlarge capacity; 14 replicas need a third node.
-	labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: "m5.xlarge", Insufficient: true})
+	// 4. No c5.xlarge capacity; 14 replicas need a third node.
+	labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: faultType, Insufficient: true})
 	bl.scale(t, ctx, ns, 14)
 	step("reason LaunchFailures", time.Minute, func() bool {
 		return desired() == 3 && status().Reason == "LaunchFailures" && events("LaunchFailures") > 0
 	})
-	labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: "m5.xlarge", Insufficient: false})
+	labPost(t, base, "/lab/v1/insufficient-capacity", emulator.CapacityFault{InstanceType: faultType, Insufficient: false})
 	step("the third node comes with the capacity", 2*time.Minute, func() bool {
 		r, _, n := burstPods()
 		return r == 10 && n == 3 && status().Reason != "LaunchFailures"

@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -62,11 +63,14 @@ type FederatedAutoscalerReconciler struct {
 	// Interval between two reads of the member HPAs (default
 	// DefaultFederationInterval).
 	Interval time.Duration
+	// Class selects the FederatedAutoscalers handled: those whose ClassLabel
+	// equals it (the default "": those without the label).
+	Class string
 }
 
 // SetupWithManager registers the reconciler.
 func (r *FederatedAutoscalerReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.FederatedAutoscaler{}).Named("federatedautoscaler").Complete(r)
+	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.FederatedAutoscaler{}, builder.WithPredicates(classPredicate(r.Class))).Named("federatedautoscaler").Complete(r)
 }
 
 // federationLabelValue is the FederatedAutoscalerLabel value for the
@@ -206,6 +210,9 @@ func (r *FederatedAutoscalerReconciler) Reconcile(ctx context.Context, req ctrl.
 	var fa hcav1.FederatedAutoscaler
 	if err := r.Client.Get(ctx, req.NamespacedName, &fa); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if fa.Labels[ClassLabel] != r.Class {
+		return ctrl.Result{}, nil
 	}
 	if !fa.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, &fa, interval)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -30,11 +31,14 @@ type HybridClusterReconciler struct {
 	Interval time.Duration
 	// Telemetry, when set, exports hca_cluster_reachable.
 	Telemetry *telemetry.Metrics
+	// Class selects the HybridClusters probed: those whose ClassLabel equals
+	// it (the default "": those without the label). See ClassLabel.
+	Class string
 }
 
 // SetupWithManager registers the prober.
 func (r *HybridClusterReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.HybridCluster{}).Named("hybridcluster").Complete(r)
+	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.HybridCluster{}, builder.WithPredicates(classPredicate(r.Class))).Named("hybridcluster").Complete(r)
 }
 
 // Reconcile probes one cluster and patches its status.
@@ -50,6 +54,9 @@ func (r *HybridClusterReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
+	}
+	if hc.Labels[ClassLabel] != r.Class {
+		return ctrl.Result{}, nil
 	}
 	before := hc.DeepCopy()
 	now := metav1.NewTime(r.Clock.Now())

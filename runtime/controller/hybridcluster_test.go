@@ -115,7 +115,9 @@ func TestHybridClusterProber(t *testing.T) {
 		t.Fatal(err)
 	}
 	members := &controller.Members{Control: mgr.GetAPIReader(), Options: client.Options{Scheme: scheme}}
-	r := &controller.HybridClusterReconciler{Client: mgr.GetClient(), Members: members, Clock: clock.RealClock{}, Interval: time.Second}
+	id := rand.IntN(1e6)
+	class := fmt.Sprintf("probe-%d", id) // this test's clusters only, not those of the tests beside it
+	r := &controller.HybridClusterReconciler{Client: mgr.GetClient(), Members: members, Clock: clock.RealClock{}, Interval: time.Second, Class: class}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,6 @@ func TestHybridClusterProber(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := []byte(strings.Replace(string(kubeconfig), "server: https://127.0.0.1:", "server: https://127.0.0.1:1#", 1))
-	id := rand.IntN(1e6)
 	tests := []struct {
 		name       string
 		kubeconfig []byte
@@ -150,7 +151,7 @@ func TestHybridClusterProber(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = w.Delete(context.Background(), sec) })
-			hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: tt.name}, Spec: hcav1.HybridClusterSpec{
+			hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: tt.name, Labels: map[string]string{controller.ClassLabel: class}}, Spec: hcav1.HybridClusterSpec{
 				Role: hcav1.RoleBurst, Provider: hcav1.ProviderPrivate, Priority: 1,
 				Credentials: hcav1.ClusterCredentials{SecretRef: &hcav1.SecretKeyRef{Namespace: "default", Name: hcav1.ObjectName(tt.name)}}}}
 			if err := w.Create(ctx, hc); err != nil {

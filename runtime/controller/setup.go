@@ -32,6 +32,10 @@ type Deps struct {
 	Cloud NodeGroupCloud
 	// CapacityInterval is how often node groups are looked at (0: 10s).
 	CapacityInterval time.Duration
+	// Class shards objects between runtimes sharing a control cluster: every
+	// controller handles only the objects whose ClassLabel equals it (the
+	// default "": those without the label).
+	Class string
 }
 
 // Setup registers every controller with the manager.
@@ -41,19 +45,19 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 	}
 	prober := &HybridClusterReconciler{
 		Client: mgr.GetClient(), Members: d.Members, Clock: d.Clock,
-		Recorder: mgr.GetEventRecorder("hca-runtime"), Interval: d.ProbeInterval, Telemetry: d.Telemetry,
+		Recorder: mgr.GetEventRecorder("hca-runtime"), Interval: d.ProbeInterval, Telemetry: d.Telemetry, Class: d.Class,
 	}
 	if err := prober.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up hybrid cluster prober: %w", err)
 	}
 	burst := NewBurstReconciler(mgr.GetClient(), BurstOptions{
 		Members: d.Members, Consul: d.Catalog, Metrics: d.Metrics, Clock: d.Clock,
-		MetricsInterval: d.BurstMetricsInterval, Telemetry: d.Telemetry,
+		MetricsInterval: d.BurstMetricsInterval, Telemetry: d.Telemetry, Class: d.Class,
 	})
 	if err := burst.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up burst controller: %w", err)
 	}
-	capacityCtl := &CapacityReconciler{Client: mgr.GetClient(), Members: d.Members, Cloud: d.Cloud, Clock: d.Clock, Interval: d.CapacityInterval}
+	capacityCtl := &CapacityReconciler{Client: mgr.GetClient(), Members: d.Members, Cloud: d.Cloud, Clock: d.Clock, Interval: d.CapacityInterval, Class: d.Class}
 	if d.Telemetry != nil {
 		capacityCtl.Telemetry = d.Telemetry
 	}
@@ -62,11 +66,11 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 	}
 	rec := mgr.GetEventRecorder("hca-runtime")
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
-		"slo controller":                      &SLOReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
-		"horizontal strategy controller":      &HorizontalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
-		"vertical strategy controller":        &VerticalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
-		"multi-objective strategy controller": &MultiObjectiveStrategyReconciler{Client: mgr.GetClient(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry},
-		"federated autoscaler controller":     &FederatedAutoscalerReconciler{Client: mgr.GetClient(), Members: d.Members, Clock: d.Clock, Recorder: rec},
+		"slo controller":                      &SLOReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
+		"horizontal strategy controller":      &HorizontalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
+		"vertical strategy controller":        &VerticalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
+		"multi-objective strategy controller": &MultiObjectiveStrategyReconciler{Client: mgr.GetClient(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
+		"federated autoscaler controller":     &FederatedAutoscalerReconciler{Client: mgr.GetClient(), Members: d.Members, Clock: d.Clock, Recorder: rec, Class: d.Class},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("set up %s: %w", name, err)

@@ -39,6 +39,8 @@ type ACKAPI struct {
 	// 200ms doubling to at most 5s).
 	Attempts int
 	Backoff  time.Duration
+	// Recorder, when set, is told of every CS call (nil: none).
+	Recorder CloudCallRecorder
 
 	mu      sync.Mutex
 	clients map[string]*cs.Client
@@ -68,6 +70,33 @@ func (a *ACKAPI) client(region string) (*cs.Client, error) {
 	return c, nil
 }
 
+// ACKService is the service label of the CS (ACK) API's calls, Alibaba
+// Cloud's product code.
+const ACKService = "CS"
+
+// CloudCallRecorder records one cloud API call once it is over, retries
+// included: throttled is the number of its attempts refused by throttling,
+// code is "" when it succeeded, else the API's error code ("Throttling.User",
+// "ErrorNodePoolNotFound") or "canceled", "timeout" or "other" when it ended
+// without an answer. runtime/telemetry's Metrics implements it.
+type CloudCallRecorder interface {
+	RecordCloudCall(service, operation string, throttled int, code string)
+}
+
+// ackCallCode is the code a recorder gets for a call's final error.
+func ackCallCode(err error) string {
+	if _, code, _, _, ok := ackErrorParts(err); ok && code != "" {
+		return code
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	}
+	return "other"
+}
+
 // target points a request at Endpoint: the SDK builds ROA URLs as
 // scheme://Domain:Port/path, so the port cannot go in the domain.
 func (a *ACKAPI) target(req *requests.RoaRequest) error {
@@ -82,12 +111,23 @@ func (a *ACKAPI) target(req *requests.RoaRequest) error {
 	return nil
 }
 
-// call runs one CS call (do, on the region's client, with Endpoint set on
-// the request by target), retrying throttling with backoff.
-func (a *ACKAPI) call(ctx context.Context, region, what string, do func(c *cs.Client) error) error {
+// call runs one CS call, operation op (do, on the region's client, with
+// Endpoint set on the request by target), retrying throttling with backoff,
+// and tells Recorder how it went.
+func (a *ACKAPI) call(ctx context.Context, region, op, what string, do func(c *cs.Client) error) (err error) {
 	c, err := a.client(region)
 	if err != nil {
 		return err
+	}
+	throttled := 0
+	if a.Recorder != nil {
+		defer func() {
+			code := ""
+			if err != nil {
+				code = ackCallCode(err)
+			}
+			a.Recorder.RecordCloudCall(ACKService, op, throttled, code)
+		}()
 	}
 	attempts, backoff := a.Attempts, a.Backoff
 	if attempts <= 0 {
@@ -107,6 +147,7 @@ func (a *ACKAPI) call(ctx context.Context, region, what string, do func(c *cs.Cl
 			}
 			return fmt.Errorf("%s: %w", what, ackError{err})
 		}
+		throttled++
 		if i+1 >= attempts {
 			return fmt.Errorf("%s: %w after %d attempts: %w", what, ErrThrottled, attempts, ackError{err})
 		}
@@ -191,7 +232,7 @@ type ackPoolDetail struct {
 func (a *ACKAPI) DescribeNodePool(ctx context.Context, clusterID, region, poolID string) (GroupState, error) {
 	var body []byte
 	what := fmt.Sprintf("describe ack node pool %s/%s in %s", clusterID, poolID, region)
-	err := a.call(ctx, region, what, func(c *cs.Client) error {
+	err := a.call(ctx, region, "DescribeClusterNodePoolDetail", what, func(c *cs.Client) error {
 		req := cs.CreateDescribeClusterNodePoolDetailRequest()
 		req.ClusterId, req.NodepoolId = clusterID, poolID
 		if err := a.target(req.RoaRequest); err != nil {
@@ -242,7 +283,7 @@ func (a *ACKAPI) SetNodePoolDesired(ctx context.Context, clusterID, region, pool
 		return err
 	}
 	what := fmt.Sprintf("set the desired size of ack node pool %s/%s in %s to %d", clusterID, poolID, region, desired)
-	return a.call(ctx, region, what, func(c *cs.Client) error {
+	return a.call(ctx, region, "ModifyClusterNodePool", what, func(c *cs.Client) error {
 		req := cs.CreateModifyClusterNodePoolRequest()
 		req.ClusterId, req.NodepoolId = clusterID, poolID
 		req.SetContent(body)
@@ -272,7 +313,7 @@ func (a *ACKAPI) RemoveNodePoolNodes(ctx context.Context, clusterID, region, poo
 		return err
 	}
 	what := fmt.Sprintf("remove nodes %s of ack node pool %s/%s in %s", strings.Join(names, ", "), clusterID, poolID, region)
-	return a.call(ctx, region, what, func(c *cs.Client) error {
+	return a.call(ctx, region, "DeleteClusterNodes", what, func(c *cs.Client) error {
 		req := cs.CreateDeleteClusterNodesRequest()
 		req.ClusterId = clusterID
 		req.SetContent(body)

@@ -126,7 +126,7 @@ func TestRemoveNodesACKLab(t *testing.T) {
 	// retried away with backoff; a long one ends in ErrThrottled.
 	api.Backoff = 20 * time.Millisecond
 	throttle := func(next int) {
-		resp, err := http.Post(env["HCA_LAB_ACK_ENDPOINT"]+"/lab/v1/throttling", "application/json", strings.NewReader(fmt.Sprintf(`{"next":%d}`, next)))
+		resp, err := http.Post(env["HCA_LAB_ACK_ENDPOINT"]+"/lab/v1/throttling", "application/json", strings.NewReader(fmt.Sprintf(`{"next":%d,"cluster":%q}`, next, id)))
 		if err != nil {
 			t.Fatal(err)
 		}

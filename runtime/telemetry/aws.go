@@ -63,3 +63,21 @@ func ErrorCode(err error) string {
 		return "other"
 	}
 }
+
+// RecordCloudCall counts one cloud API call made outside the AWS SDK (the
+// Alibaba Cloud CS client of runtime/member), as AWSAPIOptions counts the
+// AWS ones: once in hca_cloud_api_calls_total; code != "": once in
+// hca_cloud_api_errors_total; throttled attempts in
+// hca_cloud_api_throttles_total. Nil m: nothing.
+func (m *Metrics) RecordCloudCall(service, operation string, throttled int, code string) {
+	if m == nil {
+		return
+	}
+	m.CloudCalls.WithLabelValues(service, operation).Inc()
+	if code != "" {
+		m.CloudErrors.WithLabelValues(service, operation, code).Inc()
+	}
+	if throttled > 0 {
+		m.CloudThrottles.WithLabelValues(service, operation).Add(float64(throttled))
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"testing"
 	"time"
@@ -19,9 +21,9 @@ import (
 )
 
 // TestAWSAPIOptionsLab drives the unmodified EKS SDK client, with the
-// middleware, against the lab's EKS emulator: a call throttled twice and then
-// answered is one call, two throttles and no error; a call for a cluster that
-// does not exist is one call and one ResourceNotFoundException error.
+// middleware, against the lab's EKS emulator: a call answered at once is one
+// call and no error; a call for a cluster that does not exist, throttled twice
+// first, is one call, two throttles and one ResourceNotFoundException error.
 func TestAWSAPIOptionsLab(t *testing.T) {
 	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -31,7 +33,11 @@ func TestAWSAPIOptionsLab(t *testing.T) {
 		APIOptions: m.AWSAPIOptions()}
 	cli := eks.NewFromConfig(cfg, func(o *eks.Options) { o.BaseEndpoint = aws.String(env["HCA_LAB_EKS_ENDPOINT"]) })
 
-	resp, err := http.Post(env["HCA_LAB_EKS_ENDPOINT"]+"/lab/v1/throttling", "application/json", bytes.NewReader([]byte(`{"next": 2}`)))
+	// Throttling scoped to a cluster of this test's own (that does not
+	// exist), so that tests running beside it on the lab take none of it.
+	missing := fmt.Sprintf("no-such-cluster-telemetry-%d", rand.IntN(1e6))
+	resp, err := http.Post(env["HCA_LAB_EKS_ENDPOINT"]+"/lab/v1/throttling", "application/json",
+		bytes.NewReader([]byte(fmt.Sprintf(`{"next": 2, "cluster": %q}`, missing))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,23 +46,24 @@ func TestAWSAPIOptionsLab(t *testing.T) {
 		t.Fatalf("set throttling: %s", resp.Status)
 	}
 	if _, err := cli.ListClusters(ctx, &eks.ListClustersInput{}); err != nil {
-		t.Fatalf("ListClusters after 2 throttled attempts (the SDK retries 3 times): %v", err)
+		t.Fatalf("ListClusters: %v", err)
 	}
-	_, err = cli.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String("no-such-cluster-telemetry")})
+	_, err = cli.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(missing)})
 	if err == nil {
 		t.Fatal("DescribeCluster of a cluster that does not exist succeeded")
 	}
 	if code := ErrorCode(err); code != "ResourceNotFoundException" {
-		t.Errorf("ErrorCode = %q, want ResourceNotFoundException (%v)", code, errors.Unwrap(err))
+		t.Errorf("ErrorCode = %q, want ResourceNotFoundException after 2 throttled attempts (the SDK tries 3 times) (%v)", code, errors.Unwrap(err))
 	}
 	for _, c := range []struct {
 		what      string
 		got, want float64
 	}{
 		{"ListClusters calls", testutil.ToFloat64(m.CloudCalls.WithLabelValues("EKS", "ListClusters")), 1},
-		{"ListClusters throttles", testutil.ToFloat64(m.CloudThrottles.WithLabelValues("EKS", "ListClusters")), 2},
-		{"ListClusters errors", float64(testutil.CollectAndCount(m.CloudErrors, "hca_cloud_api_errors_total")) - 1, 0}, // only DescribeCluster's series
+		{"ListClusters throttles", testutil.ToFloat64(m.CloudThrottles.WithLabelValues("EKS", "ListClusters")), 0},
+		{"error series", float64(testutil.CollectAndCount(m.CloudErrors, "hca_cloud_api_errors_total")), 1}, // only DescribeCluster's NotFound: the throttles were retried away
 		{"DescribeCluster calls", testutil.ToFloat64(m.CloudCalls.WithLabelValues("EKS", "DescribeCluster")), 1},
+		{"DescribeCluster throttles", testutil.ToFloat64(m.CloudThrottles.WithLabelValues("EKS", "DescribeCluster")), 2},
 		{"DescribeCluster errors", testutil.ToFloat64(m.CloudErrors.WithLabelValues("EKS", "DescribeCluster", "ResourceNotFoundException")), 1},
 	} {
 		if c.got != c.want {

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hca-project/terraform-provider-hca/internal/capacity"
 	"github.com/hca-project/terraform-provider-hca/internal/chart"
 	sim "github.com/hca-project/terraform-provider-hca/internal/simulate"
 )
@@ -30,10 +31,11 @@ func main() {
 	dir := flag.String("traces", "examples/traces", "directory of the traces (TRACE.csv)")
 	policy := flag.String("policy", "examples/traces/policy.yaml", "BurstPolicy of every run")
 	cluster := flag.String("cluster", "examples/traces/cluster.yaml", "cluster model")
+	before := flag.String("before", "examples/traces/cluster-pods.yaml", "cluster model to compare with (the model before node groups; empty: none)")
 	out := flag.String("out", "docs/bench", "directory of the frontier charts (empty: none)")
 	periodic := flag.String("periodic", "diurnal,week", "comma-separated traces held to at most 1 % violations instead of 1.1 x the floor's")
 	flag.Parse()
-	if err := run(os.Stdout, *dir, *policy, *cluster, *out, strings.Split(*periodic, ","), flag.Args()); err != nil {
+	if err := run(os.Stdout, *dir, *policy, *cluster, *before, *out, strings.Split(*periodic, ","), flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "benchbar:", err)
 		os.Exit(1)
 	}
@@ -50,6 +52,27 @@ var headrooms = []headroom{{"+1 pod", 1, 0}, {"+2 pods", 2, 0}, {"+10 %", 0, 10}
 
 var algorithms = []string{"kubernetes", "frss", "panic", "adaptive"}
 
+// nodeSetting is one setting of the policy's spec.capacity on the frontier
+// (it matters only where burst clusters have node groups).
+type nodeSetting struct {
+	label     string
+	allowSpot bool
+	delay     time.Duration
+	// horizon, when above 0, is the adaptive forecast horizon.
+	horizon time.Duration
+}
+
+var nodeSettings = []nodeSetting{
+	{label: "spot", allowSpot: true, delay: 10 * time.Minute},
+	{label: "release 2m", delay: 2 * time.Minute},
+	// The forecast horizon covering a burst's node boot: start-up 20 s +
+	// boot 75 s + the capacity round 10 s.
+	{label: "horizon 105s", delay: 10 * time.Minute, horizon: 105 * time.Second},
+}
+
+// compared are the runs of the before/after table.
+var compared = []string{"kubernetes", "adaptive"}
+
 // traceRuns are the runs of one trace.
 type traceRuns struct {
 	name     string
@@ -57,9 +80,13 @@ type traceRuns struct {
 	byAlg    map[string]*sim.Result
 	floor    *sim.Result
 	headroom []*sim.Result
+	nodes    []*sim.Result
+	// before are the compared algorithms' runs and the floor on the model
+	// before node groups (nil: none).
+	before map[string]*sim.Result
 }
 
-func run(w io.Writer, dir, policyPath, clusterPath, out string, periodic, traces []string) error {
+func run(w io.Writer, dir, policyPath, clusterPath, beforePath, out string, periodic, traces []string) error {
 	if len(traces) == 0 {
 		return fmt.Errorf("name at least one trace")
 	}
@@ -79,9 +106,21 @@ func run(w io.Writer, dir, policyPath, clusterPath, out string, periodic, traces
 	if err != nil {
 		return fmt.Errorf("cluster model %s: %w", clusterPath, err)
 	}
+	var old *sim.ClusterModel
+	if beforePath != "" {
+		bd, err := os.ReadFile(beforePath)
+		if err != nil {
+			return fmt.Errorf("read cluster model: %w", err)
+		}
+		m, err := sim.ParseClusterModel(bd)
+		if err != nil {
+			return fmt.Errorf("cluster model %s: %w", beforePath, err)
+		}
+		old = &m
+	}
 	var all []*traceRuns
 	for _, name := range traces {
-		tr, err := runTrace(base, model, filepath.Join(dir, name+".csv"))
+		tr, err := runTrace(base, model, old, filepath.Join(dir, name+".csv"))
 		if err != nil {
 			return fmt.Errorf("trace %s: %w", name, err)
 		}
@@ -98,10 +137,13 @@ func run(w io.Writer, dir, policyPath, clusterPath, out string, periodic, traces
 			}
 		}
 	}
-	return writeTables(w, all, policyPath, clusterPath)
+	if err := writeTables(w, all, policyPath, clusterPath, beforePath); err != nil {
+		return err
+	}
+	return writeZero(w)
 }
 
-func runTrace(base sim.Policy, model sim.ClusterModel, path string) (*traceRuns, error) {
+func runTrace(base sim.Policy, model sim.ClusterModel, old *sim.ClusterModel, path string) (*traceRuns, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -141,8 +183,38 @@ func runTrace(base sim.Policy, model sim.ClusterModel, path string) (*traceRuns,
 		res.Name = "adaptive " + h.label
 		r.headroom = append(r.headroom, res)
 	}
+	for _, ns := range nodeSettings {
+		p := adaptive
+		p.AllowSpot, p.ScaleDownDelay = ns.allowSpot, ns.delay
+		if ns.horizon > 0 {
+			if p, err = p.WithForecastHorizon(ns.horizon); err != nil {
+				return nil, err
+			}
+		}
+		res, err := sim.Run(p, model, trace)
+		if err != nil {
+			return nil, fmt.Errorf("adaptive %s: %w", ns.label, err)
+		}
+		res.Name = "adaptive " + ns.label
+		r.nodes = append(r.nodes, res)
+	}
 	if r.floor, err = sim.ReactiveFloor(adaptive, model, trace, ctrl); err != nil {
 		return nil, err
+	}
+	if old != nil {
+		r.before = map[string]*sim.Result{}
+		for _, a := range compared {
+			p, err := base.WithAlgorithm(a)
+			if err != nil {
+				return nil, err
+			}
+			if r.before[a], err = sim.Run(p, *old, trace); err != nil {
+				return nil, fmt.Errorf("%s before node groups: %w", a, err)
+			}
+		}
+		if r.before[sim.FloorName], err = sim.ReactiveFloor(adaptive, *old, trace, ctrl); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }
@@ -204,7 +276,7 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2f×", a/b)
 }
 
-func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath string) error {
+func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath, beforePath string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- generated by make bench (tools/benchbar): do not edit -->\n\n")
 	fmt.Fprintf(&b, "policy %s, cluster model %s; adaptive and panic decide every 2 s, kubernetes and frss every 15 s; the floor at 2 s.\n\n", filepath.Base(policyPath), filepath.Base(clusterPath))
@@ -224,6 +296,33 @@ func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath string) 
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.name, kind, cell(k), cell(a), cell(t.floor),
 			ratio(viol(a), viol(k)), ratio(viol(a), viol(t.floor)), h, f)
 	}
+	if beforePath != "" {
+		fmt.Fprintf(&b, "\n### Node modelling: before and after\n\n")
+		fmt.Fprintf(&b, "Before: %s (burst pods priced by their requests, each starting `provisioningDelay` + start-up after its placement). After: %s (node groups: nodes bought by the capacity planner every 10 s, Ready after the lab's boot delay of %v, released %v after they are empty, paid per node-hour from the order). SLA violations / $ per day; node-hours of the burst node groups after.\n\n",
+			filepath.Base(beforePath), filepath.Base(clusterPath), capacity.DefaultNodeBootDelay, capacity.DefaultScaleDownDelay)
+		b.WriteString("| trace |")
+		for _, a := range append(append([]string(nil), compared...), sim.FloorName) {
+			fmt.Fprintf(&b, " %s before | %s after |", a, a)
+		}
+		b.WriteString(" burst node-hours after (kubernetes / adaptive / floor) | ≤ 0.6 × HPA viol., cost ≤, re-exp. ≤ (before) |\n|---|")
+		b.WriteString(strings.Repeat("---:|", 2*(len(compared)+1)) + "---:|---|\n")
+		for _, t := range all {
+			if t.before == nil {
+				continue
+			}
+			b.WriteString("| " + t.name + " |")
+			after := map[string]*sim.Result{sim.FloorName: t.floor}
+			for _, a := range compared {
+				after[a] = t.byAlg[a]
+			}
+			for _, a := range append(append([]string(nil), compared...), sim.FloorName) {
+				fmt.Fprintf(&b, " %.3f %% / $%.2f | %.3f %% / $%.2f |", viol(t.before[a]), t.before[a].Metrics.CostPerDay, viol(after[a]), after[a].Metrics.CostPerDay)
+			}
+			old := &traceRuns{periodic: t.periodic, byAlg: map[string]*sim.Result{"adaptive": t.before["adaptive"], "kubernetes": t.before["kubernetes"]}, floor: t.before[sim.FloorName]}
+			h, _ := verdicts(old)
+			fmt.Fprintf(&b, " %.2f / %.2f / %.2f | %s |\n", after["kubernetes"].Metrics.NodeHours, after["adaptive"].Metrics.NodeHours, t.floor.Metrics.NodeHours, h)
+		}
+	}
 	b.WriteString("\n### Forecast error\n\n")
 	b.WriteString("MAPE of the adaptive algorithm's load forecast (made at every decision for the decision time + `forecastHorizon`, 30 s) against the trace's load at that second, beside the naive forecast (the load it observed: no change); seconds with no load are left out.\n\n")
 	b.WriteString("| trace | decisions | forecast MAPE | naive MAPE |\n|---|---:|---:|---:|\n")
@@ -231,12 +330,15 @@ func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath string) 
 		m := t.byAlg["adaptive"].Metrics
 		fmt.Fprintf(&b, "| %s | %d | %.2f %% | %.2f %% |\n", t.name, m.Forecasts, m.ForecastMAPE, m.NaiveMAPE)
 	}
-	b.WriteString("\n### The frontier: SLA violations and cost of every algorithm and of adaptive with headroom\n\n")
-	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
+	b.WriteString("\n### The frontier: SLA violations and cost of every algorithm and of adaptive with headroom or node settings\n\n")
+	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). The node settings change the policy's `spec.capacity`: `spot` is `allowSpot` (the spot group of m5.xlarge at $0.0735 per hour, interrupted at the model's seeded rate with EC2's 2-minute notice) and `release 2m` is `scaleDownDelay: 2m`; `horizon 105s` sets `spec.algorithm.adaptive.forecastHorizon` to the time a burst replica needs on a new node (20 s start-up + 75 s boot + a 10 s capacity round). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
 	b.WriteString("| trace |")
 	cols := append(append([]string(nil), algorithms...), "reactive floor")
 	for _, h := range headrooms {
 		cols = append(cols, "adaptive "+h.label)
+	}
+	for _, ns := range nodeSettings {
+		cols = append(cols, "adaptive "+ns.label)
 	}
 	for _, c := range cols {
 		b.WriteString(" " + c + " |")
@@ -261,17 +363,21 @@ func (t *traceRuns) points() []*sim.Result {
 		rs = append(rs, t.byAlg[a])
 	}
 	rs = append(rs, t.floor)
-	return append(rs, t.headroom...)
+	rs = append(rs, t.headroom...)
+	return append(rs, t.nodes...)
 }
 
 var colours = map[string]string{"kubernetes": "#4c78a8", "frss": "#f58518", "panic": "#e45756", "adaptive": "#54a24b", sim.FloorName: "#555555"}
+
+// nodeColour marks adaptive with a node setting on the frontier.
+const nodeColour = "#8c564b"
 
 // writeFrontier draws SLA violations (y) against cost (x), one point per
 // run, adaptive's headroom settings joined to adaptive by a line.
 func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 	const (
-		W, H             = 840, 460
-		left, right      = 80, 250
+		W, H             = 880, 460
+		left, right      = 80, 290
 		top, bottom      = 60, 60
 		plotW, plotH     = W - left - right, H - top - bottom
 		minCost, minViol = 1e-9, 1e-9
@@ -292,7 +398,7 @@ func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", W, H, W, H)
 	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(w, `<text x="%d" y="24" font-size="16" font-weight="bold">%s — SLA violations against cost</text>`+"\n", left, chart.Esc(t.name))
-	fmt.Fprintf(w, `<text x="%d" y="44" fill="#444">one point per run; the green line: adaptive with headroom; lower left is better</text>`+"\n", left)
+	fmt.Fprintf(w, `<text x="%d" y="44" fill="#444">one point per run; the green line: adaptive with headroom; brown: adaptive with node settings; lower left is better</text>`+"\n", left)
 	fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>`+"\n", left, top, plotW, plotH)
 	for _, tk := range yt {
 		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left, y(tk.Value), left+plotW, y(tk.Value), left-5, y(tk.Value)+4, tk.Label)
@@ -314,6 +420,11 @@ func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 		c, ok := colours[name]
 		if !ok {
 			c = colours["adaptive"]
+			for _, ns := range nodeSettings {
+				if name == "adaptive "+ns.label {
+					c = nodeColour
+				}
+			}
 		}
 		rad := 5.0
 		if strings.HasPrefix(name, "adaptive ") {

@@ -16,6 +16,14 @@ resource "hca_runtime" "this" {
     memory_limit   = "256Mi"
   }
 
+  # A ServiceMonitor (with the labels your Prometheus selects) when the
+  # Prometheus Operator's CRDs exist, prometheus.io/* scrape annotations
+  # otherwise; service_monitor = true requires the Operator, false never uses it.
+  monitoring = {
+    labels   = { release = "kube-prometheus-stack" }
+    interval = "30s"
+  }
+
   # Destroy refuses while hca objects exist unless force_destroy is true; the
   # CRDs stay unless remove_crds is true (deleting them deletes every hca object).
   force_destroy = false

@@ -155,6 +155,9 @@ type ACKOptions struct {
 	// PodStartupDelay keeps the pods of the clusters it creates Pending for
 	// this long once bound (none when zero); see lab.ClusterSpec.
 	PodStartupDelay time.Duration
+	// OIDCProviders are the account's RAM OIDC identity providers, trusted
+	// by STSHandler's AssumeRoleWithOIDC.
+	OIDCProviders []RAMOIDCProvider
 }
 
 // ACK serves the emulated CS API. Create it with NewACK; it is an http.Handler.
@@ -169,10 +172,13 @@ type ACK struct {
 	labFaults
 	lab *http.ServeMux // the lab's control endpoints (/lab/v1/...)
 
-	mu     sync.Mutex
-	byID   map[string]*ackCluster
-	tasks  map[string]*ackTask
-	closed bool
+	jwks jwksCache // the OIDC providers' keys, for AssumeRoleWithOIDC
+
+	mu       sync.Mutex
+	byID     map[string]*ackCluster
+	tasks    map[string]*ackTask
+	sessions map[string]*aliSession // STS AccessKey ID -> temporary credentials
+	closed   bool
 }
 
 type ackCluster struct {
@@ -238,6 +244,7 @@ func NewACK(clusters Clusters, opts ACKOptions) *ACK {
 		tasks:     map[string]*ackTask{},
 		labFaults: labFaults{throttle: &throttle{}},
 		lab:       http.NewServeMux(),
+		jwks:      jwksCache{client: &http.Client{Timeout: 10 * time.Second}},
 	}
 	a.fleet = newFleet(clusters, delayOr(opts.NodeBootDelay, DefaultNodeBootDelay), delayOr(opts.SpotNotice, DefaultACKSpotNotice), a.logf)
 	for ct, n := range opts.VCPUQuota {
@@ -273,11 +280,11 @@ func (a *ACK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	reqID := ackRequestID()
 	w.Header().Set("x-acs-request-id", reqID)
-	body, ok := ackAuthenticate(w, r, reqID)
+	body, ok := ackAuthenticate(w, r, reqID, a.stsSecret)
 	if !ok {
 		return
 	}
-	if !a.throttle.allow() {
+	if !a.throttle.allow(ackPathCluster(r.URL.Path)) {
 		// The POP gateway's answer to a call over the API's rate limit. The v1
 		// SDK does not retry it (it retries network errors and 5xx only): the
 		// caller backs off.
@@ -643,3 +650,15 @@ func ackRequestID() string {
 }
 
 func ackTime(t time.Time) string { return t.Format(time.RFC3339) }
+
+// ackPathCluster is the cluster ID a CS API path names (/clusters/{id}/...
+// or /api/v1/clusters/{id}/...), or "".
+func ackPathCluster(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] == "clusters" {
+			return parts[i+1]
+		}
+	}
+	return ""
+}

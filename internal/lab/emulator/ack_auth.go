@@ -24,9 +24,11 @@ const ackMaxBody = 1 << 20
 //	x-acs-* headers, sorted, as "name:value\n" \n
 //	path[?key=value&... with keys sorted and values not escaped]
 //
-// (empty Accept/Content-MD5/Content-Type/Date are left out with their newline). On
-// failure it writes the gateway's error and returns false.
-func ackAuthenticate(w http.ResponseWriter, r *http.Request, reqID string) ([]byte, bool) {
+// (empty Accept/Content-MD5/Content-Type/Date are left out with their newline). The
+// key is the lab's AccessKey, or temporary STS credentials ("STS." IDs) whose secret
+// stsSecret returns for the request's x-acs-security-token header. On failure it
+// writes the gateway's error and returns false.
+func ackAuthenticate(w http.ResponseWriter, r *http.Request, reqID string, stsSecret func(keyID, token string) (string, bool)) ([]byte, bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, ackMaxBody+1))
 	if err != nil {
 		ackGatewayError(w, r, reqID, http.StatusBadRequest, "InvalidRequest", fmt.Sprintf("read request body: %v", err))
@@ -43,13 +45,27 @@ func ackAuthenticate(w http.ResponseWriter, r *http.Request, reqID string) ([]by
 			"the request is not signed: sign it with an AccessKey (Authorization: acs <AccessKeyId>:<signature>), as the Alibaba Cloud SDK does")
 		return nil, false
 	}
-	if keyID != AlicloudAccessKey {
+	secret := AlicloudAccessSecret
+	switch {
+	case strings.HasPrefix(keyID, "STS."):
+		token := r.Header.Get("x-acs-security-token")
+		if token == "" {
+			ackGatewayError(w, r, reqID, http.StatusBadRequest, "MissingSecurityToken", "SecurityToken is mandatory for this action.")
+			return nil, false
+		}
+		s, ok := stsSecret(keyID, token)
+		if !ok {
+			ackGatewayError(w, r, reqID, http.StatusBadRequest, "InvalidSecurityToken.Expired", "Specified SecurityToken is expired.")
+			return nil, false
+		}
+		secret = s
+	case keyID != AlicloudAccessKey:
 		// The key itself is not secret, but it is not echoed either.
 		ackGatewayError(w, r, reqID, http.StatusForbidden, ACKErrAccessKeyNotFound, "Specified access key is not found.")
 		return nil, false
 	}
 	sts := ackStringToSign(r)
-	mac := hmac.New(sha1.New, []byte(AlicloudAccessSecret))
+	mac := hmac.New(sha1.New, []byte(secret))
 	mac.Write([]byte(sts))
 	want := base64.StdEncoding.EncodeToString(mac.Sum(nil))
 	if !hmac.Equal([]byte(want), []byte(sig)) {

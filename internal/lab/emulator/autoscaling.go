@@ -81,7 +81,7 @@ func (a *AWS) serveAutoScaling(w http.ResponseWriter, r *http.Request, body []by
 		asError(w, reqID, http.StatusForbidden, code, aerr.msg)
 		return
 	}
-	if !a.throttle.allow() {
+	if !a.throttle.allow("") {
 		asError(w, reqID, http.StatusBadRequest, "Throttling", "Rate exceeded")
 		return
 	}

@@ -100,7 +100,7 @@ func (a *AWS) routeEKS() {
 				eksAuthError(w, aerr)
 				return
 			}
-			if !a.throttle.allow() {
+			if !a.throttle.allow(r.PathValue("name")) {
 				eksThrottled(w)
 				return
 			}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hca-project/terraform-provider-hca/internal/capacity"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
 )
 
@@ -27,7 +28,7 @@ const DefaultNodeBootDelay = lab.DefaultNodeBootDelay
 // DefaultSpotNotice is the warning EC2 gives before it reclaims a Spot Instance
 // (the "two-minute Spot Instance interruption notice", Amazon EC2 User Guide,
 // "Spot Instance interruption notices").
-const DefaultSpotNotice = 2 * time.Minute
+const DefaultSpotNotice = capacity.DefaultSpotNotice
 
 // DefaultACKSpotNotice is the warning ECS gives before it releases a
 // preemptible (spot) instance: the interruption event comes about 5 minutes

@@ -385,6 +385,25 @@ func TestEKSThrottling(t *testing.T) {
 	if err := describe(noRetry); err != nil {
 		t.Errorf("call after throttling is off: %v", err)
 	}
+
+	// Scoped to another cluster: this cluster's calls pass, the other's
+	// (here a cluster that does not exist) are throttled, then not found.
+	e.a.SetThrottling(ThrottleConfig{Next: 1, Cluster: "someone-elses"})
+	if err := describe(noRetry); err != nil {
+		t.Errorf("call about %s with throttling scoped to another cluster: %v", e.name, err)
+	}
+	other := func() string {
+		_, err := noRetry.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String("someone-elses")})
+		return awsErrorCode(err)
+	}
+	if got := []string{other(), other()}; !slices.Equal(got, []string{"ThrottlingException", "ResourceNotFoundException"}) {
+		t.Errorf("two calls about the throttled cluster: %q, want ThrottlingException then ResourceNotFoundException", got)
+	}
+	e.a.SetThrottling(ThrottleConfig{Next: 5, Cluster: e.name})
+	e.a.SetThrottling(ThrottleConfig{Cluster: e.name})
+	if err := describe(noRetry); err != nil {
+		t.Errorf("call after the cluster's throttling is off: %v", err)
+	}
 }
 
 // TestEKSSpotInterruption: a spot node gets the notice (tainted, cordoned), is

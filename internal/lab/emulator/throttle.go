@@ -7,9 +7,19 @@ import (
 
 // throttle decides which API calls a cloud refuses for their rate: the next n
 // calls, and calls beyond a token bucket of rate per second and burst. Tests and
-// the demo set it through the emulators' /lab/v1/throttling endpoints.
+// the demo set it through the emulators' /lab/v1/throttling endpoints. A
+// setting scoped to one cluster applies to the calls that name that cluster
+// (in their path), so that tests sharing one lab do not take each other's
+// throttled answers; an unscoped setting applies to every call, as a real
+// account-wide rate limit does.
 type throttle struct {
 	mu     sync.Mutex
+	scoped map[string]*bucket
+	bucket
+}
+
+// bucket is one throttling setting.
+type bucket struct {
 	next   int
 	rate   float64 // tokens per second; 0: no rate limit
 	burst  float64
@@ -52,22 +62,48 @@ type ThrottleConfig struct {
 	// refilled at this rate, holding Burst tokens (at least 1).
 	RatePerSecond float64 `json:"ratePerSecond"`
 	Burst         int     `json:"burst"`
+	// Cluster, when set, scopes the setting to the calls about that cluster
+	// (EKS: its name; ACK: its cluster ID); calls about other clusters and
+	// calls naming none are not affected by it. A setting with only Cluster
+	// turns that cluster's throttling off.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 func (t *throttle) set(c ThrottleConfig) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.next = max(c.Next, 0)
-	t.rate = max(c.RatePerSecond, 0)
-	t.burst = float64(max(c.Burst, 1))
-	t.tokens = t.burst
-	t.last = time.Now()
+	b := &t.bucket
+	if c.Cluster != "" {
+		if t.scoped == nil {
+			t.scoped = map[string]*bucket{}
+		}
+		if c.Next <= 0 && c.RatePerSecond <= 0 {
+			delete(t.scoped, c.Cluster)
+			return
+		}
+		b = &bucket{}
+		t.scoped[c.Cluster] = b
+	}
+	b.next = max(c.Next, 0)
+	b.rate = max(c.RatePerSecond, 0)
+	b.burst = float64(max(c.Burst, 1))
+	b.tokens = b.burst
+	b.last = time.Now()
 }
 
-// allow takes one call's token, or reports that the call is throttled.
-func (t *throttle) allow() bool {
+// allow takes one call's token, or reports that the call is throttled: the
+// setting scoped to cluster first (when the call names one), then the
+// account-wide one.
+func (t *throttle) allow(cluster string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if b, ok := t.scoped[cluster]; ok && cluster != "" && !b.allow() {
+		return false
+	}
+	return t.bucket.allow()
+}
+
+func (t *bucket) allow() bool {
 	if t.next > 0 {
 		t.next--
 		return false

@@ -26,6 +26,7 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 	"github.com/hca-project/terraform-provider-hca/runtime/config/crd"
 	"github.com/hca-project/terraform-provider-hca/runtime/config/dashboards"
+	"github.com/hca-project/terraform-provider-hca/runtime/controller"
 )
 
 // TestOperateCapacityLab runs the built hca-runtime with an EKS burst cluster
@@ -88,7 +89,10 @@ func TestOperateCapacityLab(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = c.Delete(context.Background(), o) })
 	}
-	mustCreate(&hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: hcav1.HybridClusterSpec{
+	// The runtime handles this test's objects only (its --class), not those
+	// of the tests running beside it on the same lab.
+	class := map[string]string{controller.ClassLabel: name}
+	mustCreate(&hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: class}, Spec: hcav1.HybridClusterSpec{
 		Role: hcav1.RoleBurst, Provider: hcav1.ProviderEKS, Priority: 5,
 		Credentials: hcav1.ClusterCredentials{EKS: &hcav1.EKSCredentials{ClusterName: name, Region: region}},
 		NodeGroups: []hcav1.NodeGroup{{Name: "burst", EKS: &hcav1.EKSNodeGroupRef{ClusterName: name, Region: region, NodegroupName: "burst"},
@@ -115,7 +119,7 @@ func TestOperateCapacityLab(t *testing.T) {
 			Containers: []corev1.Container{{Name: "app", Image: "registry.example/web:1",
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}}}}}
 	mustCreate(dep)
-	policy := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns}, Spec: hcav1.BurstPolicySpec{
+	policy := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns, Labels: class}, Spec: hcav1.BurstPolicySpec{
 		Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: lab.PrivateCluster,
 		BurstTargets: []hcav1.BurstTargetCluster{{Cluster: hcav1.ClusterName(name)}},
 		MinReplicas:  1, MaxReplicas: 10, PendingThreshold: &metav1.Duration{Duration: time.Second},
@@ -123,7 +127,7 @@ func TestOperateCapacityLab(t *testing.T) {
 	if err := c.Create(ctx, policy); err != nil {
 		t.Fatal(err)
 	}
-	rt := startProc(t, buildBinary(t), "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"], "--cluster-probe-interval=2s",
+	rt := startProc(t, buildBinary(t), "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"], "--class="+name, "--cluster-probe-interval=2s",
 		"--aws-region="+region, "--eks-endpoint="+env["HCA_LAB_EKS_ENDPOINT"], "--sts-endpoint="+env["HCA_LAB_STS_ENDPOINT"],
 		"--autoscaling-endpoint="+env["HCA_LAB_EKS_ENDPOINT"], "--log-level=info")
 	scrapeTarget(t, env["HCA_LAB_PROMETHEUS_TARGETS_DIR"], rt.metrics)
@@ -161,15 +165,15 @@ func TestOperateCapacityLab(t *testing.T) {
 		}
 	}
 
-	// The emulator throttles the next 6 calls: with the SDK's 3 attempts a
-	// call, at least one fails with ThrottlingException.
-	resp, err := http.Post(env["HCA_LAB_EKS_ENDPOINT"]+"/lab/v1/throttling", "application/json", bytes.NewReader([]byte(`{"next": 6}`)))
+	// The emulator throttles the next 6 calls about this cluster: with the
+	// SDK's 3 attempts a call, at least one fails with ThrottlingException.
+	resp, err := http.Post(env["HCA_LAB_EKS_ENDPOINT"]+"/lab/v1/throttling", "application/json", bytes.NewReader([]byte(`{"next": 6, "cluster": "`+name+`"}`)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	t.Cleanup(func() {
-		r, err := http.Post(env["HCA_LAB_EKS_ENDPOINT"]+"/lab/v1/throttling", "application/json", bytes.NewReader([]byte(`{"next": 0}`)))
+		r, err := http.Post(env["HCA_LAB_EKS_ENDPOINT"]+"/lab/v1/throttling", "application/json", bytes.NewReader([]byte(`{"cluster": "`+name+`"}`)))
 		if err == nil {
 			r.Body.Close()
 		}

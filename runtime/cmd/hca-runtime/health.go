@@ -23,6 +23,15 @@ import (
 // leaderElectionID names the runtime's leader election Lease.
 const leaderElectionID = "hca-runtime.hca.dev"
 
+// leaseName is the Lease of the runtimes of one class: runtimes of
+// different classes act side by side, so each class elects its own leader.
+func leaseName(class string) string {
+	if class == "" {
+		return leaderElectionID
+	}
+	return class + "." + leaderElectionID
+}
+
 // probeTimeout bounds each readiness call to the control apiserver.
 const probeTimeout = 3 * time.Second
 
@@ -52,7 +61,7 @@ func leaderLock(cfg *rest.Config, o runOptions) (resourcelock.Interface, error) 
 	if err != nil {
 		return nil, fmt.Errorf("leader election client: %w", err)
 	}
-	return resourcelock.New(resourcelock.LeasesResourceLock, ns, leaderElectionID, cs.CoreV1(), cs.CoordinationV1(),
+	return resourcelock.New(resourcelock.LeasesResourceLock, ns, leaseName(o.class), cs.CoreV1(), cs.CoordinationV1(),
 		resourcelock.ResourceLockConfig{Identity: host + "_" + string(uuid.NewUUID())})
 }
 

@@ -111,7 +111,7 @@ func TestReadinessFollowsApiserverLab(t *testing.T) {
 	if err := clientcmd.WriteToFile(*raw, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	rt := startProc(t, buildBinary(t), "--kubeconfig="+kubeconfig, "--log-level=warn")
+	rt := startProc(t, buildBinary(t), "--kubeconfig="+kubeconfig, "--class="+fmt.Sprintf("ops-ready-%d", rand.IntN(1e6)), "--log-level=warn")
 	ready := func(want int) func() (bool, string) {
 		return func() (bool, string) {
 			code, body := rt.readyz()
@@ -161,10 +161,10 @@ func TestReadinessFollowsLeaseLab(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = c.Delete(context.Background(), nsObj) })
 	bin := buildBinary(t)
-	args := []string{"--kubeconfig=" + env["HCA_LAB_PRIVATE_KUBECONFIG"], "--leader-elect", "--leader-election-namespace=" + ns, "--log-level=debug"}
+	args := []string{"--kubeconfig=" + env["HCA_LAB_PRIVATE_KUBECONFIG"], "--class=" + ns, "--leader-elect", "--leader-election-namespace=" + ns, "--log-level=debug"}
 	leader := startProc(t, bin, args...)
 	var lease coordinationv1.Lease
-	key := client.ObjectKey{Namespace: ns, Name: leaderElectionID}
+	key := client.ObjectKey{Namespace: ns, Name: leaseName(ns)}
 	eventually(t, time.Minute, "the first runtime to hold the lease", func() (bool, string) {
 		if err := c.Get(ctx, key, &lease); err != nil {
 			return false, err.Error()

@@ -13,7 +13,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // version is set at build time: -ldflags "-X main.version=...".
@@ -92,6 +95,7 @@ type runOptions struct {
 	ackEndpoint      string
 	logLevel         string
 	logFormat        string
+	class            string
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
@@ -114,8 +118,12 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.ackEndpoint, "ack-endpoint", "", "Alibaba Cloud CS (ACK) endpoint override (the lab's emulator); ACK node pools are scaled when ALIBABA_CLOUD_ACCESS_KEY_ID is set or this is given")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "json", "log format: json (one object a line, for log collectors) or text (key=value, for a terminal)")
+	fs.StringVar(&o.class, "class", "", "handle only the objects labelled hca.dev/class=<class> (HybridClusters, BurstPolicies, SLOs, strategies, FederatedAutoscalers), so several runtimes can share one control cluster (default: the objects without the label)")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err.Error()}
+	}
+	if errs := validation.IsValidLabelValue(o.class); len(errs) > 0 {
+		return o, usageError{fmt.Sprintf("--class %q is not a valid label value: %s", o.class, strings.Join(errs, "; "))}
 	}
 	if fs.NArg() > 0 {
 		return o, usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}

@@ -97,7 +97,7 @@ func mohaCollect(args []string, stdout, stderr io.Writer) error {
 	mem := fs.String("memory", "400,500,600", "lab: memory limits in MiB")
 	replicas := fs.String("replicas", "1,3,5", "lab: replica counts")
 	rps := fs.String("rps", "100,300,500,700,900", "lab: offered request rates")
-	settle := fs.Duration("settle", 20*time.Second, "lab: how long each rate runs before it is measured (also the queries' window)")
+	settle := fs.Duration("settle", 20*time.Second, "lab: how long each rate runs before it is measured; the measurement then lasts as long again (the queries' window), so it sees the settled load only")
 	rollout := fs.Duration("rollout", 2*time.Minute, "lab: how long a configuration may take to roll out")
 	if done, err := parseFlags(fs, args); done || err != nil {
 		return err

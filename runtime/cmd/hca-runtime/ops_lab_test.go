@@ -35,6 +35,7 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 	"github.com/hca-project/terraform-provider-hca/runtime/config/crd"
 	"github.com/hca-project/terraform-provider-hca/runtime/config/dashboards"
+	"github.com/hca-project/terraform-provider-hca/runtime/controller"
 )
 
 // runtimeProc is an hca-runtime process a lab test started.
@@ -255,6 +256,9 @@ func TestOperateBurstLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := fmt.Sprintf("ops-%d", id)
+	// The runtime handles this test's objects only (its --class), not those
+	// of the tests running beside it on the same lab.
+	class := map[string]string{controller.ClassLabel: ns}
 	mustCreate := func(o client.Object) {
 		t.Helper()
 		if err := c.Create(ctx, o); err != nil {
@@ -264,7 +268,7 @@ func TestOperateBurstLab(t *testing.T) {
 	}
 	mustCreate(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	mustCreate(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hc-" + burst, Namespace: ns}, Data: map[string][]byte{"kubeconfig": kubeconfig}})
-	mustCreate(&hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: burst}, Spec: hcav1.HybridClusterSpec{
+	mustCreate(&hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: burst, Labels: class}, Spec: hcav1.HybridClusterSpec{
 		Role: hcav1.RoleBurst, Provider: hcav1.ProviderPrivate, Priority: 1,
 		Prices:      &hcav1.ClusterPrices{PerVCPUHour: "0.0464", PerGiBHour: "0.0058"},
 		Credentials: hcav1.ClusterCredentials{SecretRef: &hcav1.SecretKeyRef{Namespace: ns, Name: hcav1.ObjectName("hc-" + burst)}}}})
@@ -277,7 +281,7 @@ func TestOperateBurstLab(t *testing.T) {
 			Tolerations:  []corev1.Toleration{{Key: taint.Key, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule}},
 			Containers: []corev1.Container{{Name: "app", Image: "registry.example/web:1",
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}}}}})
-	policy := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns}, Spec: hcav1.BurstPolicySpec{
+	policy := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns, Labels: class}, Spec: hcav1.BurstPolicySpec{
 		Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: lab.PrivateCluster,
 		BurstTargets: []hcav1.BurstTargetCluster{{Cluster: hcav1.ClusterName(burst)}},
 		MinReplicas:  1, MaxReplicas: 10, PendingThreshold: &metav1.Duration{Duration: time.Second},
@@ -310,7 +314,7 @@ func TestOperateBurstLab(t *testing.T) {
 		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "idle"}}, Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "app", Image: "registry.example/idle:1"}}}}}})
 	for name, query := range map[string]string{"good": "vector(42)", "broken": "sum(rate(http_requests_total["} {
-		mustCreate(&hcav1.ServiceLevelObjective{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: hcav1.ServiceLevelObjectiveSpec{
+		mustCreate(&hcav1.ServiceLevelObjective{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: class}, Spec: hcav1.ServiceLevelObjectiveSpec{
 			Target:             hcav1.TargetRef{Kind: hcav1.WorkloadDeployment, Name: "idle"},
 			SLO:                hcav1.SLOSpec{Type: hcav1.SLOCustom, Custom: &hcav1.CustomSLO{Query: query, TargetValue: resource.MustParse("84")}},
 			EvaluationInterval: &metav1.Duration{Duration: 2 * time.Second},
@@ -318,7 +322,7 @@ func TestOperateBurstLab(t *testing.T) {
 	}
 
 	bin := buildBinary(t)
-	rt := startProc(t, bin, "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"], "--cluster-probe-interval=2s", "--consul-addr="+env["CONSUL_HTTP_ADDR"],
+	rt := startProc(t, bin, "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"], "--class="+ns, "--cluster-probe-interval=2s", "--consul-addr="+env["CONSUL_HTTP_ADDR"],
 		"--prometheus-url="+env["HCA_LAB_PROMETHEUS_URL"],
 		"--aws-region=eu-central-1", "--eks-endpoint="+env["HCA_LAB_EKS_ENDPOINT"], "--sts-endpoint="+env["HCA_LAB_STS_ENDPOINT"],
 		"--log-level=debug", "--log-format=json")

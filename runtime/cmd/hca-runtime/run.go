@@ -74,7 +74,7 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 		Metrics:                             metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:              o.probeAddr,
 		LeaderElection:                      o.leaderElect,
-		LeaderElectionID:                    leaderElectionID,
+		LeaderElectionID:                    leaseName(o.class),
 		LeaderElectionNamespace:             o.leaderElectionNS,
 		LeaderElectionResourceLockInterface: lock,
 	})
@@ -89,7 +89,7 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	if err := telemetry.RegisterStatusCollector(nil, mgr.GetCache(), elected(mgr, o.leaderElect)); err != nil {
 		return err
 	}
-	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: tm, ProbeInterval: interval, BurstMetricsInterval: burstInterval}
+	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: tm, ProbeInterval: interval, BurstMetricsInterval: burstInterval, Class: o.class}
 	var aws member.EKSAPI
 	var clouds member.Clouds
 	if o.awsRegion != "" || o.eksEndpoint != "" || os.Getenv("AWS_REGION") != "" {
@@ -105,7 +105,7 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	// ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET environment variables, which
 	// hca_runtime fills from a Secret), read on first use.
 	if o.ackEndpoint != "" || os.Getenv("ALIBABA_CLOUD_ACCESS_KEY_ID") != "" {
-		clouds.ACK = &member.ACKAPI{Endpoint: o.ackEndpoint}
+		clouds.ACK = &member.ACKAPI{Endpoint: o.ackEndpoint, Recorder: tm}
 	}
 	if clouds.AWS != nil || clouds.ACK != nil {
 		deps.Cloud = clouds

@@ -24,7 +24,9 @@ is the CRD's YAML, its kind read from the file: a BurstPolicy, a
 ServiceLevelObjective (Horizontal or Vertical strategy), or a
 ServiceLevelObjective of strategy Burst and its BurstPolicy separated by ---.
 --compare runs several algorithms (adaptive, kubernetes, frss, panic) or policy files
-(*.yaml) side by side; --out writes one SVG chart per run.
+(*.yaml) side by side; --out writes one SVG chart per run (load and the
+adaptive forecast, pods per cluster, latency, and the burst clusters' nodes
+when the cluster model gives them nodeGroups).
 
 `
 

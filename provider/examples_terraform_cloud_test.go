@@ -1,0 +1,203 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/hca-project/terraform-provider-hca/internal/lab"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/oidc"
+)
+
+// TestAccExampleTerraformCloud runs the real Terraform CLI on
+// examples/terraform-cloud, whose only credentials are dynamic: it validates
+// with a token and reports each cloud block's missing token without one;
+// then, without its cloud block, it plans against the lab with a lab OIDC
+// token as TFC_WORKLOAD_IDENTITY_TOKEN, exchanged with the lab's AWS STS
+// (AssumeRoleWithWebIdentity) and an Alibaba STS emulator
+// (AssumeRoleWithOIDC), and a service account token of the lab's control
+// cluster in the Kubernetes dynamic credentials' token file.
+func TestAccExampleTerraformCloud(t *testing.T) {
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
+	}
+	lc := requireLabCluster(t)
+	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT", "HCA_LAB_OIDC_ISSUER")
+	prepareAccEnv(t)
+	for _, k := range []string{EnvTFCWorkloadIdentityToken, EnvAlicloudRoleARN, EnvAlicloudOIDCProviderARN, EnvAlicloudOIDCTokenFile} {
+		t.Setenv(k, "")
+	}
+	cli := newExampleCLI(t)
+	cli.mustRun(t, "terraform-cloud", nil, "get", "-no-color")
+	token := labtest.OIDCToken(t, oidc.TFCSubject("example-org", "default", "hca-production", "plan"), lab.OIDCAudienceAWS, time.Hour)
+
+	t.Run("validate", func(t *testing.T) {
+		out := cli.mustRun(t, "terraform-cloud", []string{EnvTFCWorkloadIdentityToken + "=" + token}, "validate", "-no-color")
+		if !strings.Contains(out, "Success! The configuration is valid") {
+			t.Errorf("terraform validate:\n%s", out)
+		}
+		// Static keys in the environment do not replace the token.
+		out, err := cli.run("terraform-cloud", []string{EnvAlicloudAccessKey + "=" + emulator.AlicloudAccessKey, EnvAlicloudSecretKey + "=" + emulator.AlicloudAccessSecret,
+			"AWS_ACCESS_KEY_ID=" + emulator.AWSAccessKeyID, "AWS_SECRET_ACCESS_KEY=" + emulator.AWSSecretAccessKey}, "validate", "-no-color")
+		if err == nil {
+			t.Fatalf("validate succeeded without TFC_WORKLOAD_IDENTITY_TOKEN:\n%s", out)
+		}
+		for _, re := range []interface{ MatchString(string) bool }{
+			errorRe("Missing web identity token", "TFC_WORKLOAD_IDENTITY_TOKEN"),
+			errorRe("Missing OIDC token", "The alicloud.assume_role_with_oidc block is present but no token is given", "TFC_WORKLOAD_IDENTITY_TOKEN"),
+		} {
+			if !re.MatchString(out) {
+				t.Errorf("validate output does not match %v:\n%s", re, out)
+			}
+		}
+	})
+
+	t.Run("plan against the lab", func(t *testing.T) {
+		ali := startAliSTS(t, env["HCA_LAB_OIDC_ISSUER"], lab.OIDCAudienceAWS)
+		dir := "terraform-cloud-lab"
+		copyExampleTree(t, filepath.Join("..", "examples", "terraform-cloud"), filepath.Join(cli.examples, dir))
+		main := filepath.Join(cli.examples, dir, "main.tf")
+		src, err := os.ReadFile(main)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local, err := withoutCloudBlock(string(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(main, []byte(local), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ca, err := os.ReadFile(lc.config.CAFile)
+		if len(lc.config.CAData) > 0 {
+			ca, err = lc.config.CAData, nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars := map[string]any{
+			"tfc_kubernetes_dynamic_credentials": map[string]any{"default": map[string]any{"token_path": controlClusterTokenFile(t, lc)}, "aliases": map[string]any{}},
+			"control_cluster_host":               lc.config.Host,
+			"control_cluster_ca_certificate":     string(ca),
+			"aws_run_role_arn":                   webIdentityRole,
+			"alicloud_run_role_arn":              ali.roleARN,
+			"alicloud_oidc_provider_arn":         ali.provider.ARN(),
+			"private_cluster_host":               "https://kubernetes.default.svc",
+			"private_cluster_ca_certificate":     string(ca),
+			"private_cluster_token":              "runtime-token",
+			"eks_cluster_role_arn":               "arn:aws:iam::000000000000:role/eks-cluster",
+			"eks_node_role_arn":                  "arn:aws:iam::000000000000:role/eks-node",
+			"eks_subnet_ids":                     []string{"subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002"},
+			"ack_vswitch_ids":                    []string{"vsw-hcalab1"},
+			"endpoints":                          map[string]any{"eks": env["HCA_LAB_EKS_ENDPOINT"], "sts": env["HCA_LAB_STS_ENDPOINT"], "ack": ali.ackEndpoint, "alicloud_sts": ali.stsEndpoint},
+		}
+		b, err := json.Marshal(vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		varFile := filepath.Join(t.TempDir(), "lab.tfvars.json")
+		if err := os.WriteFile(varFile, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cli.mustRun(t, dir, nil, "get", "-no-color")
+		planFile := filepath.Join(t.TempDir(), "plan")
+		cli.mustRun(t, dir, []string{EnvTFCWorkloadIdentityToken + "=" + token}, "plan", "-no-color", "-var-file="+varFile, "-out="+planFile)
+		out := cli.mustRun(t, dir, nil, "show", "-json", planFile)
+		var plan planJSON
+		if err := json.Unmarshal([]byte(out), &plan); err != nil {
+			t.Fatalf("plan JSON: %v", err)
+		}
+		created := map[string]bool{}
+		for _, rc := range plan.ResourceChanges {
+			if rc.Mode == "managed" && len(rc.Change.Actions) == 1 && rc.Change.Actions[0] == "create" {
+				addr, _, _ := strings.Cut(rc.Address, "[") // module.hybrid_burst.hca_ack_cluster.this["ack-burst"]
+				parts := strings.Split(addr, ".")
+				created[parts[len(parts)-2]] = true
+			}
+		}
+		for _, typ := range []string{"hca_runtime", "hca_eks_cluster", "hca_ack_cluster"} {
+			if !created[typ] {
+				t.Errorf("the plan creates no %s (creates %v)", typ, created)
+			}
+		}
+
+		// An expired token stops the plan at the first cloud block.
+		expired := labtest.OIDCToken(t, oidc.TFCSubject("example-org", "default", "hca-production", "plan"), lab.OIDCAudienceAWS, -time.Minute)
+		out, err = cli.run(dir, []string{EnvTFCWorkloadIdentityToken + "=" + expired}, "plan", "-no-color", "-var-file="+varFile)
+		if err == nil || !strings.Contains(out, "Error assuming role with web identity") {
+			t.Errorf("plan with an expired token: %v\n%s", err, out)
+		}
+	})
+}
+
+// withoutCloudBlock removes the terraform block's cloud block (from "  cloud {"
+// to its closing brace), so that the configuration plans with local state.
+func withoutCloudBlock(src string) (string, error) {
+	start := strings.Index(src, "  cloud {")
+	if start < 0 {
+		return "", os.ErrNotExist
+	}
+	depth := 0
+	for i := start; i < len(src); i++ {
+		switch src[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return src[:start] + src[i+1:], nil
+			}
+		}
+	}
+	return "", os.ErrInvalid
+}
+
+// controlClusterTokenFile writes a token of a service account of the lab's
+// control cluster, bound to cluster-admin, to a file: the stand-in for the
+// Kubernetes dynamic credentials' token file.
+func controlClusterTokenFile(t *testing.T, lc labCluster) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kc, err := kubernetes.NewForConfig(lc.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := testNamespace(t, labAdmin(t, lc), "hca-tfc")
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "terraform", Namespace: ns}}
+	if _, err := kc.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: ns + "-terraform"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "terraform", Namespace: ns}}}
+	if _, err := kc.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = kc.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
+	})
+	exp := int64(3600)
+	tr, err := kc.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "terraform", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("token request: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "kubernetes-token")
+	if err := os.WriteFile(p, []byte(tr.Status.Token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
