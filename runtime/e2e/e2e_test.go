@@ -165,6 +165,7 @@ func TestBurstEndToEnd(t *testing.T) {
 	// The runtime, as a process.
 	bin := buildRuntime(t, root)
 	var metricsAddr string // of the running process
+	var logs []string      // the runtimes' log files
 	start := func() *exec.Cmd {
 		metricsAddr = freeAddr(t)
 		cmd := exec.Command(bin, "run", "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"],
@@ -178,9 +179,28 @@ func TestBurstEndToEnd(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = logf, logf
 		must(t, cmd.Start())
 		t.Logf("hca-runtime pid %d, log %s", cmd.Process.Pid, logf.Name())
+		logs = append(logs, logf.Name())
 		return cmd
 	}
 	rt := start()
+	// Registered after the log's temporary directory, so it runs before the
+	// directory is removed.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		// The runtime's last decisions say why the replicas are what they are.
+		for _, f := range logs {
+			b, _ := os.ReadFile(f)
+			var last []string
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.Contains(l, "burst decision") || strings.Contains(l, `"level":"ERROR"`) {
+					last = append(last, l)
+				}
+			}
+			t.Logf("last decisions and errors in %s:\n%s", f, strings.Join(last[max(0, len(last)-8):], "\n"))
+		}
+	})
 	t.Cleanup(func() { _ = rt.Process.Kill(); _, _ = rt.Process.Wait() })
 
 	// Load that needs about 20 replicas.
