@@ -42,6 +42,14 @@ func prepareAccEnv(t *testing.T) {
 		t.Setenv("TF_ACC_TERRAFORM_PATH", defaultTerraformPath)
 	}
 	t.Setenv("CHECKPOINT_DISABLE", "1")
+	// A CLI configuration file named but missing makes Terraform print a
+	// warning before every diagnostic, which the tests' exact error patterns
+	// do not expect: the tests use no CLI configuration of the machine's.
+	if f := os.Getenv("TF_CLI_CONFIG_FILE"); f != "" {
+		if _, err := os.Stat(f); err != nil {
+			t.Setenv("TF_CLI_CONFIG_FILE", "")
+		}
+	}
 	for _, k := range []string{EnvKubeConfigPath, EnvKubeContext, EnvKubeHost, EnvKubeCACert, EnvKubeToken,
 		EnvKubeClientCert, EnvKubeClientKey, EnvAlicloudRegion, EnvAlicloudAccessKey, EnvAlicloudSecretKey} {
 		t.Setenv(k, "")

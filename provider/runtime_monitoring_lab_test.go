@@ -134,7 +134,8 @@ func TestAccRuntimeResource_monitoringAnnotations(t *testing.T) {
 		CheckDestroy: checkRuntimeGone(c, ns),
 		Steps: []resource.TestStep{{
 			// Refused at plan time: no namespace, RBAC or Deployment is made.
-			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"
   monitoring = { service_monitor = true }`),
 			ExpectError: errorRe("Missing ServiceMonitor CRD", "monitoring.service_monitor is true", "has no ServiceMonitor CRD (servicemonitors.monitoring.coreos.com)"),
 		}, {
@@ -143,13 +144,15 @@ func TestAccRuntimeResource_monitoringAnnotations(t *testing.T) {
 					t.Errorf("after the refused create: %v", err)
 				}
 			},
-			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"`),
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"`),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("hca_runtime.this", "metrics_scrape", "annotations"),
 				checkScrape(c, ns, false, nil),
 			),
 		}, {
-			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"
   monitoring = { service_monitor = false }`),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("hca_runtime.this", "metrics_scrape", "annotations"),
@@ -159,7 +162,8 @@ func TestAccRuntimeResource_monitoringAnnotations(t *testing.T) {
 			// The Operator installed later: with service_monitor unset, the
 			// next plan switches to a ServiceMonitor.
 			PreConfig: func() { installServiceMonitorCRD(t, c) },
-			Config:    runtimeHCL(lab, ns, `image = "hca-runtime:v1"`),
+			Config:    runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"`),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("hca_runtime.this", "metrics_scrape", "service_monitor"),
 				checkScrape(c, ns, true, nil),
@@ -181,7 +185,8 @@ func TestAccRuntimeResource_monitoringServiceMonitor(t *testing.T) {
 	accTest(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(checkRuntimeGone(c, ns), checkNoServiceMonitor(c, ns)),
 		Steps: []resource.TestStep{{
-			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"
   monitoring = {
     labels   = { release = "kube-prometheus-stack" }
     interval = "30s"
@@ -197,21 +202,24 @@ func TestAccRuntimeResource_monitoringServiceMonitor(t *testing.T) {
 					t.Fatalf("delete the ServiceMonitor: %v", err)
 				}
 			},
-			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"
   monitoring = {
     labels   = { release = "kube-prometheus-stack" }
     interval = "30s"
   }`),
 			Check: checkScrape(c, ns, true, map[string]string{"release": "kube-prometheus-stack"}),
 		}, {
-			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"
   monitoring = { service_monitor = false }`),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("hca_runtime.this", "metrics_scrape", "annotations"),
 				checkScrape(c, ns, false, nil),
 			),
 		}, {
-			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"
   monitoring = { service_monitor = true }`),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("hca_runtime.this", "metrics_scrape", "service_monitor"),
@@ -233,7 +241,8 @@ func TestAccRuntimeResource_monitoringRollback(t *testing.T) {
 	accTest(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(checkRuntimeGone(c, ns), checkNoServiceMonitor(c, ns)),
 		Steps: []resource.TestStep{{
-			Config: runtimeHCL(lab, ns, `image = "hca-runtime:v1"
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"
   monitoring = { service_monitor = true }
   resources  = { cpu_request = "100000" }
   timeouts   = { create = "20s" }`),
@@ -247,7 +256,8 @@ func TestAccRuntimeResource_monitoringRollback(t *testing.T) {
 					t.Errorf("after the failed create: %v", err)
 				}
 			},
-			Config:             runtimeHCL(lab, ns, `image = "hca-runtime:v1"`),
+			Config:             runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+  image = "hca-runtime:v1"`),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},
