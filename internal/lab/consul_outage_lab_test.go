@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -126,9 +127,14 @@ func startBackends(t *testing.T, n int) []backend {
 func registerInstances(t *testing.T, c *consul.Client, prefix string, bs []backend) {
 	t.Helper()
 	for i, b := range bs {
-		host, portStr, _ := net.SplitHostPort(b.addr)
-		var port int
-		fmt.Sscan(portStr, &port)
+		host, portStr, err := net.SplitHostPort(b.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, err := strconv.Atoi(portStr)
+		if err != nil {
+			t.Fatal(err)
+		}
 		reg := &consul.CatalogRegistration{
 			Node: "outage-node", Address: "127.0.0.1",
 			NodeMeta: map[string]string{"external-node": "true", "external-probe": "false"},
