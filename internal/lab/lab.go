@@ -180,15 +180,9 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 		if s.name == compDaemon && len(l.Daemon) == 0 {
 			continue // a lab without emulators and loadsim (tests of the lab itself)
 		}
-		t := time.Now()
-		if err := s.fn(ctx, st, bins); err != nil {
-			_ = l.saveState(st)
+		if err := l.startStep(ctx, st, bins, s.name, s.fn); err != nil {
 			return nil, err
 		}
-		if err := l.saveState(st); err != nil {
-			return nil, err
-		}
-		l.logf("%s started (%s)", s.name, time.Since(t).Round(time.Millisecond))
 	}
 	env, err := l.Env()
 	if err != nil {
@@ -199,6 +193,77 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 	}
 	l.logf("lab up in %s; environment in %s", time.Since(start).Round(time.Millisecond), filepath.Join(l.Dir, "env"))
 	return env, nil
+}
+
+// startStep starts one component and records it in state.json.
+func (l *Lab) startStep(ctx context.Context, st *state, bins map[string]string, name string, fn func(context.Context, *state, map[string]string) error) error {
+	t := time.Now()
+	if err := fn(ctx, st, bins); err != nil {
+		_ = l.saveState(st)
+		return err
+	}
+	if err := l.saveState(st); err != nil {
+		return err
+	}
+	l.logf("%s started (%s)", name, time.Since(t).Round(time.Millisecond))
+	return nil
+}
+
+// Balancer is where a balancer-only lab (UpBalancer) listens and writes.
+type Balancer struct {
+	// ConsulAddr is Consul's HTTP address (host:port).
+	ConsulAddr string
+	// Upstreams is the nginx upstreams file consul-template renders.
+	Upstreams string
+	// NginxURL is nginx's base URL.
+	NginxURL string
+	// NginxConf is nginx's main configuration file.
+	NginxConf string
+}
+
+// UpBalancer starts only Consul, nginx and consul-template (no cluster, no
+// emulators) in l.Dir, for tests of the load-balancing path that must not
+// disturb the shared lab. Like Up it is idempotent: running components are left
+// alone and a crashed one is restarted on its recorded ports (a killed Consul
+// comes back on the same address, with an empty catalog since it runs -dev).
+func (l *Lab) UpBalancer(ctx context.Context) (Balancer, error) {
+	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
+		return Balancer{}, fmt.Errorf("create lab dir %s: %w", l.Dir, err)
+	}
+	bins := map[string]string{}
+	for _, n := range []string{BinConsul, BinNginx, BinConsulTemplate} {
+		p, err := l.Bins.Path(ctx, n)
+		if err != nil {
+			return Balancer{}, err
+		}
+		bins[n] = p
+	}
+	st, err := l.loadState()
+	if err != nil {
+		return Balancer{}, err
+	}
+	steps := []struct {
+		name string
+		fn   func(context.Context, *state, map[string]string) error
+	}{
+		{compConsul, l.startConsul},
+		{compNginx, l.startNginx},
+		{compConsulTemplate, l.startConsulTemplate},
+	}
+	for _, s := range steps {
+		if p, ok := st.Procs[s.name]; ok && alive(p.PID) {
+			continue
+		}
+		if err := l.startStep(ctx, st, bins, s.name, s.fn); err != nil {
+			return Balancer{}, err
+		}
+	}
+	return Balancer{
+		ConsulAddr: fmt.Sprintf("127.0.0.1:%d", st.Ports["consul-http"]),
+		Upstreams:  filepath.Join(l.nginxDir(), "upstreams.conf"),
+		NginxURL:   fmt.Sprintf("http://127.0.0.1:%d", st.Ports["nginx"]),
+		NginxConf:  filepath.Join(l.nginxDir(), "nginx.conf"),
+	}, nil
 }
 
 // warnDelays says when a running daemon keeps delays other than the ones asked
@@ -421,10 +486,29 @@ server {
 func (l *Lab) startConsulTemplate(ctx context.Context, st *state, bins map[string]string) error {
 	d := l.nginxDir()
 	nginxCmd := bins[BinNginx] + " " + strings.Join(l.nginxArgs(), " ")
+	// The retry block bounds consul-template's backoff while Consul is away
+	// (issue 14). Its defaults (0.41.1: 12 attempts, 250ms doubling up to 1m)
+	// left nginx on a stale catalog for about a minute after Consul came back,
+	// since the next attempt could be up to 60 s away, and made consul-template
+	// exit after the 12th failed attempt (about 5 min). attempts = 0 retries
+	// forever; 250ms doubling to at most 2s means a returned Consul is seen
+	// within 2 s. block_query_wait bounds the other half: the lab's Consul runs
+	// -dev, so a restarted one starts its Raft index from scratch, and a
+	// blocking query that asks for "changes after index 22" of a Consul now at
+	// index 15 waits the whole block_query_wait (default 60 s) before
+	// consul-template sees the lower index and resets. 5 s costs one request per
+	// watched service every 5 s and bounds the return to about 2 s + 5 s.
 	cfg := fmt.Sprintf(`consul {
   address = "127.0.0.1:%d"
+  retry {
+    enabled     = true
+    attempts    = 0
+    backoff     = "250ms"
+    max_backoff = "2s"
+  }
 }
 log_level = "info"
+block_query_wait = "5s"
 template {
   source      = "%s"
   destination = "%s"
