@@ -162,7 +162,7 @@ func TestAccRuntimeResource_monitoringAnnotations(t *testing.T) {
 			// The Operator installed later: with service_monitor unset, the
 			// next plan switches to a ServiceMonitor.
 			PreConfig: func() { installServiceMonitorCRD(t, c) },
-			Config:    runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
   image = "hca-runtime:v1"`),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("hca_runtime.this", "metrics_scrape", "service_monitor"),
@@ -256,7 +256,7 @@ func TestAccRuntimeResource_monitoringRollback(t *testing.T) {
 					t.Errorf("after the failed create: %v", err)
 				}
 			},
-			Config:             runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
+			Config: runtimeHCL(lab, ns, `force_destroy = true # the lab holds other tests' hca objects
   image = "hca-runtime:v1"`),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
