@@ -511,30 +511,59 @@ const (
 // source: web_identity_token, web_identity_token_file, then the
 // TFC_WORKLOAD_IDENTITY_TOKEN and AWS_WEB_IDENTITY_TOKEN_FILE variables.
 // Messages never quote the token.
+// tokenSource is where a role-assuming block may take its OIDC token from:
+// the token attribute, the file attribute, or (neither set) the
+// environment's TFC_WORKLOAD_IDENTITY_TOKEN, then fileEnv.
+type tokenSource struct {
+	block, kind         string // "aws.assume_role_with_web_identity", "web identity"
+	token, file         value
+	tokenPath, filePath path.Path
+	fileEnv             string
+}
+
+// tokenSource resolves the token or the token file of src; setting both, or
+// neither with nothing in the environment, is an error naming the block.
+func (r *resolver) tokenSource(src tokenSource) (token, file setting) {
+	tokenAttr, fileAttr := attrName(src.tokenPath), attrName(src.filePath)
+	switch {
+	case src.token.Set && src.file.Set:
+		r.add(src.tokenPath, "Conflicting "+src.block+" token sources",
+			fmt.Sprintf("%s.%s and %s are both set. Set one of them: the token itself, or the path of a file that holds it.", src.block, tokenAttr, fileAttr))
+	case src.token.Set:
+		token = r.configOnly(src.tokenPath, src.token)
+	case src.file.Set:
+		file = r.configOnly(src.filePath, src.file)
+	default:
+		if v := r.getenv(EnvTFCWorkloadIdentityToken); v != "" {
+			token = setting{Path: src.tokenPath, Env: EnvTFCWorkloadIdentityToken, Value: v, set: true}
+		} else if v := r.getenv(src.fileEnv); v != "" {
+			file = setting{Path: src.filePath, Env: src.fileEnv, Value: v, set: true}
+		} else {
+			r.add(src.tokenPath, "Missing "+src.kind+" token",
+				fmt.Sprintf("The %s block is present but no token is given. Set %s or %s, or run where %s (HCP Terraform sets it when the workspace sets TFC_WORKLOAD_IDENTITY_AUDIENCE) or %s is set.",
+					src.block, tokenAttr, fileAttr, EnvTFCWorkloadIdentityToken, src.fileEnv))
+		}
+	}
+	return token, file
+}
+
+// attrName is the last step of p, an attribute name.
+func attrName(p path.Path) string {
+	last, _ := p.Steps().LastStep()
+	if n, ok := last.(path.PathStepAttributeName); ok {
+		return string(n)
+	}
+	return p.String()
+}
+
 func (r *resolver) webIdentity(wi *rawWebIdentity) *webIdentitySettings {
 	s := &webIdentitySettings{
 		RoleARN:     r.fallback(pathWIRoleARN, wi.RoleARN, EnvAWSRoleARN),
 		SessionName: r.fallback(pathWISessionName, wi.SessionName, EnvAWSRoleSessionName),
 		Duration:    r.configOnly(pathWIDuration, wi.Duration),
 	}
-	switch {
-	case wi.WebIdentityToken.Set && wi.WebIdentityTokenFile.Set:
-		r.add(pathWIToken, "Conflicting aws.assume_role_with_web_identity token sources",
-			"aws.assume_role_with_web_identity.web_identity_token and web_identity_token_file are both set. Set one of them: the token itself, or the path of a file that holds it.")
-	case wi.WebIdentityToken.Set:
-		s.Token = r.configOnly(pathWIToken, wi.WebIdentityToken)
-	case wi.WebIdentityTokenFile.Set:
-		s.TokenFile = r.configOnly(pathWITokenFile, wi.WebIdentityTokenFile)
-	default:
-		if v := r.getenv(EnvTFCWorkloadIdentityToken); v != "" {
-			s.Token = setting{Path: pathWIToken, Env: EnvTFCWorkloadIdentityToken, Value: v, set: true}
-		} else if v := r.getenv(EnvAWSWebIdentityTokenFile); v != "" {
-			s.TokenFile = setting{Path: pathWITokenFile, Env: EnvAWSWebIdentityTokenFile, Value: v, set: true}
-		} else {
-			r.add(pathWIToken, "Missing web identity token",
-				fmt.Sprintf("The aws.assume_role_with_web_identity block is present but no token is given. Set web_identity_token or web_identity_token_file, or run where %s (HCP Terraform sets it when the workspace sets TFC_WORKLOAD_IDENTITY_AUDIENCE) or %s is set.", EnvTFCWorkloadIdentityToken, EnvAWSWebIdentityTokenFile))
-		}
-	}
+	s.Token, s.TokenFile = r.tokenSource(tokenSource{block: "aws.assume_role_with_web_identity", kind: "web identity",
+		token: wi.WebIdentityToken, file: wi.WebIdentityTokenFile, tokenPath: pathWIToken, filePath: pathWITokenFile, fileEnv: EnvAWSWebIdentityTokenFile})
 
 	if !s.RoleARN.IsSet() && !wi.RoleARN.Set {
 		r.add(pathWIRoleARN, "Missing aws.assume_role_with_web_identity.role_arn",

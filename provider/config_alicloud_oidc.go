@@ -125,24 +125,8 @@ func (r *resolver) aliOIDC(o *rawAliOIDC, a alicloudSettings) *aliOIDCSettings {
 			break
 		}
 	}
-	switch {
-	case o.Token.Set && o.TokenFile.Set:
-		r.add(pathAliOIDCToken, "Conflicting alicloud.assume_role_with_oidc token sources",
-			"alicloud.assume_role_with_oidc.oidc_token and oidc_token_file are both set. Set one of them: the token itself, or the path of a file that holds it.")
-	case o.Token.Set:
-		s.Token = r.configOnly(pathAliOIDCToken, o.Token)
-	case o.TokenFile.Set:
-		s.TokenFile = r.configOnly(pathAliOIDCTokenFile, o.TokenFile)
-	default:
-		if v := r.getenv(EnvTFCWorkloadIdentityToken); v != "" {
-			s.Token = setting{Path: pathAliOIDCToken, Env: EnvTFCWorkloadIdentityToken, Value: v, set: true}
-		} else if v := r.getenv(EnvAlicloudOIDCTokenFile); v != "" {
-			s.TokenFile = setting{Path: pathAliOIDCTokenFile, Env: EnvAlicloudOIDCTokenFile, Value: v, set: true}
-		} else {
-			r.add(pathAliOIDCToken, "Missing OIDC token",
-				fmt.Sprintf("The alicloud.assume_role_with_oidc block is present but no token is given. Set oidc_token or oidc_token_file, or run where %s (HCP Terraform sets it when the workspace sets TFC_WORKLOAD_IDENTITY_AUDIENCE) or %s is set.", EnvTFCWorkloadIdentityToken, EnvAlicloudOIDCTokenFile))
-		}
-	}
+	s.Token, s.TokenFile = r.tokenSource(tokenSource{block: "alicloud.assume_role_with_oidc", kind: "OIDC",
+		token: o.Token, file: o.TokenFile, tokenPath: pathAliOIDCToken, filePath: pathAliOIDCTokenFile, fileEnv: EnvAlicloudOIDCTokenFile})
 	for _, x := range []struct {
 		s       setting
 		raw     value

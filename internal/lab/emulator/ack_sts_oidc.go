@@ -217,19 +217,7 @@ func (a *ACK) verifyOIDCToken(prov *RAMOIDCProvider, token string) (jwt.MapClaim
 	if strings.TrimSuffix(iss, "/") != strings.TrimSuffix(prov.IssuerURL, "/") {
 		return nil, fail("AuthenticationFail.OIDCToken.IssuerError", fmt.Sprintf("The issuer of the OIDC token (%s) does not match the issuer URL of the OIDC provider (%s).", iss, prov.IssuerURL))
 	}
-	var claims jwt.MapClaims
-	var fetchErr error
-	_, err := jwt.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
-		kid, _ := t.Header["kid"].(string)
-		k, err := a.jwks.key(iss, kid, false)
-		if errors.Is(err, errUnknownKid) {
-			k, err = a.jwks.key(iss, kid, true)
-		}
-		if err != nil && !errors.Is(err, errUnknownKid) {
-			fetchErr = err
-		}
-		return k, err
-	}, jwt.WithValidMethods([]string{"RS256", "RS384", "RS512"}), jwt.WithTimeFunc(a.opts.Now), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	claims, fetchErr, err := a.jwks.verify(token, iss, a.opts.Now)
 	switch {
 	case fetchErr != nil:
 		return nil, fail("AuthenticationFail.OIDCToken.JWKSFetchError", "Failed to fetch the JWKS of the OIDC provider's issuer.")
@@ -240,13 +228,8 @@ func (a *ACK) verifyOIDCToken(prov *RAMOIDCProvider, token string) (jwt.MapClaim
 	case err != nil:
 		return nil, fail("AuthenticationFail.OIDCToken.SignatureError", "The signature of the OIDC token does not match any key of the issuer's JWKS.")
 	}
-	aud, _ := claims.GetAudience()
-	for _, want := range prov.ClientIDs {
-		for _, got := range aud {
-			if got == want {
-				return claims, nil
-			}
-		}
+	if hasAudience(claims, prov.ClientIDs) {
+		return claims, nil
 	}
 	return nil, fail("AuthenticationFail.OIDCToken.AudienceError", "The audience of the OIDC token is not a client ID of the OIDC provider.")
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,6 +112,36 @@ func (c *jwksCache) key(issuer, kid string, refresh bool) (any, error) {
 
 var errUnknownKid = errors.New("unknown kid")
 
+// verify checks token's signature with the keys issuer's JWKS serves
+// (fetched again once for a key ID it does not know yet), its algorithm
+// (RS256/384/512), its expiry (required) and its issue time, at now. fetchErr
+// is set when the JWKS could not be fetched; err is jwt's verdict.
+func (c *jwksCache) verify(token, issuer string, now func() time.Time) (claims jwt.MapClaims, fetchErr, err error) {
+	_, err = jwt.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
+		kid, _ := t.Header["kid"].(string)
+		k, err := c.key(issuer, kid, false)
+		if errors.Is(err, errUnknownKid) {
+			k, err = c.key(issuer, kid, true)
+		}
+		if err != nil && !errors.Is(err, errUnknownKid) {
+			fetchErr = err
+		}
+		return k, err
+	}, jwt.WithValidMethods([]string{"RS256", "RS384", "RS512"}), jwt.WithTimeFunc(now), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	return claims, fetchErr, err
+}
+
+// hasAudience reports whether one of claims' audiences is a client ID.
+func hasAudience(claims jwt.MapClaims, clientIDs []string) bool {
+	aud, _ := claims.GetAudience()
+	for _, want := range clientIDs {
+		if slices.Contains(aud, want) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *jwksCache) getJSON(u string, v any) error {
 	resp, err := c.client.Get(u)
 	if err != nil {
@@ -145,19 +176,7 @@ func (a *AWS) verifyWebIdentity(token string) (jwt.MapClaims, *stsAuthFailure) {
 	if prov == nil {
 		return nil, invalid("No OpenIDConnect provider found in your account for " + iss)
 	}
-	var claims jwt.MapClaims
-	var fetchErr error
-	_, err := jwt.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
-		kid, _ := t.Header["kid"].(string)
-		k, err := a.jwks.key(iss, kid, false)
-		if errors.Is(err, errUnknownKid) {
-			k, err = a.jwks.key(iss, kid, true)
-		}
-		if err != nil && !errors.Is(err, errUnknownKid) {
-			fetchErr = err
-		}
-		return k, err
-	}, jwt.WithValidMethods([]string{"RS256", "RS384", "RS512"}), jwt.WithTimeFunc(a.now), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	claims, fetchErr, err := a.jwks.verify(token, iss, a.now)
 	switch {
 	case fetchErr != nil:
 		return nil, &stsAuthFailure{status: http.StatusBadRequest, code: "IDPCommunicationError", msg: "Couldn't retrieve verification key from your identity provider, please reference AssumeRoleWithWebIdentity documentation for requirements"}
@@ -173,13 +192,8 @@ func (a *AWS) verifyWebIdentity(token string) (jwt.MapClaims, *stsAuthFailure) {
 	case err != nil:
 		return nil, invalid("Couldn't verify the signature of the token with the keys of " + iss)
 	}
-	aud, _ := claims.GetAudience()
-	for _, want := range prov.ClientIDs {
-		for _, got := range aud {
-			if got == want {
-				return claims, nil
-			}
-		}
+	if hasAudience(claims, prov.ClientIDs) {
+		return claims, nil
 	}
 	return nil, invalid("Incorrect token audience")
 }

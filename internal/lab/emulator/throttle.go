@@ -92,12 +92,12 @@ func (t *throttle) set(c ThrottleConfig) {
 }
 
 // allow takes one call's token, or reports that the call is throttled: the
-// setting scoped to cluster first (when the call names one), then the
+// setting scoped to cluster first (none for a call naming no cluster), then the
 // account-wide one.
 func (t *throttle) allow(cluster string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if b, ok := t.scoped[cluster]; ok && cluster != "" && !b.allow() {
+	if b, ok := t.scoped[cluster]; ok && !b.allow() {
 		return false
 	}
 	return t.bucket.allow()
