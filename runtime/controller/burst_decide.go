@@ -75,6 +75,13 @@ type burstInput struct {
 	// Drain are clusters that still hold copies but are no longer burst
 	// targets: their replicas go back to the primary.
 	Drain []scaling.BurstTarget
+
+	// Failover is, per burst cluster, how its replicas count
+	// (scaling.Failover; absent: healthy). A written-off cluster's Current
+	// (the replicas last known there) and a stale cluster's Current (the
+	// copy found there) count as 0: the first are placed again like any
+	// deficit, the second are scaled to 0. Placement adds to neither.
+	Failover map[string]scaling.FailoverMode
 }
 
 // burstPlan is the decision for one target Deployment.
@@ -145,6 +152,29 @@ func burstWithCurrent(targets []scaling.BurstTarget, cur map[string]int32) []sca
 func burstDecide(in burstInput) (burstPlan, error) {
 	cur := map[string]int32{}
 	var burstNow int32
+	var failoverNotes, failoverActions []string
+	writeOff := func(ts []scaling.BurstTarget) []scaling.BurstTarget {
+		out := make([]scaling.BurstTarget, len(ts))
+		for i, t := range ts {
+			switch in.Failover[t.Name] {
+			case scaling.FailoverWrittenOff:
+				if t.Current > 0 {
+					failoverActions = append(failoverActions, "failover")
+					failoverNotes = append(failoverNotes, fmt.Sprintf("failover: %d replicas on %s written off (unreachable past failoverAfter), placed again", t.Current, t.Name))
+				}
+				t.Current, t.Reachable = 0, false
+			case scaling.FailoverStale:
+				if t.Current > 0 {
+					failoverActions = append(failoverActions, "remove-stale")
+					failoverNotes = append(failoverNotes, fmt.Sprintf("%d stale replicas removed from %s (written off at failover, seen again)", t.Current, t.Name))
+				}
+				t.Current, t.Reachable = 0, false
+			}
+			out[i] = t
+		}
+		return out
+	}
+	in.Targets, in.Drain = writeOff(in.Targets), writeOff(in.Drain)
 	for _, t := range append(append([]scaling.BurstTarget{}, in.Targets...), in.Drain...) {
 		if _, dup := cur[t.Name]; dup {
 			return burstPlan{}, fmt.Errorf("cluster %s is listed twice: list each burst target once", t.Name)
@@ -163,7 +193,7 @@ func burstDecide(in burstInput) (burstPlan, error) {
 		base = *in.PrimaryWritten
 	}
 	current := base + burstNow
-	var notes []string
+	notes := failoverNotes
 	var total int32
 	switch in.TotalSource {
 	case burstTotalFromAlgorithm:
@@ -196,7 +226,7 @@ func burstDecide(in burstInput) (burstPlan, error) {
 		total = c
 	}
 
-	plan := burstPlan{Total: total, Burst: maps.Clone(cur)}
+	plan := burstPlan{Total: total, Burst: maps.Clone(cur), Actions: failoverActions}
 	primary := base
 	all := append(append([]scaling.BurstTarget{}, in.Targets...), in.Drain...)
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -555,6 +556,150 @@ func TestBurstGrowable(t *testing.T) {
 			cpu, mem := burstGrowable(tt.hc, tt.allowSpot)
 			if cpu != tt.wantNodes*4000 || mem != tt.wantNodes*16<<30 {
 				t.Errorf("growable %dm CPU, %d bytes; want %d nodes of 4 CPU / 16Gi", cpu, mem, tt.wantNodes)
+			}
+		})
+	}
+}
+
+// TestBurstDecideFailover follows one burst cluster (b1, preferred) through
+// an outage: the primary's pool holds 4 replicas, the total is 6, b1 holds
+// 2, b2 (lower priority) is empty.
+func TestBurstDecideFailover(t *testing.T) {
+	pod := scaling.PodRequests{CPUMilli: 1000, MemoryBytes: 1 << 30}
+	preferred := func(t *scaling.BurstTarget) { t.Priority = 10 }
+	down := func(t *scaling.BurstTarget) { t.Reachable = false }
+	base := func(mod func(*burstInput)) burstInput {
+		in := burstInput{Now: burstT0, Threshold: 5 * time.Second, Min: 1, Max: 100, Mode: scaling.PlacementPriority,
+			Pod: pod, Primary: "private", PrimarySpec: 4, PrimaryWritten: burstI32(4), StoredTotal: burstI32(6), Scheduled: 4,
+			Targets: []scaling.BurstTarget{burstTgt("b1", 2, preferred), burstTgt("b2", 0)}}
+		mod(&in)
+		return in
+	}
+	tests := []struct {
+		name     string
+		in       burstInput
+		primary  int32
+		burst    map[string]int32
+		actions  []string
+		skipped  []scaling.PlacementSkip
+		contains string
+	}{
+		{
+			name: "within the grace period: b1's 2 replicas are held, nothing moves",
+			in: base(func(in *burstInput) {
+				in.Targets[0] = burstTgt("b1", 2, preferred, down)
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverHolding}
+			}),
+			primary: 4, burst: map[string]int32{"b1": 2, "b2": 0},
+		},
+		{
+			name: "grace over: b1's 2 count as 0, the total 6 adds them to the primary first",
+			in: base(func(in *burstInput) {
+				in.Targets[0] = burstTgt("b1", 2, preferred, down)
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverWrittenOff}
+			}),
+			primary: 6, burst: map[string]int32{"b1": 0, "b2": 0}, actions: []string{"failover", "scale-up"},
+			contains: "failover: 2 replicas on b1 written off",
+		},
+		{
+			name: "the primary has room for them: they stay there",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.Scheduled = 6, burstI32(6), 6
+				in.Targets[0] = burstTgt("b1", 0, preferred, down)
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverWrittenOff}
+			}),
+			primary: 6, burst: map[string]int32{"b1": 0, "b2": 0},
+		},
+		{
+			name: "the primary has no room: the 2 Unschedulable burst to b2, never to the written-off b1",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten = 6, burstI32(6)
+				in.Unassigned, in.Unschedulable = 2, burstAt(2, 10*time.Second)
+				in.Targets[0] = burstTgt("b1", 0, preferred, down)
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverWrittenOff}
+			}),
+			primary: 4, burst: map[string]int32{"b1": 0, "b2": 2}, actions: []string{"burst"},
+			skipped: []scaling.PlacementSkip{{Target: "b1", Reason: scaling.SkipUnreachable}},
+		},
+		{
+			name: "b1 is back with its 2 stale replicas: they go, the total stays 6",
+			in: base(func(in *burstInput) {
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, preferred), burstTgt("b2", 2)}
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverStale}
+			}),
+			primary: 4, burst: map[string]int32{"b1": 0, "b2": 2}, actions: []string{"remove-stale"},
+			contains: "2 stale replicas removed from b1",
+		},
+		{
+			name: "b1 back with stale replicas and 2 pods pending: they burst to b2, not b1",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 6, burstI32(6), burstI32(8)
+				in.Unassigned, in.Unschedulable = 2, burstAt(2, 10*time.Second)
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, preferred), burstTgt("b2", 2)}
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverStale}
+			}),
+			primary: 4, burst: map[string]int32{"b1": 0, "b2": 4}, actions: []string{"remove-stale", "burst"},
+			skipped: []scaling.PlacementSkip{{Target: "b1", Reason: scaling.SkipUnreachable}},
+		},
+		{
+			name: "b1 healthy again after the stale copy went: it takes new bursts as before",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 6, burstI32(6), burstI32(8)
+				in.Unassigned, in.Unschedulable = 2, burstAt(2, 10*time.Second)
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 0, preferred), burstTgt("b2", 2)}
+			}),
+			primary: 4, burst: map[string]int32{"b1": 2, "b2": 2}, actions: []string{"burst"},
+		},
+		{
+			name: "flapping: b1 unreachable again while written off adds nothing and moves nothing back",
+			in: base(func(in *burstInput) {
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 0, preferred, down), burstTgt("b2", 2)}
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverWrittenOff}
+			}),
+			primary: 4, burst: map[string]int32{"b1": 0, "b2": 2},
+		},
+		{
+			name: "metrics drive the total and are missing: the written-off replicas are still replaced",
+			in: base(func(in *burstInput) {
+				in.TotalSource, in.AlgorithmTotal, in.NoScaleDown = burstTotalFromAlgorithm, 6, true
+				in.Targets[0] = burstTgt("b1", 2, preferred, down)
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverWrittenOff}
+			}),
+			primary: 6, burst: map[string]int32{"b1": 0, "b2": 0}, actions: []string{"failover", "scale-up"},
+		},
+		{
+			name: "a written-off cluster that is no longer a target holds nothing back",
+			in: base(func(in *burstInput) {
+				in.Targets = []scaling.BurstTarget{burstTgt("b2", 0)}
+				in.Drain = []scaling.BurstTarget{burstTgt("b1", 2, down)}
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverWrittenOff}
+			}),
+			primary: 6, burst: map[string]int32{"b1": 0, "b2": 0}, actions: []string{"failover", "scale-up"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := burstDecide(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != 6 && tc.in.StoredTotal != nil && *tc.in.StoredTotal == 6 {
+				t.Errorf("total %d, want 6", got.Total)
+			}
+			if got.Primary != tc.primary || !maps.Equal(got.Burst, tc.burst) {
+				t.Errorf("primary %d burst %v, want primary %d burst %v (reason %q)", got.Primary, got.Burst, tc.primary, tc.burst, got.Reason)
+			}
+			if !slices.Equal(got.Actions, tc.actions) {
+				t.Errorf("actions %v, want %v (reason %q)", got.Actions, tc.actions, got.Reason)
+			}
+			if !slices.Equal(got.Skipped, tc.skipped) {
+				t.Errorf("skipped %v, want %v", got.Skipped, tc.skipped)
+			}
+			if tc.contains != "" && !strings.Contains(got.Reason, tc.contains) {
+				t.Errorf("reason %q does not say %q", got.Reason, tc.contains)
+			}
+			if sum := got.Primary + got.BurstTotal(); sum != got.Total+got.Blocked || got.Blocked != 0 {
+				t.Errorf("primary + burst = %d, want total %d (blocked %d, want 0)", sum, got.Total, got.Blocked)
 			}
 		})
 	}

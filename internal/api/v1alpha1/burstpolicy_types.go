@@ -143,6 +143,20 @@ type BurstPolicySpec struct {
 	// +optional
 	PendingThreshold *metav1.Duration `json:"pendingThreshold,omitempty"`
 
+	// FailoverAfter is how long a burst cluster holding replicas may stay
+	// unreachable before its replicas stop counting and are placed again
+	// elsewhere (the primary first if it has room, then the other burst
+	// targets in placement order). The copies left there are removed when
+	// the cluster is seen again. Go duration, at most 1h; "0s" never fails
+	// over (the replicas are held until the cluster answers); absent: 90s.
+	//
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('1h')",message="failoverAfter must be at most 1h (\"0s\" never fails over)"
+	// +kubebuilder:default="90s"
+	// +optional
+	FailoverAfter *metav1.Duration `json:"failoverAfter,omitempty"`
+
 	// Capacity says which nodes the runtime may buy for this policy's burst
 	// replicas in burst clusters with node groups, and when it gives them
 	// back.
@@ -718,6 +732,20 @@ type ClusterReplicas struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	NodesRequested int32 `json:"nodesRequested,omitempty"`
+
+	// UnreachableSince is when the burst controller first found the cluster
+	// unreachable (cleared once it answers again).
+	//
+	// +optional
+	UnreachableSince *metav1.Time `json:"unreachableSince,omitempty"`
+
+	// FailedOverAt is when the cluster's replicas were written off after
+	// spec.failoverAfter unreachable and placed elsewhere; the copies left
+	// there are stale and are removed once the cluster answers (then this
+	// is cleared).
+	//
+	// +optional
+	FailedOverAt *metav1.Time `json:"failedOverAt,omitempty"`
 }
 
 // Decision records one decision of a controller.

@@ -1,0 +1,67 @@
+package scaling
+
+import (
+	"testing"
+	"time"
+)
+
+func TestFailover(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	const grace = 90 * time.Second
+	tests := []struct {
+		name string
+		in   FailoverInput
+		want FailoverDecision
+	}{
+		{"reachable, nothing recorded: healthy",
+			FailoverInput{Now: at(0), After: grace, Reachable: true, Known: 4, Present: 4},
+			FailoverDecision{Mode: FailoverHealthy}},
+		{"first unreachable round: holding, since now, wait the whole grace",
+			FailoverInput{Now: at(0), After: grace, Known: 4},
+			FailoverDecision{Mode: FailoverHolding, State: FailoverState{UnreachableSince: at(0)}, RequeueAfter: 90 * time.Second}},
+		{"unreachable for 60 s of 90: still holding, 30 s left",
+			FailoverInput{Now: at(60), After: grace, Known: 4, State: FailoverState{UnreachableSince: at(0)}},
+			FailoverDecision{Mode: FailoverHolding, State: FailoverState{UnreachableSince: at(0)}, RequeueAfter: 30 * time.Second}},
+		{"unreachable for exactly 90 s: the 4 replicas are written off once",
+			FailoverInput{Now: at(90), After: grace, Known: 4, State: FailoverState{UnreachableSince: at(0)}},
+			FailoverDecision{Mode: FailoverWrittenOff, State: FailoverState{UnreachableSince: at(0), FailedOverAt: at(90)}, Moved: 4}},
+		{"still unreachable after the failover: written off, nothing moved again",
+			FailoverInput{Now: at(150), After: grace, Known: 0, State: FailoverState{UnreachableSince: at(0), FailedOverAt: at(90)}},
+			FailoverDecision{Mode: FailoverWrittenOff, State: FailoverState{UnreachableSince: at(0), FailedOverAt: at(90)}}},
+		{"failover turned off later: a written-off cluster stays written off",
+			FailoverInput{Now: at(150), After: 0, Known: 0, State: FailoverState{UnreachableSince: at(0), FailedOverAt: at(90)}},
+			FailoverDecision{Mode: FailoverWrittenOff, State: FailoverState{UnreachableSince: at(0), FailedOverAt: at(90)}}},
+		{"back with 4 stale replicas: stale, unreachable-since cleared, failover kept until they are gone",
+			FailoverInput{Now: at(200), After: grace, Reachable: true, Known: 0, Present: 4, State: FailoverState{UnreachableSince: at(0), FailedOverAt: at(90)}},
+			FailoverDecision{Mode: FailoverStale, State: FailoverState{FailedOverAt: at(90)}}},
+		{"back and the stale copies are gone: healthy, nothing recorded",
+			FailoverInput{Now: at(210), After: grace, Reachable: true, Present: 0, State: FailoverState{FailedOverAt: at(90)}},
+			FailoverDecision{Mode: FailoverHealthy}},
+		{"flapping: unreachable again while stale copies remain: written off, not a new grace period",
+			FailoverInput{Now: at(205), After: grace, Known: 0, State: FailoverState{FailedOverAt: at(90)}},
+			FailoverDecision{Mode: FailoverWrittenOff, State: FailoverState{UnreachableSince: at(205), FailedOverAt: at(90)}}},
+		{"flapping within the grace: reachable again at 60 s forgets the outage",
+			FailoverInput{Now: at(60), After: grace, Reachable: true, Known: 4, Present: 4, State: FailoverState{UnreachableSince: at(0)}},
+			FailoverDecision{Mode: FailoverHealthy}},
+		{"flapping within the grace: the next outage starts a new grace period",
+			FailoverInput{Now: at(65), After: grace, Known: 4},
+			FailoverDecision{Mode: FailoverHolding, State: FailoverState{UnreachableSince: at(65)}, RequeueAfter: 90 * time.Second}},
+		{"failover off (0s): held however long",
+			FailoverInput{Now: at(3600), After: 0, Known: 4, State: FailoverState{UnreachableSince: at(0)}},
+			FailoverDecision{Mode: FailoverHolding, State: FailoverState{UnreachableSince: at(0)}}},
+		{"nothing known there: written off with nothing moved",
+			FailoverInput{Now: at(90), After: grace, Known: 0, State: FailoverState{UnreachableSince: at(0)}},
+			FailoverDecision{Mode: FailoverWrittenOff, State: FailoverState{UnreachableSince: at(0), FailedOverAt: at(90)}}},
+		{"recorded since is in the future (clock moved back): restart the grace now",
+			FailoverInput{Now: at(10), After: grace, Known: 2, State: FailoverState{UnreachableSince: at(100)}},
+			FailoverDecision{Mode: FailoverHolding, State: FailoverState{UnreachableSince: at(10)}, RequeueAfter: 90 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Failover(tt.in); got != tt.want {
+				t.Errorf("Failover() = %+v (mode %s), want %+v (mode %s)", got, got.Mode, tt.want, tt.want.Mode)
+			}
+		})
+	}
+}
