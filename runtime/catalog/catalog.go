@@ -182,6 +182,54 @@ func (p *Publisher) Sync(ctx context.Context, s Service) (Result, error) {
 	return res, nil
 }
 
+// MarkUnreachable marks every instance of owner's service name in cluster
+// critical (a member cluster nobody can reach: the readiness of its pods is
+// unknown, so nothing there should receive traffic), keeping the instances so
+// that the next Sync, once the cluster answers, sets their health from pod
+// readiness again. Instances already marked are left alone.
+func (p *Publisher) MarkUnreachable(ctx context.Context, name, owner, cluster string) (Result, error) {
+	var res Result
+	node := NodeName(cluster)
+	q := (&consul.QueryOptions{}).WithContext(ctx)
+	w := (&consul.WriteOptions{}).WithContext(ctx)
+	current, _, err := p.catalog.Node(node, q)
+	if err != nil {
+		return res, fmt.Errorf("read consul node %s: %w", node, err)
+	}
+	if current == nil {
+		return res, nil
+	}
+	checks, _, err := p.health.Node(node, q)
+	if err != nil {
+		return res, fmt.Errorf("read consul checks of node %s: %w", node, err)
+	}
+	health := map[string]string{}
+	for _, c := range checks {
+		health[c.ServiceID] = c.Status
+	}
+	ids := make([]string, 0, len(current.Services))
+	for id, svc := range current.Services {
+		if svc.Service == name && svc.Meta[OwnerMeta] == owner && health[id] != consul.HealthCritical {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		svc := current.Services[id]
+		reg := &consul.CatalogRegistration{
+			Node: node, Address: svc.Address, SkipNodeUpdate: true,
+			Service: svc,
+			Check: &consul.AgentCheck{Node: node, CheckID: "ready:" + id, Name: "pod readiness", Status: consul.HealthCritical, ServiceID: id,
+				Notes: "cluster " + cluster + " is unreachable: readiness unknown, set by hca-runtime"},
+		}
+		if _, err := p.catalog.Register(reg, w); err != nil {
+			return res, fmt.Errorf("mark %s critical in consul: %w", id, err)
+		}
+		res.Registered++
+	}
+	return res, nil
+}
+
 // Remove deregisters every instance of owner's service in cluster (a burst cluster
 // that was emptied).
 func (p *Publisher) Remove(ctx context.Context, name, owner, cluster string) (Result, error) {

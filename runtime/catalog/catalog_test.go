@@ -159,6 +159,89 @@ func TestSyncKeepsOtherOwners(t *testing.T) {
 	}
 }
 
+// TestMarkUnreachable checks, against the lab's Consul and nginx, that the
+// instances of an unreachable cluster turn critical (nginx drops them, the
+// catalog keeps them), that another owner's instances there are left alone,
+// and that a Sync once the cluster answers makes them passing again.
+func TestMarkUnreachable(t *testing.T) {
+	env := labtest.Require(t, "CONSUL_HTTP_ADDR", "HCA_LAB_NGINX_UPSTREAMS")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client, err := consul.NewClient(&consul.Config{Address: env["CONSUL_HTTP_ADDR"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := catalog.New(client.Catalog(), client.Health())
+	id := rand.IntN(1e6)
+	cluster := fmt.Sprintf("eks-down-%d", id)
+	t.Cleanup(func() {
+		_, _ = client.Catalog().Deregister(&consul.CatalogDeregistration{Node: catalog.NodeName(cluster)}, nil)
+	})
+	svc := catalog.Service{Name: fmt.Sprintf("down-web-%d", id), Owner: "shop/web", Cluster: cluster, Weight: 2,
+		Endpoints: []catalog.Endpoint{{ID: "web-a", Address: "127.0.0.1", Port: 18101, Ready: true}, {ID: "web-b", Address: "127.0.0.1", Port: 18102, Ready: true}}}
+	other := catalog.Service{Name: svc.Name, Owner: "shop/other", Cluster: cluster, Weight: 2,
+		Endpoints: []catalog.Endpoint{{ID: "other-a", Address: "127.0.0.1", Port: 18103, Ready: true}}}
+	for _, s := range []catalog.Service{svc, other} {
+		if _, err := pub.Sync(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitUpstream(t, ctx, env["HCA_LAB_NGINX_UPSTREAMS"], svc.Name, []int{18101, 18102, 18103})
+
+	passing := func() []int {
+		t.Helper()
+		entries, _, err := client.Health().Service(svc.Name, "", true, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ports []int
+		for _, e := range entries {
+			ports = append(ports, e.Service.Port)
+		}
+		return ports
+	}
+	steps := []struct {
+		name     string
+		do       func() (catalog.Result, error)
+		want     catalog.Result
+		passing  []int
+		listed   int
+		upstream []int
+	}{
+		{"unreachable: its two instances turn critical, the other owner's stay",
+			func() (catalog.Result, error) { return pub.MarkUnreachable(ctx, svc.Name, svc.Owner, cluster) },
+			catalog.Result{Registered: 2}, []int{18103}, 3, []int{18103}},
+		{"still unreachable: nothing to write",
+			func() (catalog.Result, error) { return pub.MarkUnreachable(ctx, svc.Name, svc.Owner, cluster) },
+			catalog.Result{}, []int{18103}, 3, []int{18103}},
+		{"seen again: Sync sets health from readiness",
+			func() (catalog.Result, error) { return pub.Sync(ctx, svc) },
+			catalog.Result{Registered: 2}, []int{18101, 18102, 18103}, 3, []int{18101, 18102, 18103}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			got, err := st.do()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != st.want {
+				t.Fatalf("result %+v, want %+v", got, st.want)
+			}
+			if p := passing(); !sameInts(p, st.passing) {
+				t.Fatalf("passing instances on ports %v, want %v", p, st.passing)
+			}
+			all, _, err := client.Catalog().Service(svc.Name, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(all) != st.listed {
+				t.Fatalf("catalog lists %d instances, want %d", len(all), st.listed)
+			}
+			waitUpstream(t, ctx, env["HCA_LAB_NGINX_UPSTREAMS"], svc.Name, st.upstream)
+		})
+	}
+}
+
 func waitUpstream(t *testing.T, ctx context.Context, path, name string, ports []int) {
 	t.Helper()
 	var last string

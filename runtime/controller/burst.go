@@ -38,6 +38,10 @@ import (
 const (
 	DefaultBurstPendingThreshold = 5 * time.Second
 	DefaultBurstClusterTimeout   = 5 * time.Second
+	// burstUnreachableRecheck is how often a policy with an unreachable
+	// burst cluster is reconciled at least (the grace period may end, the
+	// cluster may answer again).
+	burstUnreachableRecheck = 10 * time.Second
 )
 
 // BurstOptions are what the burst controller needs besides the control cluster's
@@ -243,6 +247,18 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 			r.watches.ensure(v.name, v.member)
 		}
 	}
+	burstFailovers(p, views, now)
+	for _, v := range views {
+		if v.failover.Moved > 0 {
+			r.event(p, nil, corev1.EventTypeWarning, "FailedOver", "Failover",
+				"burst cluster %s unreachable since %s (longer than failoverAfter %v): %d replicas written off and placed again elsewhere; its copies are removed when it answers",
+				v.name, v.failover.State.UnreachableSince.UTC().Format(time.RFC3339), burstFailoverAfter(p), v.failover.Moved)
+			log.FromContext(ctx).Info("burst failover", "policy", client.ObjectKeyFromObject(p), "cluster", v.name, "replicas", v.failover.Moved, "error", fmt.Sprint(v.err))
+			if tm := r.opts.Telemetry; tm != nil {
+				tm.Failovers.WithLabelValues(p.Namespace+"/"+p.Name, v.name).Inc()
+			}
+		}
+	}
 
 	var results []*burstTargetResult
 	var errs []error
@@ -265,6 +281,17 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 	}
 
 	res := ctrl.Result{}
+	for _, v := range views {
+		// Unreachable clusters are looked at again soon: the grace period
+		// ends, or they answer again (stale copies to remove).
+		wait := v.failover.RequeueAfter
+		if !v.reachable() && !v.gone && (wait == 0 || wait > burstUnreachableRecheck) {
+			wait = burstUnreachableRecheck
+		}
+		if wait > 0 && (res.RequeueAfter == 0 || wait < res.RequeueAfter) {
+			res.RequeueAfter = wait
+		}
+	}
 	for _, t := range results {
 		if t.plan.RequeueAfter > 0 && (res.RequeueAfter == 0 || t.plan.RequeueAfter < res.RequeueAfter) {
 			res.RequeueAfter = t.plan.RequeueAfter

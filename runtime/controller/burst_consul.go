@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
 )
 
@@ -17,6 +18,7 @@ import (
 type endpointCatalog interface {
 	Sync(ctx context.Context, s catalog.Service) (catalog.Result, error)
 	Remove(ctx context.Context, name, owner, cluster string) (catalog.Result, error)
+	MarkUnreachable(ctx context.Context, name, owner, cluster string) (catalog.Result, error)
 }
 
 // burstPublisher publishes a policy's replicas to Consul so that nginx
@@ -25,7 +27,10 @@ type endpointCatalog interface {
 // Inputs: the policy's spec.consul, the pods of the primary Deployments and of
 // the copies in each reachable burst cluster. Output: one Consul service
 // instance set per cluster (an external node per cluster, health from pod
-// readiness, weight from the burst target). It owns nothing else.
+// readiness, weight from the burst target). The instances of an unreachable
+// burst cluster are marked critical until it answers again (their readiness
+// is unknown), and those of stale copies (written off at failover) are
+// deregistered. It owns nothing else.
 type burstPublisher struct {
 	catalog endpointCatalog
 }
@@ -57,7 +62,22 @@ func (b *burstPublisher) sync(ctx context.Context, p *hcav1.BurstPolicy, primary
 		errs = append(errs, err.Error())
 	}
 	for _, v := range views {
-		if !v.reachable() || len(v.copies) == 0 {
+		if !v.reachable() {
+			if !v.gone {
+				if _, err := b.catalog.MarkUnreachable(ctx, c.ServiceName, owner, v.name); err != nil {
+					errs = append(errs, err.Error())
+				}
+			}
+			continue
+		}
+		if len(v.copies) == 0 {
+			continue
+		}
+		if v.failover.Mode == scaling.FailoverStale {
+			// Its copies are being removed: nothing there takes traffic.
+			if _, err := b.catalog.Sync(ctx, service(v.name, 1, nil)); err != nil {
+				errs = append(errs, err.Error())
+			}
 			continue
 		}
 		weight := int32(1)

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
 
 // Condition reasons of BurstPolicies.
@@ -30,6 +31,7 @@ const (
 	BurstReasonNoMetricSource    = "NoMetricSource"
 	BurstReasonNoConsulClient    = "NoConsulClient"
 	BurstReasonInputsAvailable   = "InputsAvailable"
+	BurstReasonFailedOver        = "FailedOver"
 	burstMaxDecisionReasonLength = 1024
 )
 
@@ -88,7 +90,7 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	}
 	reps := []hcav1.ClusterReplicas{prim}
 	var burstAfter int32
-	var unreachable []string
+	var unreachable, failedOver []string
 	for _, v := range views {
 		cr := hcav1.ClusterReplicas{Cluster: hcav1.ClusterName(v.name)}
 		for _, t := range results {
@@ -99,13 +101,17 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 			if v.target != nil || !v.gone {
 				unreachable = append(unreachable, fmt.Sprintf("%s (%v)", v.name, v.err))
 			}
+			writtenOff := v.failover.Mode == scaling.FailoverWrittenOff
 			for _, old := range before.Status.Replicas {
-				if string(old.Cluster) == v.name {
+				if string(old.Cluster) == v.name && !writtenOff {
 					cr.Ready, cr.Pending, cr.Interrupted = old.Ready, old.Pending, old.Interrupted
 					if cr.Desired == 0 {
 						cr.Desired = old.Desired
 					}
 				}
+			}
+			if writtenOff {
+				failedOver = append(failedOver, fmt.Sprintf("%s (unreachable since %s)", v.name, v.failover.State.UnreachableSince.UTC().Format(time.RFC3339)))
 			}
 		} else {
 			for i := range v.pods {
@@ -128,6 +134,14 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 			for _, g := range v.hc.Status.NodeGroups {
 				cr.NodesReady += g.ReadyNodes
 				cr.NodesRequested += g.RequestedNodes
+			}
+		}
+		if fs := v.failover.State; !v.gone {
+			if !fs.UnreachableSince.IsZero() {
+				cr.UnreachableSince = &metav1.Time{Time: fs.UnreachableSince}
+			}
+			if !fs.FailedOverAt.IsZero() {
+				cr.FailedOverAt = &metav1.Time{Time: fs.FailedOverAt}
 			}
 		}
 		burstAfter += cr.Desired
@@ -201,6 +215,12 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	if holding {
 		degradedReason = BurstReasonMetricsMissing
 		degraded = append(degraded, "metrics are missing: the total is held")
+	}
+	if len(failedOver) > 0 {
+		if degradedReason == BurstReasonInputsAvailable {
+			degradedReason = BurstReasonFailedOver
+		}
+		degraded = append(degraded, fmt.Sprintf("failed over: the replicas of %s were written off after failoverAfter (%v) and placed elsewhere; the copies left there are removed when it answers", strings.Join(failedOver, ", "), burstFailoverAfter(p)))
 	}
 	if len(unreachable) > 0 {
 		if degradedReason == BurstReasonInputsAvailable {

@@ -140,7 +140,14 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		} else if !v.reachable() {
 			cur = burstStatusReplicas(p, v.name) // best knowledge while unreachable
 		}
-		burstNow += cur
+		if m := v.failover.Mode; m == scaling.FailoverWrittenOff || m == scaling.FailoverStale {
+			if in.Failover == nil {
+				in.Failover = map[string]scaling.FailoverMode{}
+			}
+			in.Failover[v.name] = m
+		} else {
+			burstNow += cur // the written-off and stale replicas count as 0
+		}
 		t := burstPlacementTarget(v, cur, burstUnprobed(v, d, cur), req, p.Spec.Capacity != nil && p.Spec.Capacity.AllowSpot)
 		if v.target == nil || (v.target.MaxReplicas != nil && *v.target.MaxReplicas == 0) {
 			in.Drain = append(in.Drain, t)
@@ -336,6 +343,8 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 
 func burstEventReason(actions []string) string {
 	switch {
+	case slices.Contains(actions, "failover"):
+		return "FailoverReplace"
 	case slices.Contains(actions, "burst"):
 		return "Burst"
 	case slices.Contains(actions, "scale-down"):
@@ -344,6 +353,8 @@ func burstEventReason(actions []string) string {
 		return "MoveBack"
 	case slices.Contains(actions, "drain"):
 		return "Drain"
+	case slices.Contains(actions, "remove-stale"):
+		return "StaleRemoved"
 	default:
 		return "ScaleUp"
 	}

@@ -47,6 +47,8 @@ type burstView struct {
 	noticed map[string]time.Time
 	// failed records clusters where a write failed in this round.
 	failed bool
+	// failover is how its replicas count this round (burstFailovers).
+	failover scaling.FailoverDecision
 }
 
 func (v *burstView) reachable() bool { return v.err == nil }
@@ -335,4 +337,38 @@ func burstPtrOr(p *int32, def int32) int32 {
 		return def
 	}
 	return *p
+}
+
+// burstFailoverAfter is the policy's grace period before failover.
+func burstFailoverAfter(p *hcav1.BurstPolicy) time.Duration {
+	if p.Spec.FailoverAfter == nil {
+		return scaling.DefaultFailoverAfter
+	}
+	return p.Spec.FailoverAfter.Duration
+}
+
+// burstFailovers decides, for each view, how its replicas count this round
+// (scaling.Failover), from the state the status recorded and what the view
+// found; it sets v.failover.
+func burstFailovers(p *hcav1.BurstPolicy, views []*burstView, now time.Time) {
+	after := burstFailoverAfter(p)
+	for _, v := range views {
+		in := scaling.FailoverInput{Now: now, After: after, Reachable: v.reachable()}
+		for _, c := range p.Status.Replicas {
+			if string(c.Cluster) != v.name {
+				continue
+			}
+			in.Known = c.Desired
+			if c.UnreachableSince != nil {
+				in.State.UnreachableSince = c.UnreachableSince.Time
+			}
+			if c.FailedOverAt != nil {
+				in.State.FailedOverAt = c.FailedOverAt.Time
+			}
+		}
+		for name := range v.copies {
+			in.Present += v.copyReplicas(name)
+		}
+		v.failover = scaling.Failover(in)
+	}
 }

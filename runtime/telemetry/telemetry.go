@@ -39,6 +39,10 @@ type Metrics struct {
 	// ConsulRequests and ConsulErrors count the Consul catalog calls that
 	// publish burst replicas, by operation.
 	ConsulRequests, ConsulErrors *prometheus.CounterVec
+	// Failovers counts failovers by policy and burst cluster: the cluster
+	// stayed unreachable for the policy's failoverAfter and its replicas
+	// were written off and placed again elsewhere.
+	Failovers *prometheus.CounterVec
 	// BuildInfo is 1, labelled with the runtime's version.
 	BuildInfo *prometheus.GaugeVec
 }
@@ -77,6 +81,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		CloudErrors:      counter("hca_cloud_api_errors_total", "Cloud API calls that failed, by service, operation and error code.", "service", "operation", "code"),
 		CloudThrottles:   counter("hca_cloud_api_throttles_total", "Cloud API calls refused by throttling, by service and operation.", "service", "operation"),
 		MetricQueries:    counter("hca_metric_queries_total", "Workload metric queries, by result (ok, no_data, nan, bad_query, unavailable, error).", "result"),
+		Failovers:        counter("hca_burst_failovers_total", "Failovers away from an unreachable burst cluster (its replicas written off and placed elsewhere), by policy and cluster.", "policy", "cluster"),
 		ConsulRequests:   counter("hca_consul_requests_total", "Consul catalog calls that publish burst replicas, by operation (register, deregister, node).", "operation"),
 		ConsulErrors:     counter("hca_consul_errors_total", "Consul catalog calls that failed, by operation.", "operation"),
 		BuildInfo:        gauge("hca_build_info", "Always 1, labelled with the runtime's version.", "version"),

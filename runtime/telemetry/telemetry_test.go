@@ -210,7 +210,7 @@ func TestStatusCollectorStandbyAndListErrors(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	got := Names()
-	for _, want := range []string{"hca_decisions_total", "hca_slo_evaluation_duration_seconds", "hca_burst_phase", "hca_node_group_node_hourly_price_dollars", "hca_status_list_errors_total", "hca_cloud_api_throttles_total"} {
+	for _, want := range []string{"hca_decisions_total", "hca_slo_evaluation_duration_seconds", "hca_burst_phase", "hca_node_group_node_hourly_price_dollars", "hca_status_list_errors_total", "hca_cloud_api_throttles_total", "hca_burst_failovers_total"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("Names() lacks %s: %v", want, got)
 		}
