@@ -366,6 +366,64 @@ func (c *Clusters) DeleteCluster(ctx context.Context, name string) error {
 	return nil
 }
 
+// StopAPIServer stops a cluster's kube-apiserver (the fault "a burst cluster
+// becomes unreachable"): clients get connection refused; etcd, the
+// controllers, the scheduler and kwok keep running, so the cluster's pods and
+// nodes stay as they were. Only this cluster is touched. StartAPIServer
+// brings it back.
+func (c *Clusters) StopAPIServer(ctx context.Context, name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, err := c.Get(name)
+	if err != nil {
+		return err
+	}
+	for _, p := range st.Procs {
+		if p.Name == BinKubeAPIServer {
+			stopProc(p, 10*time.Second)
+			return nil
+		}
+	}
+	return fmt.Errorf("cluster %s has no %s process recorded", name, BinKubeAPIServer)
+}
+
+// StartAPIServer starts a cluster's kube-apiserver again (after
+// StopAPIServer) with the arguments and port it had, and waits until it is
+// ready. An apiserver that is running is left alone.
+func (c *Clusters) StartAPIServer(ctx context.Context, name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, err := c.Get(name)
+	if err != nil {
+		return err
+	}
+	dir := c.clusterDir(name)
+	for i, p := range st.Procs {
+		if p.Name != BinKubeAPIServer {
+			continue
+		}
+		if !alive(p.PID) {
+			np, err := startProc(p.Name, p.Log, dir, nil, p.Args[0], p.Args[1:]...)
+			if err != nil {
+				return err
+			}
+			st.Procs[i] = *np
+			if err := c.save(st); err != nil {
+				return err
+			}
+		}
+		tlsCfg, err := adminTLS(filepath.Join(dir, "pki"))
+		if err != nil {
+			return err
+		}
+		if err := waitHTTP(ctx, st.Server+"/readyz", tlsCfg, 90*time.Second, st.Procs[i]); err != nil {
+			return fmt.Errorf("kube-apiserver of cluster %s did not become ready again: %w", name, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("cluster %s has no %s process recorded", name, BinKubeAPIServer)
+}
+
 // SetNodePool creates, resizes or (Count 0) removes a node pool of a cluster and
 // waits until its nodes are Ready.
 func (c *Clusters) SetNodePool(ctx context.Context, cluster string, pool NodePool) error {
