@@ -62,6 +62,7 @@ type burstPolicyModel struct {
 	Propagate        *bpPropagate    `tfsdk:"propagate"`
 	Consul           *bpConsul       `tfsdk:"consul"`
 	PendingThreshold durationString  `tfsdk:"pending_threshold"`
+	FailoverAfter    durationString  `tfsdk:"failover_after"`
 	Schedules        []scheduleModel `tfsdk:"schedules"`
 	Capacity         *bpCapacity     `tfsdk:"capacity"`
 	Phase            types.String    `tfsdk:"phase"`
@@ -454,6 +455,15 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Description:   "How long a pod must stay Unschedulable before the deficit bursts, a Go duration (`0s` bursts at once). Defaults to `5s`.",
 				Validators:    []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"5s\" or \"1m\"")},
 			},
+			"failover_after": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("90s"), CustomType: durationType{},
+				PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
+				Description: "How long a burst cluster holding replicas may stay unreachable before its replicas are written off and " +
+					"placed again elsewhere (the primary first if it has room, then the other `burst_targets` in placement order); " +
+					"the copies left there are removed when it answers again. A Go duration in [0s, 1h]; `0s` never fails over " +
+					"(the replicas are held until the cluster answers). Defaults to `90s`.",
+				Validators: []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"90s\" or \"2m\""), durationMax{max: time.Hour}},
+			},
 			"capacity": schema.SingleNestedAttribute{
 				Optional: true,
 				Description: "Which nodes the runtime may buy for this policy in the burst clusters' node groups " +
@@ -777,6 +787,9 @@ func (m *burstPolicyModel) toAPI() (*hcav1.BurstPolicy, error) {
 	if s.PendingThreshold, err = durationPtr(m.PendingThreshold, "pending_threshold"); err != nil {
 		return nil, err
 	}
+	if s.FailoverAfter, err = durationPtr(m.FailoverAfter, "failover_after"); err != nil {
+		return nil, err
+	}
 	if s.Schedules, err = schedulesToAPI(m.Schedules); err != nil {
 		return nil, err
 	}
@@ -861,6 +874,7 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 		MinReplicas:      types.Int64Value(int64(s.MinReplicas)),
 		MaxReplicas:      types.Int64Value(int64(s.MaxReplicas)),
 		PendingThreshold: keepDuration(prior.PendingThreshold, s.PendingThreshold, ""),
+		FailoverAfter:    keepDuration(prior.FailoverAfter, s.FailoverAfter, ""),
 	}
 	if m.Placement.ValueString() == "" {
 		m.Placement = types.StringValue("priority")
@@ -870,6 +884,9 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 	}
 	if m.PendingThreshold.IsNull() {
 		m.PendingThreshold = durationOf("5s")
+	}
+	if m.FailoverAfter.IsNull() || (prior.FailoverAfter.IsNull() || prior.FailoverAfter.IsUnknown()) && sameDuration(m.FailoverAfter.StringValue, durationOf("90s").StringValue) {
+		m.FailoverAfter = durationOf("90s") // the schema default's spelling (import has no prior)
 	}
 	if c := s.Capacity; c != nil {
 		pc := prior.Capacity

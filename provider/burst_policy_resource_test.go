@@ -47,6 +47,7 @@ func minimalBurstPolicy() burstPolicyModel {
 		MinReplicas:      types.Int64Value(1),
 		MaxReplicas:      types.Int64Value(10),
 		PendingThreshold: durationOf("5s"),
+		FailoverAfter:    durationOf("90s"),
 	}
 }
 
@@ -70,6 +71,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 	full.Propagate = &bpPropagate{ConfigMaps: &bpObjectSelector{Names: setValue([]string{"a", "cfg"}), MatchLabels: types.MapNull(types.StringType)}}
 	full.Consul = &bpConsul{ServiceName: types.StringValue("web"), Port: types.Int64Value(8080), Tags: setValue([]string{"v1"})}
 	full.PendingThreshold = durationOf("90s")
+	full.FailoverAfter = durationOf("2m")
 	full.Schedules = []scheduleModel{{Name: types.StringValue("rush"), Start: types.StringValue("45 7 * * MON-FRI"), Duration: durationOf("3h"),
 		TimeZone: types.StringValue("UTC"), MinReplicas: types.Int64Value(8)}}
 
@@ -84,6 +86,8 @@ func TestBurstPolicyConverters(t *testing.T) {
 	frss.Algorithm = &bpAlgorithm{Name: types.StringValue("frss"), FRSS: &bpFRSS{Tolerance: types.StringNull(), ScaleUpRate: types.Int64Null(),
 		UpWindow: durationNull(), DownWindow: durationOf("10s"), ShrinkStep: types.Int64Value(4)}}
 
+	noFailover := minimalBurstPolicy()
+	noFailover.FailoverAfter = durationOf("0s")
 	spot := minimalBurstPolicy()
 	spot.Capacity = &bpCapacity{AllowSpot: types.BoolValue(true), ScaleDownDelay: durationNull()}
 	delay := minimalBurstPolicy()
@@ -100,7 +104,18 @@ func TestBurstPolicyConverters(t *testing.T) {
 			name: "minimal",
 			in:   minimalBurstPolicy(),
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
-				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s")},
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"), FailoverAfter: dur("90s")},
+			defaults: func(s *hcav1.BurstPolicySpec) {
+				s.BurstTargets[0].Weight = ptr32(1)
+				s.Metrics = []hcav1.MetricSpec{{Type: "Resource", Resource: &hcav1.ResourceMetric{Name: "cpu", TargetAverageUtilization: 80}}}
+				s.Algorithm.Name = "adaptive"
+			},
+		},
+		{
+			name: "failover off",
+			in:   noFailover,
+			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"), FailoverAfter: dur("0s")},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
 				s.Metrics = []hcav1.MetricSpec{{Type: "Resource", Resource: &hcav1.ResourceMetric{Name: "cpu", TargetAverageUtilization: 80}}}
@@ -120,7 +135,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 				Algorithm:        hcav1.Algorithm{Name: "panic", Panic: &hcav1.PanicAlgorithm{StableWindow: dur("1m"), PanicThresholdPercent: 150, MaxScaleDownRate: qty("1.5")}},
 				Propagate:        &hcav1.Propagation{ConfigMaps: &hcav1.ObjectSelector{Names: []hcav1.ObjectName{"a", "cfg"}}},
 				Consul:           &hcav1.ConsulRegistration{ServiceName: "web", Port: 8080, Tags: []string{"v1"}},
-				PendingThreshold: dur("90s"),
+				PendingThreshold: dur("90s"), FailoverAfter: dur("2m"),
 				Schedules:        []hcav1.ScheduleWindow{{Name: "rush", Start: "45 7 * * MON-FRI", Duration: *dur("3h"), TimeZone: "UTC", MinReplicas: 8}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[1].Weight = ptr32(1)
@@ -133,7 +148,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			name: "kubernetes parameters",
 			in:   k8s,
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
-				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"), FailoverAfter: dur("90s"),
 				Algorithm: hcav1.Algorithm{Name: "kubernetes", Kubernetes: &hcav1.KubernetesAlgorithm{Tolerance: qty("0.05"),
 					ScaleUp: &hcav1.ScalingRules{StabilizationWindow: dur("0s"), Policies: []hcav1.ScalingPolicy{{Type: "Pods", Value: 4, Period: *dur("15s")}}}}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
@@ -147,7 +162,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			name: "adaptive parameters",
 			in:   adaptive,
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
-				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"), FailoverAfter: dur("90s"),
 				Algorithm: hcav1.Algorithm{Adaptive: &hcav1.AdaptiveAlgorithm{ScaleDownStabilizationWindow: dur("2m"), SeasonalPeriod: dur("0s"), HeadroomPercent: 20}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
@@ -160,7 +175,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			name: "capacity allows spot",
 			in:   spot,
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
-				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"), FailoverAfter: dur("90s"),
 				Capacity: &hcav1.BurstCapacity{AllowSpot: true}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
@@ -174,7 +189,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			name: "capacity scale-down delay",
 			in:   delay,
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
-				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"), FailoverAfter: dur("90s"),
 				Capacity: &hcav1.BurstCapacity{ScaleDownDelay: dur("2m")}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
@@ -186,7 +201,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			name: "frss parameters",
 			in:   frss,
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
-				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"),
+				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"), FailoverAfter: dur("90s"),
 				Algorithm: hcav1.Algorithm{Name: "frss", FRSS: &hcav1.FRSSAlgorithm{DownWindow: dur("10s"), ShrinkStep: 4}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
@@ -371,6 +386,7 @@ resource "hca_burst_policy" "web" {
     tags         = ["hca"]
   }
   pending_threshold = "0s"
+  failover_after    = "0s"
 }
 `, name, ns)
 	accTest(t, resource.TestCase{
@@ -394,7 +410,8 @@ resource "hca_burst_policy" "web" {
 							return fmt.Errorf("spec %+v", s)
 						}
 						// The API server's defaults.
-						if len(s.Metrics) != 1 || s.Metrics[0].Resource.TargetAverageUtilization != 80 || s.Algorithm.Name != "adaptive" || *s.BurstTargets[1].Weight != 1 {
+						if len(s.Metrics) != 1 || s.Metrics[0].Resource.TargetAverageUtilization != 80 || s.Algorithm.Name != "adaptive" || *s.BurstTargets[1].Weight != 1 ||
+							s.FailoverAfter == nil || s.FailoverAfter.Duration != 90*time.Second {
 							return fmt.Errorf("defaults: metrics %+v algorithm %+v", s.Metrics, s.Algorithm)
 						}
 						return nil
@@ -422,6 +439,9 @@ resource "hca_burst_policy" "web" {
 					}
 					if s.PendingThreshold.Duration != 0 {
 						return fmt.Errorf("pendingThreshold %v", s.PendingThreshold)
+					}
+					if s.FailoverAfter == nil || s.FailoverAfter.Duration != 0 {
+						return fmt.Errorf("failoverAfter %v, want 0s (failover off)", s.FailoverAfter)
 					}
 					return nil
 				}),
@@ -473,6 +493,10 @@ func TestAccBurstPolicyResource_invalid(t *testing.T) {
 			[]string{"Invalid algorithm.kubernetes.scale_up.policies[0].period", `must be greater than 0s and at most 30m0s, got "31m".`}},
 		{"pending_threshold", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  pending_threshold = \"5 seconds\"",
 			[]string{"Invalid Attribute Value Match", `Attribute pending_threshold must be a Go duration such as "5s" or "1m", got: 5 seconds`}},
+		{"failover_after spelling", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  failover_after = \"2 minutes\"",
+			[]string{"Invalid Attribute Value Match", `Attribute failover_after must be a Go duration such as "90s" or "2m", got: 2 minutes`}},
+		{"failover_after too long", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  failover_after = \"2h\"",
+			[]string{"Invalid failover_after", `failover_after must be at most 1h0m0s, got "2h".`}},
 		{"promql without promql", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  metrics = [{ type = \"PromQL\" }]",
 			[]string{"Invalid metrics", "metrics[0]: type PromQL requires promql (query and target_value) and no resource."}},
 		{"panic windows", `target = { deployment_name = "web" }` + "\n  burst_targets = [{ cluster = \"eks\" }]\n  algorithm = { name = \"panic\", panic = { stable_window = \"6s\" } }",
@@ -646,7 +670,7 @@ func TestAccBurstPolicyResource_importThenPlan(t *testing.T) {
 	bp := &hcav1.BurstPolicy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
 		Spec: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
-			BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("90s"),
+			BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("90s"), FailoverAfter: dur("120s"),
 			Algorithm: hcav1.Algorithm{Name: "kubernetes", Kubernetes: &hcav1.KubernetesAlgorithm{ScaleDown: &hcav1.ScalingRules{
 				StabilizationWindow: dur("300s"), Policies: []hcav1.ScalingPolicy{{Type: "Pods", Value: 2, Period: *dur("60s")}}}}}},
 	}
@@ -662,6 +686,7 @@ resource "hca_burst_policy" "web" {
   burst_targets     = [{ cluster = "eks" }]
   max_replicas      = 10
   pending_threshold = "90s"
+  failover_after    = "120s"
   algorithm = {
     name = "kubernetes" # import reads the name back; an unnamed block would plan it away
     kubernetes = {

@@ -343,7 +343,7 @@ func TestAccExampleModules(t *testing.T) {
 					"metrics.1.promql.target_value": `"100"`, "propagate.config_maps.names": `["web-config"]`},
 				`module.hybrid_burst.hca_burst_policy.this["api"]`: {"target": `{"deployment_name":"api","match_labels":null}`, "min_replicas": `2`, "max_replicas": `80`,
 					"burst_targets": `[{"cluster":"prod-eks","max_replicas":60,"weight":null}]`, "algorithm.name": `"panic"`,
-					"algorithm.panic.panic_threshold_percent": `200`, "pending_threshold": `"2s"`},
+					"algorithm.panic.panic_threshold_percent": `200`, "pending_threshold": `"2s"`, "failover_after": `"1m"`},
 			},
 		},
 	}

@@ -458,6 +458,8 @@ func invalidCorpus(f corpusFixtures) []corpusCase {
 		r(bp, "min above max", "Invalid min_replicas", "min_replicas", "must be <= max_replicas", "min_replicas", `11`),
 		r(bp, "min zero", value, "Attribute min_replicas", "", "min_replicas", `0`),
 		r(bp, "pending_threshold", match, "Attribute pending_threshold", "", "pending_threshold", `"5 seconds"`),
+		r(bp, "failover_after spelling", match, "Attribute failover_after", "", "failover_after", `"2 minutes"`),
+		r(bp, "failover_after too long", "Invalid failover_after", "failover_after", "must be at most 1h0m0s", "failover_after", `"61m"`),
 		r(bp, "metrics empty", value, "Attribute metrics", "", "metrics", `[]`),
 		r(bp, "metrics type", match, "Attribute metrics[0].type", "", "metrics", `[{ type = "External" }]`),
 		r(bp, "metrics PromQL without promql", "Invalid metrics", "metrics[0]", "requires promql", "metrics", `[{ type = "PromQL" }]`),

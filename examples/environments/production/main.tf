@@ -163,6 +163,9 @@ module "hybrid_burst" {
         panic = { stable_window = "60s", panic_window = "6s", panic_threshold_percent = 200 }
       }
       pending_threshold = "2s"
+      # One EKS target only: its replicas come back to the primary (or wait
+      # there) a minute after EKS stops answering.
+      failover_after = "1m"
     }
   }
 }

@@ -196,6 +196,7 @@ resource "hca_burst_policy" "this" {
   min_replicas      = each.value.min_replicas
   max_replicas      = each.value.max_replicas
   pending_threshold = each.value.pending_threshold
+  failover_after    = each.value.failover_after
   metrics           = each.value.metrics
   algorithm         = each.value.algorithm
   propagate         = each.value.propagate

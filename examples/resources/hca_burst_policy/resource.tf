@@ -58,6 +58,11 @@ resource "hca_burst_policy" "web" {
 
   pending_threshold = "5s"
 
+  # A burst cluster that has not answered for 2 minutes: its replicas are
+  # placed again (the primary first, then the other target) and its Consul
+  # instances marked critical; its stale copies go when it answers again.
+  failover_after = "2m"
+
   # Burst nodes (hca_cluster.node_groups): spot groups may be bought, and
   # first; a node empty for 5 minutes is released.
   capacity = {
