@@ -136,7 +136,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 				Propagate:        &hcav1.Propagation{ConfigMaps: &hcav1.ObjectSelector{Names: []hcav1.ObjectName{"a", "cfg"}}},
 				Consul:           &hcav1.ConsulRegistration{ServiceName: "web", Port: 8080, Tags: []string{"v1"}},
 				PendingThreshold: dur("90s"), FailoverAfter: dur("2m"),
-				Schedules:        []hcav1.ScheduleWindow{{Name: "rush", Start: "45 7 * * MON-FRI", Duration: *dur("3h"), TimeZone: "UTC", MinReplicas: 8}}},
+				Schedules: []hcav1.ScheduleWindow{{Name: "rush", Start: "45 7 * * MON-FRI", Duration: *dur("3h"), TimeZone: "UTC", MinReplicas: 8}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[1].Weight = ptr32(1)
 				s.Metrics[1].PromQL.TargetType = "AverageValue"
