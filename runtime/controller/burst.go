@@ -29,6 +29,7 @@ import (
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
@@ -354,6 +355,9 @@ func (r *BurstReconciler) cleanupInput(p *hcav1.BurstPolicy, deps []*appsv1.Depl
 		}
 		for name := range v.copies {
 			c.Copies[name] = burstCopyNeed(v, name) // a spot surge is not given back
+			if v.failover.Mode == scaling.FailoverStale {
+				c.Copies[name] = 0 // written off and replaced: nothing to give back
+			}
 		}
 		in.Clusters = append(in.Clusters, c)
 	}
@@ -456,6 +460,7 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) er
 		return err
 	}
 	views := r.views.load(ctx, p, burstStatusClusters(p))
+	burstFailovers(p, views, r.clock.Now())
 	plan := burstCleanupPlanFor(r.cleanupInput(p, deps, views, true))
 	if len(plan.Blocked) > 0 {
 		err := fmt.Errorf("cannot clean up cluster %s (remove finalizer %s by hand to give up)", strings.Join(plan.Blocked, "; cluster "), BurstFinalizer)

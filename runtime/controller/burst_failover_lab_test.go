@@ -165,11 +165,13 @@ func TestBurstFailoverLab(t *testing.T) {
 			fmt.Sprintf("primary=%d %s: %s (%v); %s: %s (%v)", primary(), down, d, err, bl.burst, o, err2)
 	})
 
-	// The fault: the preferred cluster's apiserver stops.
+	// The fault: the preferred cluster's apiserver stops (SIGTERM: it stops
+	// listening at once, then takes a few seconds to exit).
+	stopped := time.Now()
 	if err := bl.clusters.StopAPIServer(ctx, down); err != nil {
 		t.Fatal(err)
 	}
-	stopped := time.Now()
+	t.Logf("apiserver of %s stopped in %v", down, time.Since(stopped).Round(100*time.Millisecond))
 	bl.policyObserved(t, ctx, ns) // a round notices (in production the prober's status update wakes it)
 
 	fctx, fcancel := context.WithTimeout(ctx, grace+90*time.Second)
@@ -190,7 +192,7 @@ func TestBurstFailoverLab(t *testing.T) {
 			deg != nil && deg.Status == metav1.ConditionTrue && deg.Reason == controller.BurstReasonFailedOver
 		return ok, fmt.Sprintf("primary=%d %s: %s (%v); %s: %s (%v); status %+v; degraded %+v", primary(), down, d, err, bl.burst, o, err2, got.Status.Replicas, deg)
 	})
-	t.Logf("failed over %v after the apiserver stopped (failoverAfter %v)", time.Since(stopped).Round(time.Second), grace)
+	t.Logf("replicas re-placed %v after the apiserver was told to stop (failoverAfter %v)", time.Since(stopped).Round(time.Second), grace)
 	notes := bl.eventNotes(t, ctx, ns)
 	if want := fmt.Sprintf("burst cluster %s unreachable since", down); !strings.Contains(notes, "Warning FailedOver: "+want) || !strings.Contains(notes, "2 replicas written off") {
 		t.Errorf("no Warning FailedOver event naming %s and 2 replicas; events:\n%s", down, notes)
@@ -201,9 +203,11 @@ func TestBurstFailoverLab(t *testing.T) {
 
 	// The cluster comes back: the stale copy goes, nothing of the policy is
 	// left there, the total stays 6 (4 in the primary, 2 in bl.burst).
+	restarted := time.Now()
 	if err := bl.clusters.StartAPIServer(ctx, down); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("apiserver of %s ready again in %v", down, time.Since(restarted).Round(100*time.Millisecond))
 	rctx, rcancel := context.WithTimeout(ctx, 90*time.Second)
 	defer rcancel()
 	burstEventually(t, rctx, "the stale copy in "+down+" is removed and the total is 6", func() (bool, string) {
@@ -220,6 +224,7 @@ func TestBurstFailoverLab(t *testing.T) {
 			primary() == 4 && o.copyReplicas == 2 && o.passing == 2 && statusTotal == 6 && !marked
 		return ok, fmt.Sprintf("primary=%d %s: %s (%v); %s: %s (%v); status %+v", primary(), down, d, err, bl.burst, o, err2, got.Status.Replicas)
 	})
+	t.Logf("stale copy removed and %s cleaned %v after the restart began", down, time.Since(restarted).Round(time.Second))
 	if c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionDegraded); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("Degraded condition %+v after the cluster is back, want False", c)
 	}
