@@ -3,6 +3,13 @@ package controller
 import (
 	"reflect"
 	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
 
 func TestBurstCleanupPlan(t *testing.T) {
@@ -121,4 +128,28 @@ func FuzzBurstCleanupPlan(f *testing.F) {
 			t.Fatalf("acts on an unreachable cluster: %+v", p)
 		}
 	})
+}
+
+// TestBurstCleanupInputStale: a policy deleted while a failed-over cluster
+// still holds its stale copy gives back only the replicas of the healthy
+// cluster (the stale ones were replaced already) and still deletes the stale
+// copy.
+func TestBurstCleanupInputStale(t *testing.T) {
+	p := &hcav1.BurstPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	src := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Annotations: map[string]string{BurstTotalAnnotation: "6"}}}
+	cp := func(n int32) map[string]*appsv1.Deployment {
+		return map[string]*appsv1.Deployment{"web": {ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}, Spec: appsv1.DeploymentSpec{Replicas: &n}}}
+	}
+	views := []*burstView{
+		{name: "down", target: &hcav1.BurstTargetCluster{Cluster: "down"}, copies: cp(2), failover: scaling.FailoverDecision{Mode: scaling.FailoverStale}},
+		{name: "eks", target: &hcav1.BurstTargetCluster{Cluster: "eks"}, copies: cp(2)},
+	}
+	r := &BurstReconciler{swept: map[types.UID]bool{}}
+	plan := burstCleanupPlanFor(r.cleanupInput(p, []*appsv1.Deployment{src}, views, true))
+	if want := []burstRestore{{Name: "web", Add: 2}}; !reflect.DeepEqual(plan.Restore, want) {
+		t.Errorf("restore %+v, want %+v (eks's 2 only)", plan.Restore, want)
+	}
+	if want := []burstCopyRef{{Cluster: "down", Name: "web"}, {Cluster: "eks", Name: "web"}}; !reflect.DeepEqual(plan.DeleteCopies, want) {
+		t.Errorf("delete copies %+v, want %+v", plan.DeleteCopies, want)
+	}
 }
