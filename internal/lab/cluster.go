@@ -367,7 +367,8 @@ func (c *Clusters) DeleteCluster(ctx context.Context, name string) error {
 }
 
 // StopAPIServer stops a cluster's kube-apiserver (the fault "a burst cluster
-// becomes unreachable"): clients get connection refused; etcd, the
+// becomes unreachable"; SIGTERM, SIGKILL a second later): clients get
+// connection refused; etcd, the
 // controllers, the scheduler and kwok keep running, so the cluster's pods and
 // nodes stay as they were. Only this cluster is touched. StartAPIServer
 // brings it back.
@@ -380,7 +381,9 @@ func (c *Clusters) StopAPIServer(ctx context.Context, name string) error {
 	}
 	for _, p := range st.Procs {
 		if p.Name == BinKubeAPIServer {
-			stopProc(p, 10*time.Second)
+			// A second, not the graceful shutdown's drain (which keeps it
+			// running for 10 s and more): the fault is its loss.
+			stopProc(p, time.Second)
 			return nil
 		}
 	}
