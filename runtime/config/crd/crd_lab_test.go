@@ -322,6 +322,8 @@ func testValid(t *testing.T, ctx context.Context, a *labAPI) {
 		{"BurstPolicy panic algorithm", "BurstPolicy", `spec: {algorithm: {name: panic, frss: null, panic: {stableWindow: 60s, panicWindow: 6s, panicThresholdPercent: 200, maxScaleUpRate: "1000", maxScaleDownRate: "2"}}}`},
 		{"BurstPolicy weighted", "BurstPolicy", `spec: {placement: weighted, burstTargets: [{cluster: eks-burst, weight: 0}, {cluster: ack-burst, weight: 3}]}`},
 		{"BurstPolicy zero pending threshold", "BurstPolicy", `spec: {pendingThreshold: "0s"}`},
+		{"BurstPolicy failover off", "BurstPolicy", `spec: {failoverAfter: "0s"}`},
+		{"BurstPolicy failover after an hour", "BurstPolicy", `spec: {failoverAfter: 1h}`},
 		{"SLO latency horizontal", "ServiceLevelObjective", ""},
 		{"SLO cpu-utilization vertical", "ServiceLevelObjective", `spec: {slo: {type: cpu-utilization, latency: null, cpuUtilization: {targetAverageUtilization: 70}}, elasticityStrategy: {kind: Vertical, vertical: {minCPU: 100m, maxCPU: "1", minMemory: 128Mi, maxMemory: 1Gi}}}`},
 		{"SLO cost-efficiency burst", "ServiceLevelObjective", `spec: {slo: {type: cost-efficiency, latency: null, costEfficiency: {responseTimeThreshold: 100ms, targetCostEfficiency: "1000", minRequestsPercentile: 90}}, elasticityStrategy: {kind: Burst}}`},
@@ -435,6 +437,10 @@ func testInvalid(t *testing.T, ctx context.Context, a *labAPI) {
 			[]string{"spec.algorithm.panic.panicThresholdPercent", "should be greater than or equal to 110"}},
 		{"pending threshold not a duration", "BurstPolicy", `spec: {pendingThreshold: soon}`,
 			[]string{"spec.pendingThreshold", "should match"}},
+		{"failover after not a duration", "BurstPolicy", `spec: {failoverAfter: "2 minutes"}`,
+			[]string{"spec.failoverAfter", "should match"}},
+		{"failover after too long", "BurstPolicy", `spec: {failoverAfter: 61m}`,
+			[]string{"spec.failoverAfter", "failoverAfter must be at most 1h"}},
 		{"empty propagation selector", "BurstPolicy", `spec: {propagate: {configMaps: {names: null}}}`,
 			[]string{"spec.propagate.configMaps", "set names or matchLabels (or both) to select objects to propagate"}},
 		{"consul port zero", "BurstPolicy", `spec: {consul: {port: 0}}`,
@@ -616,6 +622,9 @@ func testDefaults(t *testing.T, ctx context.Context, a *labAPI) {
 		}
 		if s.PendingThreshold == nil || s.PendingThreshold.Duration != 5*time.Second {
 			t.Errorf("pendingThreshold = %v, want 5s", s.PendingThreshold)
+		}
+		if s.FailoverAfter == nil || s.FailoverAfter.Duration != 90*time.Second {
+			t.Errorf("failoverAfter = %v, want 90s", s.FailoverAfter)
 		}
 	})
 	t.Run("BurstPolicy frss and panic parameters", func(t *testing.T) {
