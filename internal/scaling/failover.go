@@ -29,9 +29,10 @@ const (
 	// its replicas count as 0, so the decision places them again elsewhere,
 	// and placement adds nothing there.
 	FailoverWrittenOff
-	// FailoverStale: the cluster answers again after its replicas were
-	// written off; the copies there are stale: they count as 0 and are
-	// scaled to 0, and placement adds nothing there until they are gone.
+	// FailoverStale: the first round the cluster answers again after its
+	// replicas were written off; the copies there are stale: they count as
+	// 0 and are removed (or kept in place of replicas still waiting for a
+	// node elsewhere), and placement adds nothing there in that round.
 	FailoverStale
 )
 
@@ -92,16 +93,19 @@ type FailoverDecision struct {
 // Failover decides how one burst cluster's replicas count: as they are while
 // it answers, as last known while it has not answered for less than After,
 // as 0 once it has not answered for After (they are placed again elsewhere),
-// and as 0 again once it answers while copies written off are still there
-// (they are removed; the cluster takes new replicas only once they are gone,
-// so a cluster that comes and goes never has replicas moved back and forth
-// within a grace period). A cluster whose replicas were written off stays
-// written off while unreachable, whatever After becomes.
+// and as 0 again in the first round it answers while copies written off are
+// still there (they are stale: removed, or kept in place of replicas still
+// waiting for a node). The state is then cleared: a caller whose writes in
+// the stale round fail keeps the previous state, so the next round is stale
+// again. A cluster that comes and goes starts a new grace period with each
+// outage, so replicas are never moved back and forth within one; a cluster
+// whose replicas were written off stays written off while unreachable,
+// whatever After becomes.
 func Failover(in FailoverInput) FailoverDecision {
 	st := in.State
 	if in.Reachable {
 		if !st.FailedOverAt.IsZero() && in.Present > 0 {
-			return FailoverDecision{Mode: FailoverStale, State: FailoverState{FailedOverAt: st.FailedOverAt}}
+			return FailoverDecision{Mode: FailoverStale}
 		}
 		return FailoverDecision{Mode: FailoverHealthy}
 	}

@@ -29,8 +29,8 @@ type endpointCatalog interface {
 // instance set per cluster (an external node per cluster, health from pod
 // readiness, weight from the burst target). The instances of an unreachable
 // burst cluster are marked critical until it answers again (their readiness
-// is unknown), and those of stale copies (written off at failover) are
-// deregistered. It owns nothing else.
+// is unknown), and those of stale copies (written off at failover) that a
+// round failed to remove are deregistered. It owns nothing else.
 type burstPublisher struct {
 	catalog endpointCatalog
 }
@@ -73,8 +73,9 @@ func (b *burstPublisher) sync(ctx context.Context, p *hcav1.BurstPolicy, primary
 		if len(v.copies) == 0 {
 			continue
 		}
-		if v.failover.Mode == scaling.FailoverStale {
-			// Its copies are being removed: nothing there takes traffic.
+		if v.failover.Mode == scaling.FailoverStale && v.failed {
+			// Its stale copies could not be removed or kept: nothing
+			// there takes traffic until a round succeeds.
 			if _, err := b.catalog.Sync(ctx, service(v.name, 1, nil)); err != nil {
 				errs = append(errs, err.Error())
 			}

@@ -80,7 +80,9 @@ type burstInput struct {
 	// (scaling.Failover; absent: healthy). A written-off cluster's Current
 	// (the replicas last known there) and a stale cluster's Current (the
 	// copy found there) count as 0: the first are placed again like any
-	// deficit, the second are scaled to 0. Placement adds to neither.
+	// deficit; of the second, as many are kept as primary replicas have no
+	// node (those go from the primary), the rest are scaled away. Placement
+	// adds to neither.
 	Failover map[string]scaling.FailoverMode
 }
 
@@ -153,6 +155,7 @@ func burstDecide(in burstInput) (burstPlan, error) {
 	cur := map[string]int32{}
 	var burstNow int32
 	var failoverNotes, failoverActions []string
+	var stale []scaling.PlacementAssignment // replicas per stale cluster
 	writeOff := func(ts []scaling.BurstTarget) []scaling.BurstTarget {
 		out := make([]scaling.BurstTarget, len(ts))
 		for i, t := range ts {
@@ -165,8 +168,7 @@ func burstDecide(in burstInput) (burstPlan, error) {
 				t.Current, t.Reachable = 0, false
 			case scaling.FailoverStale:
 				if t.Current > 0 {
-					failoverActions = append(failoverActions, "remove-stale")
-					failoverNotes = append(failoverNotes, fmt.Sprintf("%d stale replicas removed from %s (written off at failover, seen again)", t.Current, t.Name))
+					stale = append(stale, scaling.PlacementAssignment{Target: t.Name, Replicas: t.Current})
 				}
 				t.Current, t.Reachable = 0, false
 			}
@@ -280,6 +282,24 @@ func burstDecide(in burstInput) (burstPlan, error) {
 		}
 		plan.Actions = append(plan.Actions, "scale-down")
 		notes = append(notes, fmt.Sprintf("scale down from %d to %d replicas: %s", current, total, strings.Join(parts, ", ")))
+	}
+
+	// A stale cluster's replicas run already: those that stand in for
+	// primary replicas still without a node are kept (as many primary
+	// replicas go: a ReplicaSet removes its unscheduled pods first), the
+	// others are removed.
+	for _, st := range stale {
+		keep := min(st.Replicas, max(0, primary-in.Scheduled))
+		if keep > 0 {
+			plan.Burst[st.Target] = keep
+			primary -= keep
+			plan.Actions = append(plan.Actions, "adopt-stale")
+			notes = append(notes, fmt.Sprintf("%s seen again after failover: kept %d of its stale replicas for %d replicas without a node in %s", st.Target, keep, keep, in.Primary))
+		}
+		if gone := st.Replicas - keep; gone > 0 {
+			plan.Actions = append(plan.Actions, "remove-stale")
+			notes = append(notes, fmt.Sprintf("%d stale replicas removed from %s (written off at failover, seen again)", gone, st.Target))
+		}
 	}
 
 	var ripe int32

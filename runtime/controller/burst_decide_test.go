@@ -631,15 +631,26 @@ func TestBurstDecideFailover(t *testing.T) {
 			contains: "2 stale replicas removed from b1",
 		},
 		{
-			name: "b1 back with stale replicas and 2 pods pending: they burst to b2, not b1",
+			name: "b1 back with 2 stale replicas while 2 primary replicas wait for a node: the 2 running in b1 stay, the 2 waiting go",
 			in: base(func(in *burstInput) {
 				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 6, burstI32(6), burstI32(8)
 				in.Unassigned, in.Unschedulable = 2, burstAt(2, 10*time.Second)
 				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, preferred), burstTgt("b2", 2)}
 				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverStale}
 			}),
-			primary: 4, burst: map[string]int32{"b1": 0, "b2": 4}, actions: []string{"remove-stale", "burst"},
-			skipped: []scaling.PlacementSkip{{Target: "b1", Reason: scaling.SkipUnreachable}},
+			primary: 4, burst: map[string]int32{"b1": 2, "b2": 2}, actions: []string{"adopt-stale"},
+			contains: "kept 2 of its stale replicas",
+		},
+		{
+			name: "b1 back with 2 stale replicas while 1 primary replica waits: 1 kept, 1 removed, nothing bursts",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 5, burstI32(5), burstI32(7)
+				in.Unassigned, in.Unschedulable = 1, burstAt(1, 10*time.Second)
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, preferred), burstTgt("b2", 2)}
+				in.Failover = map[string]scaling.FailoverMode{"b1": scaling.FailoverStale}
+			}),
+			primary: 4, burst: map[string]int32{"b1": 1, "b2": 2}, actions: []string{"adopt-stale", "remove-stale"},
+			contains: "1 stale replicas removed from b1",
 		},
 		{
 			name: "b1 healthy again after the stale copy went: it takes new bursts as before",
@@ -683,8 +694,8 @@ func TestBurstDecideFailover(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Total != 6 && tc.in.StoredTotal != nil && *tc.in.StoredTotal == 6 {
-				t.Errorf("total %d, want 6", got.Total)
+			if want := *tc.in.StoredTotal; got.Total != want {
+				t.Errorf("total %d, want the stored %d", got.Total, want)
 			}
 			if got.Primary != tc.primary || !maps.Equal(got.Burst, tc.burst) {
 				t.Errorf("primary %d burst %v, want primary %d burst %v (reason %q)", got.Primary, got.Burst, tc.primary, tc.burst, got.Reason)

@@ -136,7 +136,11 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 				cr.NodesRequested += g.RequestedNodes
 			}
 		}
-		if fs := v.failover.State; !v.gone {
+		fs := v.failover.State
+		if v.failover.Mode == scaling.FailoverStale && v.failed {
+			fs = scaling.FailoverState{FailedOverAt: v.failoverPrior.FailedOverAt} // stale again next round
+		}
+		if !v.gone {
 			if !fs.UnreachableSince.IsZero() {
 				cr.UnreachableSince = &metav1.Time{Time: fs.UnreachableSince}
 			}

@@ -355,6 +355,8 @@ func burstEventReason(actions []string) string {
 		return "Drain"
 	case slices.Contains(actions, "remove-stale"):
 		return "StaleRemoved"
+	case slices.Contains(actions, "adopt-stale"):
+		return "StaleAdopted"
 	default:
 		return "ScaleUp"
 	}

@@ -47,8 +47,10 @@ type burstView struct {
 	noticed map[string]time.Time
 	// failed records clusters where a write failed in this round.
 	failed bool
-	// failover is how its replicas count this round (burstFailovers).
-	failover scaling.FailoverDecision
+	// failover is how its replicas count this round (burstFailovers), and
+	// failoverPrior the state the status held before it.
+	failover      scaling.FailoverDecision
+	failoverPrior scaling.FailoverState
 }
 
 func (v *burstView) reachable() bool { return v.err == nil }
@@ -369,6 +371,6 @@ func burstFailovers(p *hcav1.BurstPolicy, views []*burstView, now time.Time) {
 		for name := range v.copies {
 			in.Present += v.copyReplicas(name)
 		}
-		v.failover = scaling.Failover(in)
+		v.failover, v.failoverPrior = scaling.Failover(in), in.State
 	}
 }
