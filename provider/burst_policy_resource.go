@@ -460,7 +460,7 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 				PlanModifiers: []planmodifier.String{keepDurationSpelling{}},
 				Description: "How long a burst cluster holding replicas may stay unreachable before its replicas are written off and " +
 					"placed again elsewhere (the primary first if it has room, then the other `burst_targets` in placement order); " +
-					"the copies left there are removed when it answers again. A Go duration in [0s, 1h]; `0s` never fails over " +
+					"its stale replicas there are removed when it answers again. A Go duration in [0s, 1h]; `0s` never fails over " +
 					"(the replicas are held until the cluster answers). Defaults to `90s`.",
 				Validators: []validator.String{stringvalidator.RegexMatches(durationRE, "must be a Go duration such as \"90s\" or \"2m\""), durationMax{max: time.Hour}},
 			},

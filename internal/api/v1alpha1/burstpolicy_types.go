@@ -146,9 +146,11 @@ type BurstPolicySpec struct {
 	// FailoverAfter is how long a burst cluster holding replicas may stay
 	// unreachable before its replicas stop counting and are placed again
 	// elsewhere (the primary first if it has room, then the other burst
-	// targets in placement order). The copies left there are removed when
-	// the cluster is seen again. Go duration, at most 1h; "0s" never fails
-	// over (the replicas are held until the cluster answers); absent: 90s.
+	// targets in placement order). The stale replicas left there are
+	// removed when the cluster is seen again (or kept in place of primary
+	// replicas still without a node). Go duration, at most 1h; "0s" never
+	// fails over (the replicas are held until the cluster answers); absent:
+	// 90s.
 	//
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
@@ -740,9 +742,10 @@ type ClusterReplicas struct {
 	UnreachableSince *metav1.Time `json:"unreachableSince,omitempty"`
 
 	// FailedOverAt is when the cluster's replicas were written off after
-	// spec.failoverAfter unreachable and placed elsewhere; the copies left
-	// there are stale and are removed once the cluster answers (then this
-	// is cleared).
+	// spec.failoverAfter unreachable and placed elsewhere; the replicas left
+	// there are stale and are dealt with in the first round the cluster
+	// answers (removed, or kept in place of primary replicas still without
+	// a node), then this is cleared.
 	//
 	// +optional
 	FailedOverAt *metav1.Time `json:"failedOverAt,omitempty"`
