@@ -715,3 +715,54 @@ func TestBurstDecideFailover(t *testing.T) {
 		})
 	}
 }
+
+// TestBurstFailovers checks what burstFailovers reads of the status and the
+// views: the recorded times, the replicas last recorded (Known) and those
+// found (Present), and the policy's failoverAfter (absent: 90s).
+func TestBurstFailovers(t *testing.T) {
+	now := burstT0
+	ago := func(d time.Duration) *metav1.Time { return &metav1.Time{Time: now.Add(-d)} }
+	copyOf := func(n int32) map[string]*appsv1.Deployment {
+		return map[string]*appsv1.Deployment{"web": {Spec: appsv1.DeploymentSpec{Replicas: &n}}}
+	}
+	status := []hcav1.ClusterReplicas{
+		{Cluster: "private", Desired: 4},
+		{Cluster: "a", Desired: 3, UnreachableSince: ago(40 * time.Second)},
+		{Cluster: "b", FailedOverAt: ago(time.Minute)},
+		{Cluster: "c", Desired: 1},
+	}
+	down := errors.New("connection refused")
+	views := func() []*burstView {
+		return []*burstView{{name: "a", err: down}, {name: "b", copies: copyOf(2)}, {name: "c", copies: copyOf(1)}, {name: "d", err: down}}
+	}
+	tests := []struct {
+		name  string
+		after *metav1.Duration
+		want  map[string]scaling.FailoverDecision
+	}{
+		{"failoverAfter 30s: a (40 s down) fails over with its 3 replicas", &metav1.Duration{Duration: 30 * time.Second}, map[string]scaling.FailoverDecision{
+			"a": {Mode: scaling.FailoverWrittenOff, State: scaling.FailoverState{UnreachableSince: now.Add(-40 * time.Second), FailedOverAt: now}, Moved: 3},
+			"b": {Mode: scaling.FailoverStale},
+			"c": {Mode: scaling.FailoverHealthy},
+			"d": {Mode: scaling.FailoverHolding, State: scaling.FailoverState{UnreachableSince: now}, RequeueAfter: 30 * time.Second},
+		}},
+		{"absent: 90s, a holds 50 s more", nil, map[string]scaling.FailoverDecision{
+			"a": {Mode: scaling.FailoverHolding, State: scaling.FailoverState{UnreachableSince: now.Add(-40 * time.Second)}, RequeueAfter: 50 * time.Second},
+			"b": {Mode: scaling.FailoverStale},
+			"c": {Mode: scaling.FailoverHealthy},
+			"d": {Mode: scaling.FailoverHolding, State: scaling.FailoverState{UnreachableSince: now}, RequeueAfter: 90 * time.Second},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &hcav1.BurstPolicy{Spec: hcav1.BurstPolicySpec{PrimaryCluster: "private", FailoverAfter: tt.after}, Status: hcav1.BurstPolicyStatus{Replicas: status}}
+			vs := views()
+			burstFailovers(p, vs, now)
+			for _, v := range vs {
+				if got := v.failover; got != tt.want[v.name] {
+					t.Errorf("%s: %+v, want %+v", v.name, got, tt.want[v.name])
+				}
+			}
+		})
+	}
+}
