@@ -252,7 +252,7 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 	for _, v := range views {
 		if v.failover.Moved > 0 {
 			r.event(p, nil, corev1.EventTypeWarning, "FailedOver", "Failover",
-				"burst cluster %s unreachable since %s (longer than failoverAfter %v): %d replicas written off and placed again elsewhere; its copies are removed when it answers",
+				"burst cluster %s unreachable since %s (longer than failoverAfter %v): %d replicas written off and placed again elsewhere; its stale replicas are removed when it answers",
 				v.name, v.failover.State.UnreachableSince.UTC().Format(time.RFC3339), burstFailoverAfter(p), v.failover.Moved)
 			log.FromContext(ctx).Info("burst failover", "policy", client.ObjectKeyFromObject(p), "cluster", v.name, "replicas", v.failover.Moved, "error", fmt.Sprint(v.err))
 			if tm := r.opts.Telemetry; tm != nil {

@@ -224,7 +224,7 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 		if degradedReason == BurstReasonInputsAvailable {
 			degradedReason = BurstReasonFailedOver
 		}
-		degraded = append(degraded, fmt.Sprintf("failed over: the replicas of %s were written off after failoverAfter (%v) and placed elsewhere; the copies left there are removed when it answers", strings.Join(failedOver, ", "), burstFailoverAfter(p)))
+		degraded = append(degraded, fmt.Sprintf("failed over: the replicas of %s were written off after failoverAfter (%v) and placed elsewhere; the stale replicas left there are removed when it answers", strings.Join(failedOver, ", "), burstFailoverAfter(p)))
 	}
 	if len(unreachable) > 0 {
 		if degradedReason == BurstReasonInputsAvailable {
