@@ -71,3 +71,52 @@ func TestFailover(t *testing.T) {
 		})
 	}
 }
+
+// FuzzFailover checks, for any input, that Failover does not panic and keeps
+// its promises: replicas move only in the round a cluster is written off,
+// and then all those last known; a reachable cluster records nothing; an
+// unreachable one records since when (never later than now); a written-off
+// cluster stays written off while unreachable; and the wait is never longer
+// than the grace period.
+func FuzzFailover(f *testing.F) {
+	f.Add(int64(90), int64(90e9), false, int32(4), int32(0), int64(0), int64(0))
+	f.Add(int64(60), int64(90e9), false, int32(4), int32(0), int64(1), int64(0))
+	f.Add(int64(200), int64(90e9), true, int32(0), int32(4), int64(1), int64(91))
+	f.Add(int64(10), int64(0), false, int32(2), int32(0), int64(100), int64(0))
+	f.Add(int64(-5), int64(-1), false, int32(-3), int32(-1), int64(-7), int64(-2))
+	f.Fuzz(func(t *testing.T, now, after int64, reachable bool, known, present int32, since, failed int64) {
+		t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+		at := func(s int64) time.Time {
+			if s == 0 {
+				return time.Time{}
+			}
+			return t0.Add(time.Duration(s%1e6) * time.Second)
+		}
+		in := FailoverInput{Now: at(now), After: time.Duration(after), Reachable: reachable, Known: known, Present: present,
+			State: FailoverState{UnreachableSince: at(since), FailedOverAt: at(failed)}}
+		if in.Now.IsZero() {
+			in.Now = t0
+		}
+		got := Failover(in)
+		if got.Moved != 0 && (got.Mode != FailoverWrittenOff || !in.State.FailedOverAt.IsZero() || got.Moved != max(known, 0)) {
+			t.Fatalf("moved %d in mode %s from %+v", got.Moved, got.Mode, in)
+		}
+		if got.Moved < 0 || got.RequeueAfter < 0 || (in.After > 0 && got.RequeueAfter > in.After) {
+			t.Fatalf("moved %d, requeue %v (after %v)", got.Moved, got.RequeueAfter, in.After)
+		}
+		if reachable && got.State != (FailoverState{}) {
+			t.Fatalf("reachable, but records %+v", got.State)
+		}
+		if !reachable {
+			if got.Mode != FailoverHolding && got.Mode != FailoverWrittenOff {
+				t.Fatalf("unreachable in mode %s", got.Mode)
+			}
+			if got.State.UnreachableSince.IsZero() || got.State.UnreachableSince.After(in.Now) {
+				t.Fatalf("unreachable since %v at %v", got.State.UnreachableSince, in.Now)
+			}
+			if !in.State.FailedOverAt.IsZero() && (got.Mode != FailoverWrittenOff || got.State.FailedOverAt != in.State.FailedOverAt) {
+				t.Fatalf("a written-off cluster left that state: %+v from %+v", got, in)
+			}
+		}
+	})
+}
