@@ -11,8 +11,8 @@ import "time"
 // burst exists because load outran the primary; 5 minutes without that
 // capacity is 5 minutes of missed SLO, while a false alarm here only costs a
 // few replicas run twice for a while (the stale ones are removed when the
-// cluster answers). 90 s is six failed rounds of the prober's 15 s period
-// and longer than an apiserver restart.
+// cluster answers). 90 s is three failed probes at the runtime's default
+// --cluster-probe-interval of 30 s, and longer than an apiserver restart.
 const DefaultFailoverAfter = 90 * time.Second
 
 // FailoverMode says how a burst cluster's replicas count in a decision.
