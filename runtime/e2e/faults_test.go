@@ -46,12 +46,16 @@ func TestFaultSuite(t *testing.T) {
 		_, bBefore, _, _, _ := s.snapshot()
 		errsBefore := runtimeMetric(t, s.metricsAddr, "hca_consul_errors_total")
 		stopLabProc(t, s.env["HCA_LAB_DIR"], "consul")
-		waitFor(t, ctx, time.Minute, "the policy to report Consul unreachable", func() (bool, string) {
-			c := meta.FindStatusCondition(s.getPolicy().Status.Conditions, hcav1.ConditionReady)
-			if c == nil {
-				return false, "no Ready condition"
+		waitFor(t, ctx, time.Minute, "the policy to report Consul unavailable, with an Event", func() (bool, string) {
+			got := s.getPolicy()
+			c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionPublished)
+			r := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionReady)
+			if c == nil || r == nil {
+				return false, "no Published or Ready condition"
 			}
-			return c.Status == metav1.ConditionFalse && strings.Contains(strings.ToLower(c.Message), "consul"), fmt.Sprintf("Ready=%s %s: %s", c.Status, c.Reason, c.Message)
+			ev := hasEvent(t, s, "BurstPolicy", s.policy.Name, "ConsulUnavailable")
+			return c.Status == metav1.ConditionFalse && r.Status == metav1.ConditionFalse && ev,
+				fmt.Sprintf("Published=%s %s: %s; Ready=%s; event=%v", c.Status, c.Reason, c.Message, r.Status, ev)
 		})
 		if n := runtimeMetric(t, s.metricsAddr, "hca_consul_errors_total"); n <= errsBefore {
 			t.Errorf("hca_consul_errors_total %v with Consul down, was %v: want the failures counted", n, errsBefore)
@@ -64,9 +68,12 @@ func TestFaultSuite(t *testing.T) {
 		// The lab's Consul is a -dev agent: it comes back empty, and the
 		// runtime must publish every instance again; nginx follows.
 		s.waitBursting(2 * time.Minute)
-		waitFor(t, ctx, time.Minute, "the policy Ready again", func() (bool, string) {
-			c := meta.FindStatusCondition(s.getPolicy().Status.Conditions, hcav1.ConditionReady)
-			return c != nil && c.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", c)
+		waitFor(t, ctx, time.Minute, "the policy Ready and Published again, with an Event", func() (bool, string) {
+			got := s.getPolicy()
+			r := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionReady)
+			c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionPublished)
+			ev := hasEvent(t, s, "BurstPolicy", s.policy.Name, "Published")
+			return r != nil && r.Status == metav1.ConditionTrue && c != nil && c.Status == metav1.ConditionTrue && ev, fmt.Sprintf("Ready %+v Published %+v event=%v", r, c, ev)
 		})
 	})
 
