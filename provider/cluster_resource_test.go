@@ -536,6 +536,9 @@ func TestCreateHint(t *testing.T) {
 			"The provider's credentials may not create it: grant them create on it."},
 		{"kind not installed", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "hca.dev", Kind: "BurstPolicy"}},
 			"The hca.dev CRDs are not installed in the control cluster: install them with hca_runtime (and add depends_on = [hca_runtime.this])."},
+		{"unauthorized", apierrors.NewUnauthorized("Unauthorized"), unauthorizedHint},
+		// controller-runtime's REST mapper wraps the discovery error.
+		{"unauthorized discovery", fmt.Errorf("failed to get server groups: %w", apierrors.NewUnauthorized("Unauthorized")), unauthorizedHint},
 		{"other not found", apierrors.NewNotFound(gr("burstpolicies"), "web"),
 			"Check that the provider's credentials may write it and that the hca CRDs are installed (hca_runtime)."},
 	}
