@@ -21,8 +21,8 @@ import (
 // with a token and reports each cloud block's missing token without one;
 // then, without its cloud block, it plans against the lab with a lab OIDC
 // token as TFC_WORKLOAD_IDENTITY_TOKEN, exchanged with the lab's AWS STS
-// (AssumeRoleWithWebIdentity) and an Alibaba STS emulator
-// (AssumeRoleWithOIDC), and another lab OIDC token, for the Kubernetes
+// (AssumeRoleWithWebIdentity) and the lab's Alibaba STS (AssumeRoleWithOIDC,
+// over https), and another lab OIDC token, for the Kubernetes
 // audience, in the Kubernetes dynamic credentials' token file: the control
 // apiserver accepts it through its authentication configuration, as the user
 // tfc:<sub>, which RBAC binds. No service account token or key is involved;
@@ -32,7 +32,7 @@ func TestAccExampleTerraformCloud(t *testing.T) {
 		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
 	}
 	lc := requireLabCluster(t)
-	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT", "HCA_LAB_OIDC_ISSUER")
+	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT", "HCA_LAB_OIDC_ISSUER", "HCA_LAB_ACK_ENDPOINT", "HCA_LAB_ALICLOUD_STS_ENDPOINT")
 	prepareAccEnv(t)
 	for _, k := range []string{EnvTFCWorkloadIdentityToken, EnvAlicloudRoleARN, EnvAlicloudOIDCProviderARN, EnvAlicloudOIDCTokenFile} {
 		t.Setenv(k, "")
@@ -63,7 +63,9 @@ func TestAccExampleTerraformCloud(t *testing.T) {
 	})
 
 	t.Run("plan against the lab", func(t *testing.T) {
-		ali := startAliSTS(t, env["HCA_LAB_OIDC_ISSUER"], lab.OIDCAudienceAWS, labtest.OIDCRootCAs(t))
+		// The lab daemon's Alibaba STS answers over https with a certificate
+		// of the lab CA, which the provider process trusts.
+		trustLabCA(t)
 		bindOIDCUser(t, lc, "plan")
 		kubeToken := func(ttl time.Duration) string {
 			return oidcTokenFile(t, labtest.OIDCTokenWithClaims(t, oidc.TFCClaims(oidcTestOrg, oidcTestProject, oidcTestWorkspace, "plan", lab.OIDCAudienceKubernetes, ttl)))
@@ -89,8 +91,8 @@ func TestAccExampleTerraformCloud(t *testing.T) {
 				"control_cluster_host":               lc.config.Host,
 				"control_cluster_ca_certificate":     ca,
 				"aws_run_role_arn":                   webIdentityRole,
-				"alicloud_run_role_arn":              ali.roleARN,
-				"alicloud_oidc_provider_arn":         ali.provider.ARN(),
+				"alicloud_run_role_arn":              "acs:ram::" + emulator.AlicloudAccountID + ":role/hca-terraform",
+				"alicloud_oidc_provider_arn":         emulator.RAMOIDCProvider{Name: lab.AlicloudOIDCProviderName}.ARN(),
 				"private_cluster_host":               "https://kubernetes.default.svc",
 				"private_cluster_ca_certificate":     ca,
 				"private_cluster_token":              "runtime-token",
@@ -98,7 +100,7 @@ func TestAccExampleTerraformCloud(t *testing.T) {
 				"eks_node_role_arn":                  "arn:aws:iam::000000000000:role/eks-node",
 				"eks_subnet_ids":                     []string{"subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002"},
 				"ack_vswitch_ids":                    []string{"vsw-hcalab1"},
-				"endpoints":                          map[string]any{"eks": env["HCA_LAB_EKS_ENDPOINT"], "sts": env["HCA_LAB_STS_ENDPOINT"], "ack": ali.ackEndpoint, "alicloud_sts": ali.stsEndpoint},
+				"endpoints":                          map[string]any{"eks": env["HCA_LAB_EKS_ENDPOINT"], "sts": env["HCA_LAB_STS_ENDPOINT"], "ack": env["HCA_LAB_ACK_ENDPOINT"], "alicloud_sts": env["HCA_LAB_ALICLOUD_STS_ENDPOINT"]},
 			}
 		}
 		varFile := writeVarFile(t, vars(kubeToken(time.Hour)))
@@ -128,6 +130,15 @@ func TestAccExampleTerraformCloud(t *testing.T) {
 		out, err = cli.run(dir, []string{EnvTFCWorkloadIdentityToken + "=" + token}, "plan", "-no-color", "-var-file="+writeVarFile(t, vars(kubeToken(-time.Minute))))
 		if err == nil || !strings.Contains(out, "refused the provider's credentials (401 Unauthorized)") {
 			t.Errorf("plan with an expired Kubernetes token: %v\n%s", err, out)
+		}
+
+		// The lab's Alibaba STS is asked: an OIDC provider the account does
+		// not have stops the plan.
+		noProvider := vars(kubeToken(time.Hour))
+		noProvider["alicloud_oidc_provider_arn"] = emulator.RAMOIDCProvider{Name: "nobody"}.ARN()
+		out, err = cli.run(dir, []string{EnvTFCWorkloadIdentityToken + "=" + token}, "plan", "-no-color", "-var-file="+writeVarFile(t, noProvider))
+		if err == nil || !strings.Contains(out, "EntityNotExist.OIDCProvider") {
+			t.Errorf("plan with an unknown RAM OIDC provider: %v\n%s", err, out)
 		}
 
 		// An expired token stops the plan at the first cloud block.
@@ -173,4 +184,21 @@ func writeVarFile(t *testing.T, vars map[string]any) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// trustLabCA makes the processes the test starts (Terraform, the provider)
+// trust the lab CA besides the system's roots (SSL_CERT_FILE), for the lab
+// daemon's https endpoints (the Alibaba STS).
+func trustLabCA(t *testing.T) {
+	t.Helper()
+	ca, err := os.ReadFile(labtest.Require(t, "HCA_LAB_OIDC_CA_FILE")["HCA_LAB_OIDC_CA_FILE"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	system, _ := os.ReadFile("/etc/ssl/certs/ca-certificates.crt") // the system's roots, when there
+	bundle := filepath.Join(t.TempDir(), "ca-bundle.pem")
+	if err := os.WriteFile(bundle, append(system, ca...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SSL_CERT_FILE", bundle)
 }

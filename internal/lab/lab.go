@@ -552,7 +552,7 @@ template {
 }
 
 func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay, podDelay time.Duration) error {
-	if err := pickPorts(st, "aws", "ack", "loadsim"); err != nil {
+	if err := pickPorts(st, "aws", "ack", "loadsim", "alicloud-sts"); err != nil {
 		return err
 	}
 	// The issuer's port is picked on its own: running apiservers name it in
@@ -577,7 +577,8 @@ func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay, podDelay ti
 		"--aws-port="+strconv.Itoa(st.Ports["aws"]),
 		"--ack-port="+strconv.Itoa(st.Ports["ack"]),
 		"--loadsim-port="+strconv.Itoa(st.Ports["loadsim"]),
-		"--oidc-port="+strconv.Itoa(st.Ports["oidc"]))
+		"--oidc-port="+strconv.Itoa(st.Ports["oidc"]),
+		"--alicloud-sts-port="+strconv.Itoa(st.Ports["alicloud-sts"]))
 	env := []string{"HCA_REPO_ROOT=" + l.Bins.RepoDir}
 	p, err := startProc(compDaemon, filepath.Join(l.Dir, "logs", "daemon.log"), l.Dir, env, l.Daemon[0], args...)
 	if err != nil {
@@ -600,6 +601,11 @@ func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay, podDelay ti
 		if resp.StatusCode != http.StatusOK {
 			return fmt.Errorf("OIDC issuer answered %s", resp.Status)
 		}
+		resp, err = oidcClient.Get(fmt.Sprintf("https://127.0.0.1:%d/healthz", st.Ports["alicloud-sts"]))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
 		return nil
 	})
 }
@@ -703,6 +709,9 @@ func (l *Lab) Env() (map[string]string, error) {
 	if st.Ports["oidc"] != 0 {
 		env["HCA_LAB_OIDC_ISSUER"] = OIDCIssuerURL(st.Ports["oidc"])
 		env["HCA_LAB_OIDC_CA_FILE"] = CAFile(abs)
+	}
+	if st.Ports["alicloud-sts"] != 0 {
+		env["HCA_LAB_ALICLOUD_STS_ENDPOINT"] = fmt.Sprintf("https://127.0.0.1:%d", st.Ports["alicloud-sts"])
 	}
 	if st.NodeBootDelay != nil {
 		env["HCA_LAB_NODE_BOOT_DELAY"] = st.NodeBootDelay.String()

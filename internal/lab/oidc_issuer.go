@@ -38,6 +38,13 @@ const (
 	OIDCGroupsPrefix   = "tfc:"
 )
 
+// AlicloudOIDCProviderName names the RAM OIDC identity provider of the lab
+// daemon's ACK emulator account: it trusts the lab issuer for OIDCAudienceAWS,
+// so that one lab token serves both clouds (the Terraform Cloud guide advises
+// one audience for both). Its STS (AssumeRoleWithOIDC) is
+// HCA_LAB_ALICLOUD_STS_ENDPOINT, over https with a certificate of the lab CA.
+const AlicloudOIDCProviderName = "hcp-terraform"
+
 // oidcDir holds the issuer's serving certificate and the apiservers'
 // authentication configuration.
 func oidcDir(labDir string) string { return filepath.Join(labDir, "oidc") }

@@ -15,7 +15,8 @@ import (
 )
 
 // daemonHandlers builds the daemon's HTTP handlers by name (aws, ack, loadsim,
-// and oidc, which serve calls over TLS) and the loop that must run beside them.
+// and oidc and alicloud-sts, which serve over TLS: kube-apiserver and the
+// Alibaba Cloud SDK call https only) and the loop that must run beside them.
 func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, awsPort, oidcPort int, bootDelay, podDelay time.Duration, logger *log.Logger) (map[string]http.Handler, func(context.Context) error, error) {
 	slogger := slog.New(slog.NewTextHandler(logger.Writer(), nil))
 	if bootDelay <= 0 {
@@ -47,6 +48,8 @@ func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, aws
 		return nil, nil, err
 	}
 	ack := emulator.NewACK(clusters, emulator.ACKOptions{
+		OIDCProviders:   []emulator.RAMOIDCProvider{{Name: lab.AlicloudOIDCProviderName, IssuerURL: issuer.URL(), ClientIDs: []string{lab.OIDCAudienceAWS}}},
+		OIDCRootCAs:     roots,
 		Logf:            func(format string, args ...any) { logger.Printf("ack: "+format, args...) },
 		NodeBootDelay:   bootDelay,
 		PodStartupDelay: podDelay,
@@ -57,5 +60,5 @@ func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, aws
 	}
 	oidcMux := http.NewServeMux()
 	oidcMux.Handle(lab.OIDCIssuerPath+"/", http.StripPrefix(lab.OIDCIssuerPath, issuer.Handler()))
-	return map[string]http.Handler{"aws": aws, "ack": ack, "loadsim": sim.Handler(), "oidc": oidcMux}, sim.Run, nil
+	return map[string]http.Handler{"aws": aws, "ack": ack, "loadsim": sim.Handler(), "oidc": oidcMux, "alicloud-sts": ack.STSHandler()}, sim.Run, nil
 }
