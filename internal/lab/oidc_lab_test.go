@@ -100,3 +100,41 @@ func TestOIDCTokensOnTheControlAPIServer(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkSelfSubjectReview measures one authenticated request to the
+// control apiserver with each kind of credential: the lab OIDC issuer's token
+// (verified by the apiserver's JWT authenticator against the cached JWKS) and
+// the admin client certificate.
+func BenchmarkSelfSubjectReview(b *testing.B) {
+	env := labtest.Require(b, "HCA_LAB_PRIVATE_KUBECONFIG", "HCA_LAB_OIDC_ISSUER")
+	admin, err := clientcmd.BuildConfigFromFlags("", env["HCA_LAB_PRIVATE_KUBECONFIG"])
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := rest.LoadTLSFiles(admin); err != nil {
+		b.Fatal(err)
+	}
+	token := labtest.OIDCTokenWithClaims(b, oidc.TFCClaims("example-org", "default", "hca-production", "apply", lab.OIDCAudienceKubernetes, time.Hour))
+	for _, bc := range []struct {
+		name string
+		cfg  *rest.Config
+	}{
+		{"oidc token", &rest.Config{Host: admin.Host, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: admin.CAData}}},
+		{"client certificate", admin},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			cfg := rest.CopyConfig(bc.cfg)
+			cfg.QPS, cfg.Burst = -1, 0 // no client-side rate limit
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
