@@ -1,6 +1,9 @@
 package lab
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"os"
 	"strings"
 	"testing"
 
@@ -55,5 +58,50 @@ func TestAuthenticationConfig(t *testing.T) {
 				t.Errorf("groups mapping = %+v", j.ClaimMappings.Groups)
 			}
 		})
+	}
+}
+
+// TestWriteOIDCFiles checks the files `lab up` writes for the issuer: a
+// serving certificate for 127.0.0.1 that the lab CA verifies, and an
+// authentication configuration naming the issuer on the given port and
+// trusting that CA.
+func TestWriteOIDCFiles(t *testing.T) {
+	l := &Lab{Dir: t.TempDir()}
+	if err := l.writeOIDCFiles(4443); err != nil {
+		t.Fatal(err)
+	}
+	roots, err := CAPool(l.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := OIDCServingCertFiles(l.Dir)
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatalf("serving certificate: %v", err)
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: "127.0.0.1", KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
+		t.Errorf("the lab CA does not verify the issuer's certificate for 127.0.0.1: %v", err)
+	}
+	if fi, err := os.Stat(keyFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("key file mode = %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+	raw, err := os.ReadFile(AuthenticationConfigFile(l.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg authenticationConfiguration
+	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	caPEM, err := os.ReadFile(CAFile(l.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.JWT[0].Issuer; got.URL != "https://127.0.0.1:4443/oidc" || got.CertificateAuthority != string(caPEM) {
+		t.Errorf("issuer = %s (CA matches: %v), want https://127.0.0.1:4443/oidc and the lab CA", got.URL, got.CertificateAuthority == string(caPEM))
 	}
 }
