@@ -668,6 +668,11 @@ scrape_configs:
 func WriteScrapeTarget(dir, name, hostport string, labels map[string]string) error {
 	raw, _ := json.Marshal([]map[string]any{{"targets": []string{hostport}, "labels": labels}})
 	p := filepath.Join(dir, name+".json")
+	// A lab without Prometheus (tests of the lab itself) has no targets
+	// directory yet; the target waits there for a Prometheus started later.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write scrape target %s: %w", name, err)
+	}
 	if err := os.WriteFile(p+".tmp", raw, 0o644); err != nil {
 		return fmt.Errorf("write scrape target %s: %w", name, err)
 	}
