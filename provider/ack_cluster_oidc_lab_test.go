@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"crypto/x509"
 	"encoding/pem"
 	"fmt"
 	"net/http"
@@ -53,19 +54,20 @@ func startAliOIDCLab(t *testing.T) *aliOIDCLab {
 	mux.Handle("/oidc/", http.StripPrefix("/oidc", iss.Handler()))
 	issuerSrv.Config.Handler = mux
 
-	l := startAliSTS(t, iss.URL(), aliOIDCLabAudience)
+	l := startAliSTS(t, iss.URL(), aliOIDCLabAudience, nil)
 	l.issuer = iss
 	return l
 }
 
 // startAliSTS starts an ACK emulator over the lab's clusters whose account
-// trusts issuerURL for audience, its CS API on HTTP and its STS on HTTPS,
-// and makes the provider processes Terraform starts trust the STS server's
-// certificate (SSL_CERT_FILE: the system's roots plus that certificate).
-func startAliSTS(t *testing.T, issuerURL, audience string) *aliOIDCLab {
+// trusts issuerURL (an https one signed by roots, or the system's roots when
+// nil) for audience, its CS API on HTTP and its STS on HTTPS, and makes the
+// provider processes Terraform starts trust the STS server's certificate
+// (SSL_CERT_FILE: the system's roots plus that certificate).
+func startAliSTS(t *testing.T, issuerURL, audience string, roots *x509.CertPool) *aliOIDCLab {
 	t.Helper()
 	prov := emulator.RAMOIDCProvider{Name: "hcp-terraform", IssuerURL: issuerURL, ClientIDs: []string{audience}}
-	ack := emulator.NewACK(labtest.Clusters(t), emulator.ACKOptions{OIDCProviders: []emulator.RAMOIDCProvider{prov}, NodeBootDelay: -1})
+	ack := emulator.NewACK(labtest.Clusters(t), emulator.ACKOptions{OIDCProviders: []emulator.RAMOIDCProvider{prov}, OIDCRootCAs: roots, NodeBootDelay: -1})
 	t.Cleanup(ack.Close)
 	ackSrv := httptest.NewServer(ack)
 	t.Cleanup(ackSrv.Close)

@@ -241,7 +241,9 @@ func readHint(err error) string {
 	switch {
 	case meta.IsNoMatchError(err):
 		return "The hca CRDs are not installed in the control cluster: install them with an hca_runtime resource."
-	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+	case apierrors.IsUnauthorized(err):
+		return unauthorizedHint
+	case apierrors.IsForbidden(err):
 		return "The provider's credentials may not read it: grant get on hca.dev resources to its user."
 	}
 	return "Check that the control cluster's API server is reachable from where Terraform runs."

@@ -830,6 +830,16 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
+// unauthorizedHint says what to do when the control cluster's API server
+// refuses the provider's credentials (401): they are not valid for it, which
+// with HCP Terraform's Kubernetes dynamic credentials means an OIDC token the
+// API server's authentication configuration does not accept.
+const unauthorizedHint = "The control cluster's API server refused the provider's credentials (401 Unauthorized): the token " +
+	"is expired, malformed or not valid for this cluster. For HCP Terraform's Kubernetes dynamic credentials (token read " +
+	"from tfc_kubernetes_dynamic_credentials' token_path), check that the API server's authentication configuration " +
+	"(--authentication-config) trusts the token's issuer and lists the workspace's TFC_KUBERNETES_WORKLOAD_IDENTITY_AUDIENCE " +
+	"among its audiences, and that the token file is the current run's."
+
 // createHint says what to do about err, the API server's refusal to create
 // an object in namespace, which the attribute nsAttr sets ("" for a
 // cluster-scoped object).
@@ -841,6 +851,8 @@ func createHint(err error, namespace, nsAttr string) string {
 		return fmt.Sprintf("The namespace %q does not exist: create it first, or set %s to an existing namespace.", namespace, nsAttr)
 	case meta.IsNoMatchError(err):
 		return "The hca.dev CRDs are not installed in the control cluster: install them with hca_runtime (and add depends_on = [hca_runtime.this])."
+	case apierrors.IsUnauthorized(err):
+		return unauthorizedHint
 	case apierrors.IsForbidden(err):
 		return "The provider's credentials may not create it: grant them create on it."
 	}

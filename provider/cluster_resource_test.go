@@ -536,12 +536,41 @@ func TestCreateHint(t *testing.T) {
 			"The provider's credentials may not create it: grant them create on it."},
 		{"kind not installed", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "hca.dev", Kind: "BurstPolicy"}},
 			"The hca.dev CRDs are not installed in the control cluster: install them with hca_runtime (and add depends_on = [hca_runtime.this])."},
+		{"unauthorized", apierrors.NewUnauthorized("Unauthorized"), unauthorizedHint},
+		// controller-runtime's REST mapper wraps the discovery error.
+		{"unauthorized discovery", fmt.Errorf("failed to get server groups: %w", apierrors.NewUnauthorized("Unauthorized")), unauthorizedHint},
 		{"other not found", apierrors.NewNotFound(gr("burstpolicies"), "web"),
 			"Check that the provider's credentials may write it and that the hca CRDs are installed (hca_runtime)."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := createHint(tt.err, "shop", "namespace"); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestReadHint checks what a failed read tells the user: a refused token
+// (401) is told apart from missing rights (403).
+func TestReadHint(t *testing.T) {
+	gr := schema.GroupResource{Group: "hca.dev", Resource: "hybridclusters"}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"unauthorized", apierrors.NewUnauthorized("Unauthorized"), unauthorizedHint},
+		{"unauthorized discovery", fmt.Errorf("failed to get server groups: %w", apierrors.NewUnauthorized("Unauthorized")), unauthorizedHint},
+		{"forbidden", apierrors.NewForbidden(gr, "burst-1", errors.New("no")),
+			"The provider's credentials may not read it: grant get on hca.dev resources to its user."},
+		{"kind not installed", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "hca.dev", Kind: "HybridCluster"}},
+			"The hca CRDs are not installed in the control cluster: install them with an hca_runtime resource."},
+		{"other", errors.New("connection refused"), "Check that the control cluster's API server is reachable from where Terraform runs."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := readHint(tt.err); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})

@@ -81,8 +81,7 @@ func (d *controlClusterDataSource) Read(ctx context.Context, _ datasource.ReadRe
 		hint := "Check that the API server is reachable from where Terraform runs and that the provider's " +
 			"credentials are valid for it."
 		if apierrors.IsUnauthorized(err) {
-			hint = "The API server rejected the provider's credentials (401 Unauthorized): check token, or " +
-				"client_certificate and client_key, or the user of the kubeconfig context."
+			hint = unauthorizedHint + " Without a token, check client_certificate and client_key, or the user of the kubeconfig context."
 		}
 		resp.Diagnostics.AddError("Error reading control cluster",
 			fmt.Sprintf("Could not read the version of the API server at %s: %v. %s", cfg.Host, err, hint))

@@ -208,7 +208,7 @@ func TestAccControlClusterDataSource_token(t *testing.T) {
 				// shows that the token is what authenticates the request.
 				Config: providerBlock("not-a-valid-token"),
 				ExpectError: errorRe("Error reading control cluster", "Could not read the version of the API server at "+c.Host+":",
-					"The API server rejected the provider's credentials (401 Unauthorized)"),
+					"The control cluster's API server refused the provider's credentials (401 Unauthorized)"),
 			},
 		},
 	})

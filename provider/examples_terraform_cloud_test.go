@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,11 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/emulator"
@@ -27,15 +21,18 @@ import (
 // with a token and reports each cloud block's missing token without one;
 // then, without its cloud block, it plans against the lab with a lab OIDC
 // token as TFC_WORKLOAD_IDENTITY_TOKEN, exchanged with the lab's AWS STS
-// (AssumeRoleWithWebIdentity) and an Alibaba STS emulator
-// (AssumeRoleWithOIDC), and a service account token of the lab's control
-// cluster in the Kubernetes dynamic credentials' token file.
+// (AssumeRoleWithWebIdentity) and the lab's Alibaba STS (AssumeRoleWithOIDC,
+// over https), and another lab OIDC token, for the Kubernetes
+// audience, in the Kubernetes dynamic credentials' token file: the control
+// apiserver accepts it through its authentication configuration, as the user
+// tfc:<sub>, which RBAC binds. No service account token or key is involved;
+// the same plan with an expired Kubernetes token fails.
 func TestAccExampleTerraformCloud(t *testing.T) {
 	if os.Getenv(resource.EnvTfAcc) == "" {
 		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
 	}
 	lc := requireLabCluster(t)
-	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT", "HCA_LAB_OIDC_ISSUER")
+	env := labtest.Require(t, "HCA_LAB_EKS_ENDPOINT", "HCA_LAB_STS_ENDPOINT", "HCA_LAB_OIDC_ISSUER", "HCA_LAB_ACK_ENDPOINT", "HCA_LAB_ALICLOUD_STS_ENDPOINT")
 	prepareAccEnv(t)
 	for _, k := range []string{EnvTFCWorkloadIdentityToken, EnvAlicloudRoleARN, EnvAlicloudOIDCProviderARN, EnvAlicloudOIDCTokenFile} {
 		t.Setenv(k, "")
@@ -66,7 +63,13 @@ func TestAccExampleTerraformCloud(t *testing.T) {
 	})
 
 	t.Run("plan against the lab", func(t *testing.T) {
-		ali := startAliSTS(t, env["HCA_LAB_OIDC_ISSUER"], lab.OIDCAudienceAWS)
+		// The lab daemon's Alibaba STS answers over https with a certificate
+		// of the lab CA, which the provider process trusts.
+		trustLabCA(t)
+		bindOIDCUser(t, lc, "plan")
+		kubeToken := func(ttl time.Duration) string {
+			return oidcTokenFile(t, labtest.OIDCTokenWithClaims(t, oidc.TFCClaims(oidcTestOrg, oidcTestProject, oidcTestWorkspace, "plan", lab.OIDCAudienceKubernetes, ttl)))
+		}
 		dir := "terraform-cloud-lab"
 		copyExampleTree(t, filepath.Join("..", "examples", "terraform-cloud"), filepath.Join(cli.examples, dir))
 		main := filepath.Join(cli.examples, dir, "main.tf")
@@ -81,37 +84,26 @@ func TestAccExampleTerraformCloud(t *testing.T) {
 		if err := os.WriteFile(main, []byte(local), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ca, err := os.ReadFile(lc.config.CAFile)
-		if len(lc.config.CAData) > 0 {
-			ca, err = lc.config.CAData, nil
+		ca := labCA(t, lc)
+		vars := func(kubeTokenFile string) map[string]any {
+			return map[string]any{
+				"tfc_kubernetes_dynamic_credentials": map[string]any{"default": map[string]any{"token_path": kubeTokenFile}, "aliases": map[string]any{}},
+				"control_cluster_host":               lc.config.Host,
+				"control_cluster_ca_certificate":     ca,
+				"aws_run_role_arn":                   webIdentityRole,
+				"alicloud_run_role_arn":              "acs:ram::" + emulator.AlicloudAccountID + ":role/hca-terraform",
+				"alicloud_oidc_provider_arn":         emulator.RAMOIDCProvider{Name: lab.AlicloudOIDCProviderName}.ARN(),
+				"private_cluster_host":               "https://kubernetes.default.svc",
+				"private_cluster_ca_certificate":     ca,
+				"private_cluster_token":              "runtime-token",
+				"eks_cluster_role_arn":               "arn:aws:iam::000000000000:role/eks-cluster",
+				"eks_node_role_arn":                  "arn:aws:iam::000000000000:role/eks-node",
+				"eks_subnet_ids":                     []string{"subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002"},
+				"ack_vswitch_ids":                    []string{"vsw-hcalab1"},
+				"endpoints":                          map[string]any{"eks": env["HCA_LAB_EKS_ENDPOINT"], "sts": env["HCA_LAB_STS_ENDPOINT"], "ack": env["HCA_LAB_ACK_ENDPOINT"], "alicloud_sts": env["HCA_LAB_ALICLOUD_STS_ENDPOINT"]},
+			}
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		vars := map[string]any{
-			"tfc_kubernetes_dynamic_credentials": map[string]any{"default": map[string]any{"token_path": controlClusterTokenFile(t, lc)}, "aliases": map[string]any{}},
-			"control_cluster_host":               lc.config.Host,
-			"control_cluster_ca_certificate":     string(ca),
-			"aws_run_role_arn":                   webIdentityRole,
-			"alicloud_run_role_arn":              ali.roleARN,
-			"alicloud_oidc_provider_arn":         ali.provider.ARN(),
-			"private_cluster_host":               "https://kubernetes.default.svc",
-			"private_cluster_ca_certificate":     string(ca),
-			"private_cluster_token":              "runtime-token",
-			"eks_cluster_role_arn":               "arn:aws:iam::000000000000:role/eks-cluster",
-			"eks_node_role_arn":                  "arn:aws:iam::000000000000:role/eks-node",
-			"eks_subnet_ids":                     []string{"subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002"},
-			"ack_vswitch_ids":                    []string{"vsw-hcalab1"},
-			"endpoints":                          map[string]any{"eks": env["HCA_LAB_EKS_ENDPOINT"], "sts": env["HCA_LAB_STS_ENDPOINT"], "ack": ali.ackEndpoint, "alicloud_sts": ali.stsEndpoint},
-		}
-		b, err := json.Marshal(vars)
-		if err != nil {
-			t.Fatal(err)
-		}
-		varFile := filepath.Join(t.TempDir(), "lab.tfvars.json")
-		if err := os.WriteFile(varFile, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		varFile := writeVarFile(t, vars(kubeToken(time.Hour)))
 		cli.mustRun(t, dir, nil, "get", "-no-color")
 		planFile := filepath.Join(t.TempDir(), "plan")
 		cli.mustRun(t, dir, []string{EnvTFCWorkloadIdentityToken + "=" + token}, "plan", "-no-color", "-var-file="+varFile, "-out="+planFile)
@@ -132,6 +124,21 @@ func TestAccExampleTerraformCloud(t *testing.T) {
 			if !created[typ] {
 				t.Errorf("the plan creates no %s (creates %v)", typ, created)
 			}
+		}
+
+		// An expired Kubernetes token stops the plan at the control cluster.
+		out, err = cli.run(dir, []string{EnvTFCWorkloadIdentityToken + "=" + token}, "plan", "-no-color", "-var-file="+writeVarFile(t, vars(kubeToken(-time.Minute))))
+		if err == nil || !strings.Contains(out, "refused the provider's credentials (401 Unauthorized)") {
+			t.Errorf("plan with an expired Kubernetes token: %v\n%s", err, out)
+		}
+
+		// The lab's Alibaba STS is asked: an OIDC provider the account does
+		// not have stops the plan.
+		noProvider := vars(kubeToken(time.Hour))
+		noProvider["alicloud_oidc_provider_arn"] = emulator.RAMOIDCProvider{Name: "nobody"}.ARN()
+		out, err = cli.run(dir, []string{EnvTFCWorkloadIdentityToken + "=" + token}, "plan", "-no-color", "-var-file="+writeVarFile(t, noProvider))
+		if err == nil || !strings.Contains(out, "EntityNotExist.OIDCProvider") {
+			t.Errorf("plan with an unknown RAM OIDC provider: %v\n%s", err, out)
 		}
 
 		// An expired token stops the plan at the first cloud block.
@@ -165,39 +172,33 @@ func withoutCloudBlock(src string) (string, error) {
 	return "", os.ErrInvalid
 }
 
-// controlClusterTokenFile writes a token of a service account of the lab's
-// control cluster, bound to cluster-admin, to a file: the stand-in for the
-// Kubernetes dynamic credentials' token file.
-func controlClusterTokenFile(t *testing.T, lc labCluster) string {
+// writeVarFile writes vars to a .tfvars.json file of the test's.
+func writeVarFile(t *testing.T, vars map[string]any) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	kc, err := kubernetes.NewForConfig(lc.config)
+	b, err := json.Marshal(vars)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := testNamespace(t, labAdmin(t, lc), "hca-tfc")
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "terraform", Namespace: ns}}
-	if _, err := kc.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: ns + "-terraform"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "terraform", Namespace: ns}}}
-	if _, err := kc.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = kc.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
-	})
-	exp := int64(3600)
-	tr, err := kc.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "terraform", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("token request: %v", err)
-	}
-	p := filepath.Join(t.TempDir(), "kubernetes-token")
-	if err := os.WriteFile(p, []byte(tr.Status.Token+"\n"), 0o600); err != nil {
+	p := filepath.Join(t.TempDir(), "lab.tfvars.json")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// trustLabCA makes the processes the test starts (Terraform, the provider)
+// trust the lab CA besides the system's roots (SSL_CERT_FILE), for the lab
+// daemon's https endpoints (the Alibaba STS).
+func trustLabCA(t *testing.T) {
+	t.Helper()
+	ca, err := os.ReadFile(labtest.Require(t, "HCA_LAB_OIDC_CA_FILE")["HCA_LAB_OIDC_CA_FILE"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	system, _ := os.ReadFile("/etc/ssl/certs/ca-certificates.crt") // the system's roots, when there
+	bundle := filepath.Join(t.TempDir(), "ca-bundle.pem")
+	if err := os.WriteFile(bundle, append(system, ca...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SSL_CERT_FILE", bundle)
 }

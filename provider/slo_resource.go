@@ -334,7 +334,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 			},
 			"last_evaluation_time": schema.StringAttribute{
 				Computed:      true,
-				Description:   "When the runtime last evaluated the SLO (RFC 3339, UTC); empty before the first evaluation.",
+				Description:   "When the evaluation the status holds was made (RFC 3339, UTC); empty before the first evaluation. A change of compliance or conditions is written at once; while only the current value changes, the runtime writes the status at least every --slo-status-heartbeat (default 5m), so it may be up to that old.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"strategy_kind": schema.StringAttribute{

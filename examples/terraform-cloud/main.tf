@@ -25,8 +25,9 @@ terraform {
 # the workspace. Each run's workload identity tokens (OIDC, signed by HCP
 # Terraform, valid for the run phase) are exchanged for short-lived credentials:
 # - the control cluster: the Kubernetes dynamic credentials' token file
-#   (TFC_KUBERNETES_PROVIDER_AUTH), a JWT its API server accepts through its
-#   OIDC (structured authentication) configuration;
+#   (TFC_KUBERNETES_PROVIDER_AUTH, TFC_KUBERNETES_WORKLOAD_IDENTITY_AUDIENCE),
+#   a JWT its API server accepts through its structured authentication
+#   configuration as the user "tfc:<sub>", which RBAC binds (see README.md);
 # - AWS: STS AssumeRoleWithWebIdentity with TFC_WORKLOAD_IDENTITY_TOKEN;
 # - Alibaba Cloud: STS AssumeRoleWithOIDC with the same token (the RAM OIDC
 #   provider lists the workspace's TFC_WORKLOAD_IDENTITY_AUDIENCE as a client ID,

@@ -270,6 +270,10 @@ func (c *Clusters) CreateCluster(ctx context.Context, spec ClusterSpec) (info *C
 		apiArgs = append(apiArgs, "--authentication-token-webhook-config-file="+wh,
 			"--authentication-token-webhook-version=v1", "--authentication-token-webhook-cache-ttl=10s")
 	}
+	// The lab's OIDC issuer, when it serves one (see AuthenticationConfig).
+	if _, err := os.Stat(AuthenticationConfigFile(c.Dir)); err == nil {
+		apiArgs = append(apiArgs, "--authentication-config="+AuthenticationConfigFile(c.Dir))
+	}
 	if err := start(BinKubeAPIServer, apiArgs...); err != nil {
 		return nil, err
 	}

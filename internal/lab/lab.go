@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,35 +155,43 @@ func (l *Lab) Up(ctx context.Context, opts Options) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := l.ensurePrivate(ctx, opts); err != nil {
-		return nil, err
-	}
 	startDaemon := func(ctx context.Context, st *state, bins map[string]string) error {
 		return l.startDaemon(ctx, st, opts.NodeBootDelay, opts.PodStartupDelay)
 	}
-	steps := []struct {
+	type step struct {
 		name string
 		fn   func(context.Context, *state, map[string]string) error
-	}{
-		{compConsul, l.startConsul},
-		{compNginx, l.startNginx},
-		{compConsulTemplate, l.startConsulTemplate},
-		{compDaemon, startDaemon},
-		{compPrometheus, l.startPrometheus},
 	}
-	for _, s := range steps {
-		if p, ok := st.Procs[s.name]; ok && alive(p.PID) {
-			if s.name == compDaemon {
-				l.warnDelays(st, opts)
+	run := func(steps ...step) error {
+		for _, s := range steps {
+			if p, ok := st.Procs[s.name]; ok && alive(p.PID) {
+				if s.name == compDaemon {
+					l.warnDelays(st, opts)
+				}
+				continue
 			}
-			continue
+			if s.name == compDaemon && len(l.Daemon) == 0 {
+				continue // a lab without emulators and loadsim (tests of the lab itself)
+			}
+			if err := l.startStep(ctx, st, bins, s.name, s.fn); err != nil {
+				return err
+			}
 		}
-		if s.name == compDaemon && len(l.Daemon) == 0 {
-			continue // a lab without emulators and loadsim (tests of the lab itself)
-		}
-		if err := l.startStep(ctx, st, bins, s.name, s.fn); err != nil {
-			return nil, err
-		}
+		return nil
+	}
+	// The daemon, which serves the OIDC issuer, starts before the private
+	// cluster: a kube-apiserver whose issuer does not answer at start-up
+	// retries discovery only every 10 s, refusing the issuer's tokens until
+	// then.
+	if err := run(step{compConsul, l.startConsul}, step{compNginx, l.startNginx},
+		step{compConsulTemplate, l.startConsulTemplate}, step{compDaemon, startDaemon}); err != nil {
+		return nil, err
+	}
+	if err := l.ensurePrivate(ctx, opts); err != nil {
+		return nil, err
+	}
+	if err := run(step{compPrometheus, l.startPrometheus}); err != nil {
+		return nil, err
 	}
 	env, err := l.Env()
 	if err != nil {
@@ -543,9 +552,23 @@ template {
 }
 
 func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay, podDelay time.Duration) error {
-	if err := pickPorts(st, "aws", "ack", "loadsim"); err != nil {
+	if err := pickPorts(st, "aws", "ack", "loadsim", "alicloud-sts"); err != nil {
 		return err
 	}
+	// The issuer's port is picked on its own: running apiservers name it in
+	// their authentication configuration, so it changes only when taken.
+	if err := pickPorts(st, "oidc"); err != nil {
+		return err
+	}
+	if err := l.writeOIDCFiles(st.Ports["oidc"]); err != nil {
+		return err
+	}
+	roots, err := CAPool(l.Dir)
+	if err != nil {
+		return err
+	}
+	oidcClient := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+	defer oidcClient.CloseIdleConnections()
 	st.NodeBootDelay, st.PodStartupDelay = &bootDelay, &podDelay
 	args := append(append([]string{}, l.Daemon[1:]...),
 		"--dir="+l.Dir,
@@ -553,7 +576,9 @@ func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay, podDelay ti
 		"--pod-startup-delay="+podDelay.String(),
 		"--aws-port="+strconv.Itoa(st.Ports["aws"]),
 		"--ack-port="+strconv.Itoa(st.Ports["ack"]),
-		"--loadsim-port="+strconv.Itoa(st.Ports["loadsim"]))
+		"--loadsim-port="+strconv.Itoa(st.Ports["loadsim"]),
+		"--oidc-port="+strconv.Itoa(st.Ports["oidc"]),
+		"--alicloud-sts-port="+strconv.Itoa(st.Ports["alicloud-sts"]))
 	env := []string{"HCA_REPO_ROOT=" + l.Bins.RepoDir}
 	p, err := startProc(compDaemon, filepath.Join(l.Dir, "logs", "daemon.log"), l.Dir, env, l.Daemon[0], args...)
 	if err != nil {
@@ -568,6 +593,19 @@ func (l *Lab) startDaemon(ctx context.Context, st *state, bootDelay, podDelay ti
 			}
 			resp.Body.Close()
 		}
+		resp, err := oidcClient.Get(OIDCIssuerURL(st.Ports["oidc"]) + "/.well-known/openid-configuration")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("OIDC issuer answered %s", resp.Status)
+		}
+		resp, err = oidcClient.Get(fmt.Sprintf("https://127.0.0.1:%d/healthz", st.Ports["alicloud-sts"]))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
 		return nil
 	})
 }
@@ -630,6 +668,11 @@ scrape_configs:
 func WriteScrapeTarget(dir, name, hostport string, labels map[string]string) error {
 	raw, _ := json.Marshal([]map[string]any{{"targets": []string{hostport}, "labels": labels}})
 	p := filepath.Join(dir, name+".json")
+	// A lab without Prometheus (tests of the lab itself) has no targets
+	// directory yet; the target waits there for a Prometheus started later.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write scrape target %s: %w", name, err)
+	}
 	if err := os.WriteFile(p+".tmp", raw, 0o644); err != nil {
 		return fmt.Errorf("write scrape target %s: %w", name, err)
 	}
@@ -664,10 +707,16 @@ func (l *Lab) Env() (map[string]string, error) {
 		"HCA_LAB_LOADSIM_URL":            fmt.Sprintf("http://127.0.0.1:%d", st.Ports["loadsim"]),
 		"HCA_LAB_EKS_ENDPOINT":           aws,
 		"HCA_LAB_STS_ENDPOINT":           aws,
-		"HCA_LAB_OIDC_ISSUER":            aws + OIDCIssuerPath,
 		"HCA_LAB_ACK_ENDPOINT":           fmt.Sprintf("http://127.0.0.1:%d", st.Ports["ack"]),
 		"TF_ACC_TERRAFORM_PATH":          tf,
 		"KUBEBUILDER_ASSETS":             filepath.Join(abs, "bin"),
+	}
+	if st.Ports["oidc"] != 0 {
+		env["HCA_LAB_OIDC_ISSUER"] = OIDCIssuerURL(st.Ports["oidc"])
+		env["HCA_LAB_OIDC_CA_FILE"] = CAFile(abs)
+	}
+	if st.Ports["alicloud-sts"] != 0 {
+		env["HCA_LAB_ALICLOUD_STS_ENDPOINT"] = fmt.Sprintf("https://127.0.0.1:%d", st.Ports["alicloud-sts"])
 	}
 	if st.NodeBootDelay != nil {
 		env["HCA_LAB_NODE_BOOT_DELAY"] = st.NodeBootDelay.String()

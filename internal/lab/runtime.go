@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -138,8 +140,18 @@ func (l *Lab) StartRuntime(ctx context.Context, rt LocalRuntime) (*Proc, error) 
 	}); err != nil {
 		return nil, fmt.Errorf("hca-runtime did not become healthy (log %s): %w", p.Log, err)
 	}
+	// Scraped by the lab's Prometheus, as hca_runtime's scrape annotations or
+	// ServiceMonitor have it scraped in a cluster (the demo report draws the
+	// dashboard's panels from it).
+	if err := WriteScrapeTarget(l.PrometheusTargetsDir(), RuntimeScrapeTarget, fmt.Sprintf("127.0.0.1:%d", ports[0]), map[string]string{"job": "hca-runtime"}); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
+
+// RuntimeScrapeTarget names the lab Prometheus's file_sd target of the local
+// runtime (written by StartRuntime, removed by StopRuntime).
+const RuntimeScrapeTarget = "hca-runtime"
 
 // ContainerEnv is the environment the kubelet would give the container, as
 // NAME=value entries: literal values, and values from Secret keys read with
@@ -175,6 +187,9 @@ func (l *Lab) StopRuntime() error {
 	st, err := l.loadState()
 	if err != nil {
 		return err
+	}
+	if err := os.Remove(filepath.Join(l.PrometheusTargetsDir(), RuntimeScrapeTarget+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the runtime's scrape target: %w", err)
 	}
 	if p, ok := st.Procs[compRuntime]; ok {
 		stopProc(p, 10*time.Second)

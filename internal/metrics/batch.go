@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,9 +54,10 @@ type BatchPlan struct {
 type BatchRequest struct {
 	// Query is the PromQL sent.
 	Query string
-	// Label is the label whose values select each member's samples; empty when
-	// the request answers a single member.
-	Label string
+	// Labels are the labels whose values select each member's samples (one,
+	// or several when members differ in more than one, such as namespace and
+	// workload); empty when the request answers a single member.
+	Labels []string
 	// Members are the distinct queries answered; each may stand for several
 	// identical input expressions.
 	Members []BatchMember
@@ -67,17 +69,23 @@ type BatchMember struct {
 	Indexes []int
 	// Query is the member's own PromQL.
 	Query string
-	// Value is the batch label's value selecting the member's samples.
-	Value string
+	// Values are the batch labels' values (in the order of the request's
+	// Labels) selecting the member's samples.
+	Values []string
 
 	expr Expr
-	keep bool // the member's own result carries the batch label
+	drop []string // batch labels the member's own result does not carry
 }
 
 // batchSentinel stands for the batch label's values when comparing shapes.
 const batchSentinel = "\x00hca-batch\x00"
 
-type candidate struct{ label, value, key string }
+// candidate is a shape an expression can be merged on: its labels (one, or
+// all its candidate labels at once) with the expression's values for them.
+type candidate struct {
+	labels, values []string
+	key            string
+}
 
 type unique struct {
 	query string
@@ -87,10 +95,13 @@ type unique struct {
 }
 
 // PlanBatches plans the evaluation of exprs: identical queries are sent once, and
-// queries that differ only in the value of one equality label filter (present with
-// the same value in every selector of the expression) are merged into one query
-// selecting all the values, up to maxBatch per query (1 disables merging). The plan
-// is deterministic for a given input.
+// queries that differ only in the values of equality label filters (each present
+// with the same value in every selector of the expression) are merged into one
+// query selecting all the values, up to maxBatch per query (1 disables merging).
+// A shape that varies one label is preferred; queries that differ in several
+// (SLOs of the same type over workloads in different namespaces: namespace and
+// workload) merge on all of them when that gathers more of them. The plan is
+// deterministic for a given input.
 func PlanBatches(exprs []Expr, maxBatch int) BatchPlan {
 	plan := BatchPlan{Errors: make([]error, len(exprs))}
 	var uniq []*unique
@@ -119,13 +130,30 @@ func PlanBatches(exprs []Expr, maxBatch int) BatchPlan {
 	if maxBatch > 1 {
 		byKey := make(map[string][]*unique)
 		for _, u := range uniq {
-			for label, value := range candidates(u.expr) {
-				tmpl, err := renderExpr(rewrite(u.expr, label, []string{batchSentinel}), false)
+			cands := candidates(u.expr)
+			names := make([]string, 0, len(cands))
+			for label := range cands {
+				names = append(names, label)
+			}
+			sort.Strings(names)
+			sets := make([][]string, 0, len(names)+1)
+			for _, n := range names {
+				sets = append(sets, []string{n})
+			}
+			if len(names) > 1 {
+				sets = append(sets, names)
+			}
+			for _, set := range sets {
+				e, values := u.expr, make([]string, len(set))
+				for i, label := range set {
+					e, values[i] = rewrite(e, label, []string{batchSentinel}), cands[label]
+				}
+				tmpl, err := renderExpr(e, false)
 				if err != nil {
 					continue // cannot happen for a valid expression; never merge if it does
 				}
-				key := label + "\xff" + tmpl
-				u.cands = append(u.cands, candidate{label: label, value: value, key: key})
+				key := strings.Join(set, ",") + "\xff" + tmpl
+				u.cands = append(u.cands, candidate{labels: set, values: values, key: key})
 				byKey[key] = append(byKey[key], u)
 			}
 		}
@@ -135,7 +163,14 @@ func PlanBatches(exprs []Expr, maxBatch int) BatchPlan {
 				keys = append(keys, k)
 			}
 		}
-		sort.Strings(keys)
+		// Single labels first, so that on a tie they win over a set.
+		sort.Slice(keys, func(i, j int) bool {
+			si, sj := strings.Contains(keys[i][:strings.IndexByte(keys[i], '\xff')], ","), strings.Contains(keys[j][:strings.IndexByte(keys[j], '\xff')], ",")
+			if si != sj {
+				return !si
+			}
+			return keys[i] < keys[j]
+		})
 		// Greedy: repeatedly take the shape with the most unassigned members.
 		for {
 			best, bestN := "", 1
@@ -160,14 +195,13 @@ func PlanBatches(exprs []Expr, maxBatch int) BatchPlan {
 					assigned[u] = true
 				}
 			}
-			label := best[:strings.IndexByte(best, '\xff')]
 			for start := 0; start < len(members); start += maxBatch {
 				chunk := members[start:min(start+maxBatch, len(members))]
 				if len(chunk) == 1 {
 					plan.Requests = append(plan.Requests, single(chunk[0]))
 					continue
 				}
-				plan.Requests = append(plan.Requests, merged(label, chunk))
+				plan.Requests = append(plan.Requests, merged(best, chunk))
 			}
 		}
 	}
@@ -183,23 +217,53 @@ func single(u *unique) BatchRequest {
 	return BatchRequest{Query: u.query, Members: []BatchMember{{Indexes: u.idx, Query: u.query, expr: u.expr}}}
 }
 
-func merged(label string, us []*unique) BatchRequest {
-	req := BatchRequest{Label: label, Members: make([]BatchMember, len(us))}
-	values := make([]string, len(us))
+// merged is one request for us, which share the shape key. Of the shape's
+// labels, those whose values differ among us become the request's labels
+// (the others stay equality filters, as in each member's own query).
+func merged(key string, us []*unique) BatchRequest {
+	cands := make([]candidate, len(us))
 	for i, u := range us {
-		var value string
 		for _, c := range u.cands {
-			if c.label == label {
-				value = c.value
+			if c.key == key {
+				cands[i] = c
 			}
 		}
-		values[i] = value
-		req.Members[i] = BatchMember{Indexes: u.idx, Query: u.query, Value: value, expr: u.expr, keep: keeps(u.expr, label)}
+	}
+	var labels []string
+	var pos []int
+	for j, label := range cands[0].labels {
+		for _, c := range cands[1:] {
+			if c.values[j] != cands[0].values[j] {
+				labels, pos = append(labels, label), append(pos, j)
+				break
+			}
+		}
+	}
+	req := BatchRequest{Labels: labels, Members: make([]BatchMember, len(us))}
+	e := us[0].expr
+	for k, label := range labels {
+		var values []string
+		for _, c := range cands {
+			if v := c.values[pos[k]]; !slices.Contains(values, v) {
+				values = append(values, v)
+			}
+		}
+		e = rewrite(e, label, values)
+	}
+	for i, u := range us {
+		m := BatchMember{Indexes: u.idx, Query: u.query, expr: u.expr}
+		for k, label := range labels {
+			m.Values = append(m.Values, cands[i].values[pos[k]])
+			if !keeps(u.expr, label) {
+				m.drop = append(m.drop, label)
+			}
+		}
+		req.Members[i] = m
 	}
 	// The members share one shape, so rewriting any of them with all values
 	// gives the merged query. The members are valid, and the rewrite only adds
-	// valid names and a quoted alternation, so it renders without checks.
-	req.Query, _ = renderExpr(rewrite(us[0].expr, label, values), false)
+	// valid names and quoted alternations, so it renders without checks.
+	req.Query, _ = renderExpr(e, false)
 	return req
 }
 
@@ -353,7 +417,7 @@ func (p *Prometheus) InstantMany(ctx context.Context, exprs []Expr, at time.Time
 }
 
 func (p *Prometheus) runRequest(ctx context.Context, req *BatchRequest, at time.Time, out []Result) {
-	if req.Label == "" {
+	if len(req.Labels) == 0 {
 		m := &req.Members[0]
 		v, warnings, err := p.do(ctx, m.Query, at)
 		if err == nil {
@@ -376,18 +440,24 @@ func (p *Prometheus) runRequest(ctx context.Context, req *BatchRequest, at time.
 		}
 		return
 	}
-	byValue := make(map[string]int, len(req.Members))
+	byValues := make(map[string]int, len(req.Members))
 	for i, m := range req.Members {
-		byValue[m.Value] = i
+		byValues[strings.Join(m.Values, "\xff")] = i
 	}
 	split := make([]Vector, len(req.Members))
+	key := make([]string, len(req.Labels))
 	for _, s := range v {
-		i, ok := byValue[s.Labels[req.Label]]
+		for k, label := range req.Labels {
+			key[k] = s.Labels[label]
+		}
+		// A series of a pair of values no member asked for (namespace a's
+		// value with namespace b's workload) answers nobody.
+		i, ok := byValues[strings.Join(key, "\xff")]
 		if !ok {
 			continue
 		}
-		if !req.Members[i].keep {
-			delete(s.Labels, req.Label)
+		for _, label := range req.Members[i].drop {
+			delete(s.Labels, label)
 		}
 		split[i] = append(split[i], s)
 	}

@@ -15,13 +15,13 @@ func describe(p BatchPlan) []string {
 	for _, r := range p.Requests {
 		var ms []string
 		for _, m := range r.Members {
-			s := fmt.Sprintf("%s@%v", m.Value, m.Indexes)
-			if m.keep {
+			s := fmt.Sprintf("%s@%v", strings.Join(m.Values, ","), m.Indexes)
+			if len(m.Values) > 0 && len(m.drop) == 0 {
 				s += "keep"
 			}
 			ms = append(ms, s)
 		}
-		out = append(out, fmt.Sprintf("%s ; label=%s ; %s", r.Query, r.Label, strings.Join(ms, " ")))
+		out = append(out, fmt.Sprintf("%s ; label=%s ; %s", r.Query, strings.Join(r.Labels, ","), strings.Join(ms, " ")))
 	}
 	return out
 }
@@ -214,9 +214,49 @@ func TestPlanBatches(t *testing.T) {
 				Query{Metric: "x", Filters: []LabelFilter{Eq("ns", "a"), Eq("app", "api")}},
 			},
 			maxBatch: 100,
+			// ns alone gathers 3 (web in a, b, c), app alone 2 (a's web
+			// and api), both at once all 4: one query; the series of
+			// (api, b) and (api, c) answer nobody.
 			want: []string{
-				`x{ns=~"a|b|c", app="web"} ; label=ns ; a@[0]keep b@[1]keep c@[2]keep`,
-				`x{ns="a", app="api"} ; label= ; @[3]`,
+				`x{ns=~"a|b|c", app=~"web|api"} ; label=app,ns ; web,a@[0]keep web,b@[1]keep web,c@[2]keep api,a@[3]keep`,
+			},
+		},
+		{
+			name: "a label ties: the single label wins over the set",
+			exprs: []Expr{
+				Query{Metric: "x", Filters: []LabelFilter{Eq("ns", "a"), Eq("app", "web")}},
+				Query{Metric: "x", Filters: []LabelFilter{Eq("ns", "b"), Eq("app", "web")}},
+			},
+			maxBatch: 100,
+			want:     []string{`x{ns=~"a|b", app="web"} ; label=ns ; a@[0]keep b@[1]keep`},
+		},
+		{
+			name: "SLOs two per namespace: one query per shape, not one per namespace",
+			exprs: []Expr{
+				Query{Metric: "rps", Filters: []LabelFilter{Eq("namespace", "n1"), Eq("deployment", "web")}, Range: time.Minute, Func: Rate, Aggregation: Sum},
+				Query{Metric: "rps", Filters: []LabelFilter{Eq("namespace", "n1"), Eq("deployment", "api")}, Range: time.Minute, Func: Rate, Aggregation: Sum},
+				Query{Metric: "rps", Filters: []LabelFilter{Eq("namespace", "n2"), Eq("deployment", "shop")}, Range: time.Minute, Func: Rate, Aggregation: Sum},
+				Query{Metric: "rps", Filters: []LabelFilter{Eq("namespace", "n2"), Eq("deployment", "cart")}, Range: time.Minute, Func: Rate, Aggregation: Sum},
+			},
+			maxBatch: 100,
+			want: []string{
+				`sum by (deployment, namespace) (rate(rps{namespace=~"n1|n2", deployment=~"web|api|shop|cart"}[1m])) ; label=deployment,namespace ; web,n1@[0] api,n1@[1] shop,n2@[2] cart,n2@[3]`,
+			},
+		},
+		{
+			name: "a chunk of the set that varies in one label only is merged on that one",
+			exprs: []Expr{
+				Query{Metric: "x", Filters: []LabelFilter{Eq("ns", "a"), Eq("app", "web")}},
+				Query{Metric: "x", Filters: []LabelFilter{Eq("ns", "b"), Eq("app", "web")}},
+				Query{Metric: "x", Filters: []LabelFilter{Eq("ns", "c"), Eq("app", "api")}},
+				Query{Metric: "x", Filters: []LabelFilter{Eq("ns", "d"), Eq("app", "api")}},
+			},
+			maxBatch: 2,
+			// ns alone gathers 2 and 2, both labels 4: chunks of 2 in
+			// which only ns varies.
+			want: []string{
+				`x{ns=~"a|b", app="web"} ; label=ns ; a@[0]keep b@[1]keep`,
+				`x{ns=~"c|d", app="api"} ; label=ns ; c@[2]keep d@[3]keep`,
 			},
 		},
 		{
@@ -270,8 +310,8 @@ func TestPlanBatchesSLOs(t *testing.T) {
 	}
 	seen := make(map[int]bool)
 	for _, r := range plan.Requests {
-		if r.Label != "namespace" || len(r.Members) != 200 {
-			t.Errorf("request %s: label %q, %d members; want namespace, 200", r.Query, r.Label, len(r.Members))
+		if strings.Join(r.Labels, ",") != "namespace" || len(r.Members) != 200 {
+			t.Errorf("request %s: labels %q, %d members; want namespace, 200", r.Query, r.Labels, len(r.Members))
 		}
 		for _, m := range r.Members {
 			for _, i := range m.Indexes {
@@ -281,5 +321,54 @@ func TestPlanBatchesSLOs(t *testing.T) {
 	}
 	if len(seen) != 1000 {
 		t.Errorf("plan answers %d of 1000 expressions", len(seen))
+	}
+}
+
+// spreadSLOExprs are n SLO queries as the SLO controller writes them, two
+// workloads per namespace, each with its own name (namespace and app both
+// vary), cycling through utilisation, latency and availability.
+func spreadSLOExprs(n int) []Expr {
+	out := make([]Expr, 0, n)
+	for i := range n {
+		sel := []LabelFilter{Eq("namespace", fmt.Sprintf("team-%04d", i/2)), Eq("app", fmt.Sprintf("svc-%05d", i))}
+		switch i % 3 {
+		case 0:
+			out = append(out, Ratio(
+				Query{Metric: "cpu_seconds_total", Filters: sel, Range: time.Minute, Func: Rate, Aggregation: Sum, By: []string{"pod"}},
+				Query{Metric: "cpu_request_cores", Filters: sel, Aggregation: Sum, By: []string{"pod"}}, "pod"))
+		case 1:
+			out = append(out, Histogram{Metric: "latency_seconds", Filters: sel, Range: time.Minute}.Quantile(0.9))
+		default:
+			out = append(out, Ratio(
+				Query{Metric: "requests_total", Filters: append([]LabelFilter{Nre("code", "5..")}, sel...), Range: time.Minute, Func: Rate, Aggregation: Sum},
+				Query{Metric: "requests_total", Filters: sel, Range: time.Minute, Func: Rate, Aggregation: Sum}))
+		}
+	}
+	return out
+}
+
+// TestPlanBatchesAcrossNamespaces: 10,000 SLOs two per namespace (5,000
+// namespaces, every workload named differently) merge on namespace and app
+// together: one query per SLO type and 256 SLOs, 3 x ceil(3,334 / 256) = 42
+// requests, where merging on one label could not merge any two of them.
+func TestPlanBatchesAcrossNamespaces(t *testing.T) {
+	exprs := spreadSLOExprs(10000)
+	plan := PlanBatches(exprs, DefaultMaxBatch)
+	if len(plan.Requests) != 42 {
+		t.Fatalf("%d requests, want 42", len(plan.Requests))
+	}
+	seen := make(map[int]bool)
+	for _, r := range plan.Requests {
+		if strings.Join(r.Labels, ",") != "app,namespace" {
+			t.Errorf("request merged on %v, want app and namespace", r.Labels)
+		}
+		for _, m := range r.Members {
+			for _, i := range m.Indexes {
+				seen[i] = true
+			}
+		}
+	}
+	if len(seen) != len(exprs) {
+		t.Errorf("the plan answers %d of %d expressions", len(seen), len(exprs))
 	}
 }

@@ -137,3 +137,16 @@ func BenchmarkLabInstantMany(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlanBatches10000 plans 10,000 SLO queries spread two per namespace
+// over 5,000 namespaces (TestPlanBatchesAcrossNamespaces): the planning cost
+// of one SLO interval on a large platform.
+func BenchmarkPlanBatches10000(b *testing.B) {
+	exprs := spreadSLOExprs(10000)
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		n = len(PlanBatches(exprs, DefaultMaxBatch).Requests)
+	}
+	b.ReportMetric(float64(n), "requests/op")
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -337,6 +338,16 @@ func TestLabInstantMany(t *testing.T) {
 		Query{Metric: f.prefix + "_cpu_request_cores", Filters: []LabelFilter{Eq("pod", weirdPod)}},
 		Query{Metric: f.prefix + "_cpu_request_cores", Filters: []LabelFilter{Eq("pod", "web-0")}},
 	)
+	// Workloads in different namespaces (namespace and pod both vary): merged
+	// on both labels; the series of pairs nobody asked for (shop's web-1 for
+	// the nan namespace's member) must not leak into a member.
+	pairs := len(exprs)
+	for _, np := range [][2]string{{"shop", "web-0"}, {"nan", "a"}, {"ghost", "web-0"}, {"nan", "web-1"}} {
+		sel := []LabelFilter{Eq("namespace", np[0]), Eq("pod", np[1])}
+		exprs = append(exprs,
+			Query{Metric: f.prefix + "_cpu_request_cores", Filters: sel},
+			Query{Metric: f.prefix + "_cpu_request_cores", Filters: sel, Aggregation: Sum})
+	}
 
 	before := f.calls.Load()
 	batch := f.prom.InstantMany(ctx, exprs, f.at)
@@ -369,7 +380,15 @@ func TestLabInstantMany(t *testing.T) {
 			t.Errorf("[%d] messages differ:\n alone:   %v\n batched: %v", i, err, b.Err)
 		}
 	}
-	// Spot checks that the comparison compared something.
+	// Spot checks that the comparison compared something: the merged
+	// query returned shop's web-1, which belongs to no member.
+	if errKind(batch[pairs].Err) != "ok" || len(batch[pairs].Vector) != 1 || errKind(batch[pairs+2].Err) != "ok" ||
+		errKind(batch[pairs+6].Err) != ErrNoData.Error() {
+		t.Errorf("shop/web-0: %v; nan/a: %v; nan/web-1: %v (want no data)", batch[pairs], batch[pairs+2], batch[pairs+6].Err)
+	}
+	if r := plan.Requests; !slices.ContainsFunc(r, func(q BatchRequest) bool { return len(q.Labels) == 2 }) {
+		t.Errorf("no request merged on two labels: %v", describe(plan))
+	}
 	if errKind(batch[0].Err) != "ok" || len(batch[0].Vector) != 3 {
 		t.Errorf("shop requests: %v", batch[0])
 	}

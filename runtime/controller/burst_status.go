@@ -30,6 +30,8 @@ const (
 	BurstReasonMetricsOK         = "MetricsAvailable"
 	BurstReasonNoMetricSource    = "NoMetricSource"
 	BurstReasonNoConsulClient    = "NoConsulClient"
+	BurstReasonConsulUnavailable = "ConsulUnavailable"
+	BurstReasonPublished         = "Published"
 	BurstReasonInputsAvailable   = "InputsAvailable"
 	BurstReasonFailedOver        = "FailedOver"
 	burstMaxDecisionReasonLength = 1024
@@ -186,6 +188,16 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 		set(hcav1.ConditionReachable, true, BurstReasonAllReachable, fmt.Sprintf("%d burst clusters reachable", len(views)))
 	}
 
+	// Published: the replicas are in Consul's catalog.
+	switch {
+	case p.Spec.Consul == nil || r.publisher == nil:
+		meta.RemoveStatusCondition(&st.Conditions, hcav1.ConditionPublished)
+	case consulErr != nil:
+		set(hcav1.ConditionPublished, false, BurstReasonConsulUnavailable, "the catalog cannot be written, nginx keeps the last list it rendered: "+consulErr.Error())
+	default:
+		set(hcav1.ConditionPublished, true, BurstReasonPublished, fmt.Sprintf("replicas published to Consul as service %s", p.Spec.Consul.ServiceName))
+	}
+
 	// MetricsAvailable.
 	measured := false
 	for _, t := range results {
@@ -278,10 +290,11 @@ type burstConditionEvent struct{ kind, reason, note string }
 
 // burstConditionEvents tells the operator, once per transition, what the
 // conditions tell a reader of the status: metrics lost or back, burst
-// clusters unreachable or reachable again.
+// clusters unreachable or reachable again, Consul unavailable or written
+// again.
 func burstConditionEvents(before, after []metav1.Condition) []burstConditionEvent {
 	var out []burstConditionEvent
-	for _, typ := range []string{hcav1.ConditionMetricsAvailable, hcav1.ConditionReachable} {
+	for _, typ := range []string{hcav1.ConditionMetricsAvailable, hcav1.ConditionReachable, hcav1.ConditionPublished} {
 		b, a := meta.FindStatusCondition(before, typ), meta.FindStatusCondition(after, typ)
 		if a == nil || a.Status == metav1.ConditionUnknown || b != nil && b.Status == a.Status {
 			continue

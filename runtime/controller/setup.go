@@ -36,6 +36,9 @@ type Deps struct {
 	// controller handles only the objects whose ClassLabel equals it (the
 	// default "": those without the label).
 	Class string
+	// SLOStatusHeartbeat is the SLO controller's StatusHeartbeat (0: its
+	// default).
+	SLOStatusHeartbeat time.Duration
 }
 
 // Setup registers every controller with the manager.
@@ -66,7 +69,7 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 	}
 	rec := mgr.GetEventRecorder("hca-runtime")
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
-		"slo controller":                      &SLOReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
+		"slo controller":                      &SLOReconciler{Client: mgr.GetClient(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class, StatusHeartbeat: d.SLOStatusHeartbeat},
 		"horizontal strategy controller":      &HorizontalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
 		"vertical strategy controller":        &VerticalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
 		"multi-objective strategy controller": &MultiObjectiveStrategyReconciler{Client: mgr.GetClient(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},

@@ -67,6 +67,9 @@ type sloLab struct {
 	taint  string
 	prom   string
 	loadsi string
+	// heartbeat is the SLO controller's StatusHeartbeat (0: every
+	// evaluation is written, which the tests that count evaluations need).
+	heartbeat time.Duration
 }
 
 func newSLOLab(t *testing.T, ctx context.Context) *sloLab {
@@ -171,7 +174,12 @@ func (l *sloLab) startManager(t *testing.T, ctx context.Context, ns string, src 
 	}
 	tm := telemetry.New(prometheus.NewRegistry())
 	rec := mgr.GetEventRecorder("hca-runtime-test")
-	slos := &controller.SLOReconciler{Client: mgr.GetClient(), Source: src, Queries: controller.SLOQueries{Window: sloWindow}, Recorder: rec, Telemetry: tm, Class: sloClass}
+	heartbeat := l.heartbeat
+	if heartbeat == 0 {
+		heartbeat = time.Nanosecond
+	}
+	slos := &controller.SLOReconciler{Client: mgr.GetClient(), Source: src, Queries: controller.SLOQueries{Window: sloWindow}, Recorder: rec, Telemetry: tm, Class: sloClass,
+		StatusHeartbeat: heartbeat}
 	if err := slos.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -262,6 +270,67 @@ func latencySLO(ns, name, target string, threshold time.Duration, min, max int32
 					CPUStep: ptr.To(resource.MustParse("500m")), MemoryStep: ptr.To(resource.MustParse("64Mi"))}},
 		},
 	}
+}
+
+// TestSLOStatusHeartbeatLab: an SLO evaluated every second whose compliance
+// never changes has its status written once per heartbeat (3 s here), not once
+// per evaluation; its strategy object keeps the compliance, and a new spec's
+// compliance is written at its first evaluation.
+func TestSLOStatusHeartbeatLab(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	l := newSLOLab(t, ctx)
+	l.heartbeat = 3 * time.Second
+	prom, err := metrics.NewPrometheus(l.prom, metrics.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := l.namespace(t, ctx, "slo-heartbeat")
+	l.startManager(t, ctx, ns, prom)
+	s := latencySLO(ns, "steady", "idle", time.Second, 1, 3)
+	s.Spec.EvaluationInterval = &metav1.Duration{Duration: time.Second}
+	s.Spec.SLO = hcav1.SLOSpec{Type: hcav1.SLOCustom, Custom: &hcav1.CustomSLO{Query: `vector(42)`, TargetValue: resource.MustParse("84")}}
+	if err := l.c.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	sloEventually(t, 30*time.Second, "the SLO evaluated", func() (bool, string) {
+		g := getSLO(t, l.c, ns, s.Name)
+		return g.Status.LastEvaluationTime != nil && g.Status.CompliancePercent != nil, describeSLO(g)
+	})
+	// 10 s of evaluations every second: lastEvaluationTime as written moves
+	// at most once per 3 s heartbeat (at most 4 writes: the first value seen
+	// and 4 more), but it does move. Written at every evaluation it would
+	// take 10 or 11 values.
+	seen := map[time.Time]bool{}
+	versions := map[string]bool{}
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		g := getSLO(t, l.c, ns, s.Name)
+		seen[g.Status.LastEvaluationTime.Time] = true
+		versions[g.ResourceVersion] = true
+		if *g.Status.CompliancePercent != 50 {
+			t.Fatalf("compliance %d, want 50 (42 / 84) throughout", *g.Status.CompliancePercent)
+		}
+	}
+	if len(seen) < 2 || len(seen) > 5 {
+		t.Errorf("lastEvaluationTime took %d values in 10 s of evaluations every second, want 2-5 (written once per 3 s heartbeat)", len(seen))
+	}
+	if len(versions) > 5 {
+		t.Errorf("the SLO was written %d times in 10 s, want at most 4", len(versions)-1)
+	}
+	var hs hcav1.HorizontalElasticityStrategy
+	if err := l.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: s.Name}, &hs); err != nil || hs.Spec.SLOOutput.CompliancePercent != 50 {
+		t.Errorf("strategy %s: %+v (%v), want compliance 50", s.Name, hs.Spec.SLOOutput, err)
+	}
+	// A new spec (generation) and its compliance are written at once.
+	g := getSLO(t, l.c, ns, s.Name)
+	g.Spec.SLO.Custom.Query = `vector(63)`
+	if err := l.c.Update(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	sloEventually(t, 10*time.Second, "compliance 75 written", func() (bool, string) {
+		g := getSLO(t, l.c, ns, s.Name)
+		return g.Status.CompliancePercent != nil && *g.Status.CompliancePercent == 75, describeSLO(g)
+	})
 }
 
 // TestSLOLab runs the SLO and strategy controllers in-process against the lab:

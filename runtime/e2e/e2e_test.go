@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -18,22 +17,11 @@ import (
 	"testing"
 	"time"
 
-	consul "github.com/hashicorp/consul/api"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
-	"github.com/hca-project/terraform-provider-hca/internal/lab"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
-	"github.com/hca-project/terraform-provider-hca/runtime/config/crd"
 )
 
 // TestBurstEndToEnd is the issue's end-to-end scenario. The private cluster gets a
@@ -46,277 +34,61 @@ import (
 // the burst cluster is emptied and cleaned and Consul deregistered. While the load
 // drops, Prometheus is stopped: the runtime holds and says why, then resumes.
 func TestBurstEndToEnd(t *testing.T) {
-	env := labtest.Require(t, "HCA_LAB_DIR", "HCA_LAB_PRIVATE_KUBECONFIG", "HCA_LAB_PROMETHEUS_URL",
-		"CONSUL_HTTP_ADDR", "HCA_LAB_LOADSIM_URL", "HCA_LAB_NGINX_UPSTREAMS")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	root := labtest.RepoRoot(t)
-	id := rand.IntN(1e6)
-	pool := fmt.Sprintf("e2e%d", id)
-	taint := lab.Taint{Key: "hca.dev/e2e", Value: pool, Effect: "NoSchedule"}
-	clusters := lab.NewClusters(env["HCA_LAB_DIR"], &lab.Binaries{RepoDir: root})
-
-	// Capacity: 8 pods in the private cluster, plenty in the burst cluster.
-	if err := clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: pool, Count: 2, CPU: "2", Memory: "8Gi", Taints: []lab.Taint{taint}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0})
-	})
-	burstName := fmt.Sprintf("e2e-burst-%d", id)
-	burstInfo, err := clusters.CreateCluster(ctx, lab.ClusterSpec{Name: burstName, Pools: []lab.NodePool{{Name: pool, Count: 1, CPU: "16", Memory: "32Gi", Taints: []lab.Taint{taint}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = clusters.DeleteCluster(context.Background(), burstName) })
-
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = hcav1.AddToScheme(scheme)
-	privCfg, err := clientcmd.BuildConfigFromFlags("", env["HCA_LAB_PRIVATE_KUBECONFIG"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.Install(ctx, privCfg); err != nil {
-		t.Fatal(err)
-	}
-	priv, err := client.New(privCfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	burstCfg, err := clientcmd.BuildConfigFromFlags("", burstInfo.KubeconfigPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	burst, err := client.New(burstCfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// Registration of both clusters, credentials in Secrets.
-	ns := fmt.Sprintf("shop-%d", id)
-	hcNS := fmt.Sprintf("hca-e2e-%d", id)
-	for _, n := range []string{ns, hcNS} {
-		must(t, priv.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}))
-		n := n
-		t.Cleanup(func() {
-			_ = priv.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}})
-		})
-	}
-	privName, burstHC := fmt.Sprintf("e2e-private-%d", id), fmt.Sprintf("e2e-burst-%d", id)
-	for name, kubeconfig := range map[string]string{privName: env["HCA_LAB_PRIVATE_KUBECONFIG"], burstHC: burstInfo.KubeconfigPath} {
-		raw, err := os.ReadFile(kubeconfig)
-		if err != nil {
-			t.Fatal(err)
-		}
-		must(t, priv.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: hcNS}, Data: map[string][]byte{"kubeconfig": raw}}))
-		role, priority := hcav1.RoleBurst, int32(10)
-		if name == privName {
-			role, priority = hcav1.RolePrimary, 100
-		}
-		hc := &hcav1.HybridCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: hcav1.HybridClusterSpec{Role: role, Provider: hcav1.ProviderPrivate, Priority: priority,
-			Credentials: hcav1.ClusterCredentials{SecretRef: &hcav1.SecretKeyRef{Namespace: hcNS, Name: hcav1.ObjectName(name)}},
-			Prices:      &hcav1.ClusterPrices{PerVCPUHour: "0.0464", PerGiBHour: "0.0058"}}}
-		must(t, priv.Create(ctx, hc))
-		t.Cleanup(func() { _ = priv.Delete(context.Background(), hc) })
-	}
-
-	// The workload and what travels with it.
-	must(t, priv.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web-config", Namespace: ns}, Data: map[string]string{"greeting": "hello"}}))
-	two := int32(2)
-	cpu := resource.MustParse("500m")
-	dep := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: &two,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{"hca.dev/node-pool": pool},
-					Tolerations:  []corev1.Toleration{{Key: taint.Key, Operator: corev1.TolerationOpEqual, Value: taint.Value, Effect: corev1.TaintEffectNoSchedule}},
-					Containers: []corev1.Container{{Name: "app", Image: "registry.example/web:1",
-						Ports:     []corev1.ContainerPort{{ContainerPort: 8080}},
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: cpu}, Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}},
-				},
-			},
-		},
-	}
-	must(t, priv.Create(ctx, dep))
-	service := fmt.Sprintf("web-%d", id)
-	policy := &hcav1.BurstPolicy{}
-	policyYAML := fmt.Sprintf(`{
-	  "apiVersion": "hca.dev/v1alpha1", "kind": "BurstPolicy",
-	  "metadata": {"name": "web", "namespace": %q},
-	  "spec": {
-	    "target": {"deploymentName": "web"},
-	    "primaryCluster": %q,
-	    "burstTargets": [{"cluster": %q}],
-	    "minReplicas": 2, "maxReplicas": 30,
-	    "metrics": [{"type": "PromQL", "promql": {"query": "sum(rate(http_requests_total{namespace=\"%s\",app=\"web\"}[10s]))", "targetValue": "10", "targetType": "AverageValue"}}],
-	    "algorithm": {"name": "frss", "frss": {"downWindow": "10s", "shrinkStep": 4}},
-	    "pendingThreshold": "2s",
-	    "propagate": {"configMaps": {"names": ["web-config"]}},
-	    "consul": {"serviceName": %q, "port": 8080, "tags": ["e2e"]}
-	  }}`, ns, privName, burstHC, ns, service)
-	must(t, json.Unmarshal([]byte(policyYAML), policy))
-	must(t, priv.Create(ctx, policy))
-
-	// The runtime, as a process.
-	bin := buildRuntime(t, root)
-	var metricsAddr string // of the running process
-	var logs []string      // the runtimes' log files
-	start := func() *exec.Cmd {
-		metricsAddr = freeAddr(t)
-		cmd := exec.Command(bin, "run", "--kubeconfig="+env["HCA_LAB_PRIVATE_KUBECONFIG"],
-			"--prometheus-url="+env["HCA_LAB_PROMETHEUS_URL"], "--consul-addr="+env["CONSUL_HTTP_ADDR"],
-			"--cluster-probe-interval=2s", "--burst-metrics-interval=3s",
-			"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+freeAddr(t), "--log-level=info")
-		logf, err := os.OpenFile(filepath.Join(t.TempDir(), "runtime.log"), os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stdout, cmd.Stderr = logf, logf
-		must(t, cmd.Start())
-		t.Logf("hca-runtime pid %d, log %s", cmd.Process.Pid, logf.Name())
-		logs = append(logs, logf.Name())
-		return cmd
-	}
-	rt := start()
-	// Registered after the log's temporary directory, so it runs before the
-	// directory is removed.
-	t.Cleanup(func() {
-		if !t.Failed() {
-			return
-		}
-		// The runtime's last decisions say why the replicas are what they are.
-		for _, f := range logs {
-			b, _ := os.ReadFile(f)
-			var last []string
-			for _, l := range strings.Split(string(b), "\n") {
-				if strings.Contains(l, "burst decision") || strings.Contains(l, `"level":"ERROR"`) {
-					last = append(last, l)
-				}
-			}
-			t.Logf("last decisions and errors in %s:\n%s", f, strings.Join(last[max(0, len(last)-8):], "\n"))
-		}
-	})
-	t.Cleanup(func() { _ = rt.Process.Kill(); _, _ = rt.Process.Wait() })
-
+	s := newBurstScenario(t, ctx)
+	s.start()
 	// Load that needs about 20 replicas.
-	setLoad(t, env["HCA_LAB_LOADSIM_URL"], ns, "web", 200)
-	t.Cleanup(func() { deleteLoad(env["HCA_LAB_LOADSIM_URL"], ns, "web") })
-
-	consulClient, err := consul.NewClient(&consul.Config{Address: env["CONSUL_HTTP_ADDR"]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// consulPassing counts the passing instances published for the burst cluster;
-	// consulAll counts the passing instances of every cluster (the private pods are
-	// published too, so nginx balances over both clouds).
-	var consulAll int32
-	snapshot := func() (primary, burstReplicas, burstReady, consulPassing int32, cm bool) {
-		var d appsv1.Deployment
-		if err := priv.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, &d); err == nil && d.Spec.Replicas != nil {
-			primary = *d.Spec.Replicas
-		}
-		var copies appsv1.DeploymentList
-		if err := burst.List(ctx, &copies, client.InNamespace(ns)); err == nil {
-			if len(copies.Items) > 1 {
-				t.Fatalf("%d Deployment copies in the burst cluster, want at most 1", len(copies.Items))
-			}
-			for _, c := range copies.Items {
-				if c.Spec.Replicas != nil {
-					burstReplicas = *c.Spec.Replicas
-				}
-				burstReady = c.Status.ReadyReplicas
-			}
-		}
-		var c corev1.ConfigMap
-		cm = burst.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web-config"}, &c) == nil
-		entries, _, err := consulClient.Health().Service(service, "", true, nil)
-		if err == nil {
-			consulAll = int32(len(entries))
-			for _, e := range entries {
-				if e.Service.Meta["cluster"] == burstHC {
-					consulPassing++
-				}
-			}
-		}
-		return
-	}
-	waitFor(t, ctx, 4*time.Minute, "the overflow to run in the burst cluster and be listed in Consul and nginx", func() (bool, string) {
-		p, b, ready, passing, cm := snapshot()
-		ups, _ := os.ReadFile(env["HCA_LAB_NGINX_UPSTREAMS"])
-		inNginx := strings.Count(upstreamBlock(string(ups), service), "server ")
-		ok := p <= 8 && b >= 10 && p+b >= 18 && ready == b && passing == b && int32(inNginx) == consulAll && cm
-		return ok, fmt.Sprintf("primary=%d burst=%d ready=%d consul(burst)=%d consul(all)=%d nginx=%d configmap=%v", p, b, ready, passing, consulAll, inNginx, cm)
-	})
-	var got hcav1.BurstPolicy
-	must(t, priv.Get(ctx, client.ObjectKeyFromObject(policy), &got))
-	if got.Status.Phase != hcav1.PhaseBursting {
+	s.load(200)
+	s.waitBursting(4 * time.Minute)
+	if got := s.getPolicy(); got.Status.Phase != hcav1.PhaseBursting {
 		t.Errorf("phase = %q while bursting, want Bursting", got.Status.Phase)
 	}
 
 	// Kill the runtime mid-burst and start a new one: no duplicate, no orphan.
-	p1, b1, _, c1, _ := snapshot()
-	must(t, rt.Process.Signal(syscall.SIGKILL))
-	_, _ = rt.Process.Wait()
-	rt = start()
+	p1, b1, _, c1, _ := s.snapshot()
+	must(t, s.rt.Process.Signal(syscall.SIGKILL))
+	_, _ = s.rt.Process.Wait()
+	s.start()
 	// Several full rounds of the new process (its own reconcile counter), so
 	// that the check below cannot pass before it acted.
-	burstRounds(t, ctx, metricsAddr, 3)
-	p2, b2, _, c2, _ := snapshot()
+	burstRounds(t, ctx, s.metricsAddr, 3)
+	p2, b2, _, c2, _ := s.snapshot()
 	if p2+b2 < p1+b1-2 || p2+b2 > p1+b1+2 || c2 > b2 {
 		t.Fatalf("after restart: primary %d burst %d consul %d; before: primary %d burst %d consul %d", p2, b2, c2, p1, b1, c1)
 	}
 	if c2 != b2 {
 		waitFor(t, ctx, time.Minute, "Consul to list exactly the burst replicas after the restart", func() (bool, string) {
-			_, b, ready, passing, _ := snapshot()
+			_, b, ready, passing, _ := s.snapshot()
 			return passing == ready && ready == b, fmt.Sprintf("burst=%d ready=%d consul(burst)=%d", b, ready, passing)
 		})
 	}
 
 	// Prometheus stops while the load drops: the runtime must hold (never scale down
 	// on missing data) and say why; when Prometheus is back, scale-back proceeds.
-	_, bBefore, _, _, _ := snapshot()
-	stopPrometheus(t, env["HCA_LAB_DIR"])
-	setLoad(t, env["HCA_LAB_LOADSIM_URL"], ns, "web", 20)
+	_, bBefore, _, _, _ := s.snapshot()
+	stopPrometheus(t, s.env["HCA_LAB_DIR"])
+	s.load(20)
 	waitFor(t, ctx, time.Minute, "the policy to report metrics unavailable", func() (bool, string) {
-		must(t, priv.Get(ctx, client.ObjectKeyFromObject(policy), &got))
-		c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionMetricsAvailable)
+		c := meta.FindStatusCondition(s.getPolicy().Status.Conditions, hcav1.ConditionMetricsAvailable)
 		if c == nil {
 			return false, "no MetricsAvailable condition"
 		}
 		return c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "never scaling down"), fmt.Sprintf("MetricsAvailable=%s: %s", c.Status, c.Message)
 	})
-	burstRounds(t, ctx, metricsAddr, 3) // rounds without metrics, each of which could have scaled down
-	if _, b, _, _, _ := snapshot(); b < bBefore {
+	burstRounds(t, ctx, s.metricsAddr, 3) // rounds without metrics, each of which could have scaled down
+	if _, b, _, _, _ := s.snapshot(); b < bBefore {
 		t.Fatalf("burst replicas fell from %d to %d while Prometheus was down", bBefore, b)
 	}
-	labUp(t, root, env["HCA_LAB_DIR"])
+	labUp(t, s.root, s.env["HCA_LAB_DIR"])
 	back := time.Now()
 	var firstDrop time.Time
 
 	// Load dropped: back to the private cluster, slowly; the burst cluster is cleaned.
-	waitFor(t, ctx, 4*time.Minute, "the burst cluster to be emptied and cleaned and Consul deregistered", func() (bool, string) {
-		p, b, _, passing, cm := snapshot()
+	s.waitCleaned(4*time.Minute, func(b int32) {
 		if b < bBefore && firstDrop.IsZero() {
 			firstDrop = time.Now()
 		}
-		var copies appsv1.DeploymentList
-		_ = burst.List(ctx, &copies, client.InNamespace(ns))
-		all, _, _ := consulClient.Catalog().Service(service, "", nil)
-		var remote int
-		for _, s := range all {
-			if s.ServiceMeta["cluster"] == burstHC {
-				remote++
-			}
-		}
-		node, _, _ := consulClient.Catalog().Node("hca-"+burstHC, nil)
-		must(t, priv.Get(ctx, client.ObjectKeyFromObject(policy), &got))
-		ok := b == 0 && len(copies.Items) == 0 && passing == 0 && remote == 0 && node == nil && !cm && got.Status.Phase == hcav1.PhaseWatching && p <= 8
-		return ok, fmt.Sprintf("primary=%d burst=%d copies=%d consul(burst)=%d node=%v configmap=%v phase=%s", p, b, len(copies.Items), remote, node != nil, cm, got.Status.Phase)
 	})
 	// No scale-down on the first fresh samples after the outage (a rate over
 	// them reads low): the runtime waits for a full 1-minute window.

@@ -14,24 +14,32 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/lab/oidc"
 )
 
-// daemonHandlers builds the daemon's HTTP handlers by name (aws, ack, loadsim) and
-// the loop that must run beside them.
-func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, awsPort, ackPort, loadsimPort int, bootDelay, podDelay time.Duration, logger *log.Logger) (map[string]http.Handler, func(context.Context) error, error) {
+// daemonHandlers builds the daemon's HTTP handlers by name (aws, ack, loadsim,
+// and oidc and alicloud-sts, which serve over TLS: kube-apiserver and the
+// Alibaba Cloud SDK call https only) and the loop that must run beside them.
+func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, awsPort, oidcPort int, bootDelay, podDelay time.Duration, logger *log.Logger) (map[string]http.Handler, func(context.Context) error, error) {
 	slogger := slog.New(slog.NewTextHandler(logger.Writer(), nil))
 	if bootDelay <= 0 {
 		bootDelay = -1 // the emulators' "none"
 	}
 	awsURL := fmt.Sprintf("http://127.0.0.1:%d", awsPort)
-	// The lab's OIDC issuer shares the AWS port under /oidc; the emulated
-	// account trusts it as an IAM OIDC provider for HCP Terraform's default
-	// AWS audience.
-	issuer, err := oidc.New(awsURL+lab.OIDCIssuerPath, nil)
+	// The lab's OIDC issuer listens on its own port over TLS (a kube-apiserver
+	// accepts only an https issuer), with a serving certificate of the lab CA.
+	// The emulated account trusts it as an IAM OIDC provider for HCP
+	// Terraform's default AWS audience; the lab apiservers trust it through
+	// their authentication configuration.
+	issuer, err := oidc.New(lab.OIDCIssuerURL(oidcPort), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	roots, err := lab.CAPool(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	aws, err := emulator.NewAWS(clusters, emulator.AWSOptions{
 		BaseURL:         awsURL,
 		OIDCProviders:   []emulator.OIDCProvider{{URL: issuer.URL(), ClientIDs: []string{lab.OIDCAudienceAWS}}},
+		OIDCRootCAs:     roots,
 		Logger:          slogger.With("component", "aws"),
 		NodeBootDelay:   bootDelay,
 		PodStartupDelay: podDelay,
@@ -40,6 +48,8 @@ func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, aws
 		return nil, nil, err
 	}
 	ack := emulator.NewACK(clusters, emulator.ACKOptions{
+		OIDCProviders:   []emulator.RAMOIDCProvider{{Name: lab.AlicloudOIDCProviderName, IssuerURL: issuer.URL(), ClientIDs: []string{lab.OIDCAudienceAWS}}},
+		OIDCRootCAs:     roots,
 		Logf:            func(format string, args ...any) { logger.Printf("ack: "+format, args...) },
 		NodeBootDelay:   bootDelay,
 		PodStartupDelay: podDelay,
@@ -48,8 +58,7 @@ func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, aws
 	if err != nil {
 		return nil, nil, err
 	}
-	awsMux := http.NewServeMux()
-	awsMux.Handle(lab.OIDCIssuerPath+"/", http.StripPrefix(lab.OIDCIssuerPath, issuer.Handler()))
-	awsMux.Handle("/", aws)
-	return map[string]http.Handler{"aws": awsMux, "ack": ack, "loadsim": sim.Handler()}, sim.Run, nil
+	oidcMux := http.NewServeMux()
+	oidcMux.Handle(lab.OIDCIssuerPath+"/", http.StripPrefix(lab.OIDCIssuerPath, issuer.Handler()))
+	return map[string]http.Handler{"aws": aws, "ack": ack, "loadsim": sim.Handler(), "oidc": oidcMux, "alicloud-sts": ack.STSHandler()}, sim.Run, nil
 }

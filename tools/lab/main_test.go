@@ -36,7 +36,7 @@ func TestRunErrors(t *testing.T) {
 		{"cluster needs a name", []string{"cluster", "create"}, "cluster create needs a NAME", true},
 		{"bad flag", []string{"up", "--nodes=many"}, `invalid value "many"`, true},
 		{"env before up", []string{"env"}, "the lab is not up", false},
-		{"port taken", []string{"serve", "--dir=" + dir, "--aws-port=" + port, "--ack-port=" + port, "--loadsim-port=" + port},
+		{"port taken", []string{"serve", "--dir=" + dir, "--aws-port=" + port, "--ack-port=" + port, "--loadsim-port=" + port, "--oidc-port=" + port, "--alicloud-sts-port=" + port},
 			"port taken? run `go run ./tools/lab down` and retry", false},
 	}
 	for _, tt := range tests {

@@ -23,21 +23,23 @@ func serve(ctx context.Context, root string, args []string) error {
 	awsPort := fs.Int("aws-port", 0, "port of the EKS/STS emulator")
 	ackPort := fs.Int("ack-port", 0, "port of the ACK emulator")
 	loadsimPort := fs.Int("loadsim-port", 0, "port of loadsim")
+	oidcPort := fs.Int("oidc-port", 0, "HTTPS port of the OIDC issuer (serving certificate in <dir>/oidc)")
+	aliSTSPort := fs.Int("alicloud-sts-port", 0, "HTTPS port of the ACK emulator's Alibaba Cloud STS")
 	podDelay := fs.Duration("pod-startup-delay", 0, "how long pods of the clusters the emulators create stay Pending once bound (0: none)")
 	bootDelay := fs.Duration("node-boot-delay", lab.DefaultNodeBootDelay, "how long a node asked of the cloud emulators takes to be Ready (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
-	if *dir == "" || *awsPort == 0 || *ackPort == 0 || *loadsimPort == 0 {
-		return usageError{"serve needs --dir, --aws-port, --ack-port and --loadsim-port"}
+	if *dir == "" || *awsPort == 0 || *ackPort == 0 || *loadsimPort == 0 || *oidcPort == 0 || *aliSTSPort == 0 {
+		return usageError{"serve needs --dir, --aws-port, --ack-port, --loadsim-port, --oidc-port and --alicloud-sts-port"}
 	}
 	logger := log.New(os.Stderr, "hca-lab ", log.LstdFlags|log.Lmicroseconds)
 	clusters := lab.NewClusters(*dir, &lab.Binaries{RepoDir: root})
-	handlers, run, err := daemonHandlers(ctx, clusters, *dir, *awsPort, *ackPort, *loadsimPort, *bootDelay, *podDelay, logger)
+	handlers, run, err := daemonHandlers(ctx, clusters, *dir, *awsPort, *oidcPort, *bootDelay, *podDelay, logger)
 	if err != nil {
 		return err
 	}
-	ports := map[string]int{"aws": *awsPort, "ack": *ackPort, "loadsim": *loadsimPort}
+	ports := map[string]int{"aws": *awsPort, "ack": *ackPort, "loadsim": *loadsimPort, "oidc": *oidcPort, "alicloud-sts": *aliSTSPort}
 	errc := make(chan error, len(ports)+1)
 	var servers []*http.Server
 	for name, h := range handlers {
@@ -50,7 +52,12 @@ func serve(ctx context.Context, root string, args []string) error {
 		}
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		servers = append(servers, srv)
-		go func() { errc <- srv.Serve(ln) }()
+		if name == "oidc" || name == "alicloud-sts" {
+			certFile, keyFile := lab.OIDCServingCertFiles(*dir)
+			go func() { errc <- srv.ServeTLS(ln, certFile, keyFile) }()
+		} else {
+			go func() { errc <- srv.Serve(ln) }()
+		}
 		logger.Printf("%s listening on %s", name, ln.Addr())
 	}
 	go func() { errc <- run(ctx) }()

@@ -22,6 +22,10 @@ const (
 	// ConditionMetricsAvailable is False while a metric query fails or returns
 	// no data.
 	ConditionMetricsAvailable = "MetricsAvailable"
+	// ConditionPublished is True while a BurstPolicy's replicas are published
+	// to Consul (spec.consul) and False while the catalog cannot be written;
+	// absent without spec.consul.
+	ConditionPublished = "Published"
 )
 
 // ClusterName is the name of a HybridCluster.

@@ -331,7 +331,11 @@ type ServiceLevelObjectiveStatus struct {
 	// +optional
 	CompliancePercent *int32 `json:"compliancePercent,omitempty"`
 
-	// LastEvaluationTime is when the SLO was last evaluated.
+	// LastEvaluationTime is when the evaluation written here was made. A
+	// change of compliance, strategy or conditions is written at once; while
+	// only the current value changes, the status is written at least every
+	// status heartbeat (hca-runtime --slo-status-heartbeat, default 5m), so
+	// it may be up to that old.
 	//
 	// +optional
 	LastEvaluationTime *metav1.Time `json:"lastEvaluationTime,omitempty"`

@@ -151,6 +151,26 @@ func TestDemo(t *testing.T) {
 			break
 		}
 	}
+	// The Grafana dashboard's main panels, from the lab's Prometheus that
+	// scraped the runtime: every one returned series over the replay (a panel
+	// querying a metric nobody exports would show nothing), and the report
+	// draws them.
+	if len(res.Panels) == 0 {
+		t.Error("the report has no dashboard panels")
+	}
+	if empty := demo.EmptyPanels(res.Panels); len(empty) > 0 {
+		t.Errorf("dashboard panels without data over the replay: %v", empty)
+	}
+	if !bytes.Contains(md, []byte("## The dashboard's main panels")) || !bytes.Contains(md, []byte("](dashboard.svg)")) {
+		t.Error("the report lacks the dashboard's panels section")
+	}
+	dash, err := os.ReadFile(filepath.Join(res.Dir, "dashboard.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(dash, new(struct{})); err != nil || bytes.Count(dash, []byte("<polyline")) < len(res.Panels) || bytes.Contains(dash, []byte("no data")) {
+		t.Errorf("dashboard.svg: XML error %v, %d lines for %d panels, \"no data\" shown %v", err, bytes.Count(dash, []byte("<polyline")), len(res.Panels), bytes.Contains(dash, []byte("no data")))
+	}
 	rc, err := os.ReadFile(filepath.Join(res.Dir, "terraform.rc"))
 	if err != nil || !bytes.Contains(rc, []byte(`"hca-project/hca" = "`+filepath.Join(res.Dir, "bin")+`"`)) {
 		t.Errorf("terraform.rc does not override the provider with the local build: %s (%v)", rc, err)

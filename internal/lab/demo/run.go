@@ -82,6 +82,9 @@ type Options struct {
 type Result struct {
 	Dir, Report, Chart string
 	Summary            Summary
+	// Panels are the Grafana dashboard's main panels over the replay
+	// (dashboard.svg beside the report).
+	Panels []PanelResult
 }
 
 // Run is `make demo` once the lab is up.
@@ -215,10 +218,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 	// 7. The replay.
 	say("Replaying the flash crowd through loadsim (%s), live", seconds(tr.Duration()))
+	replayStart := time.Now()
 	samples, err := replay(ctx, o, c, nc, appURL, trace, tr)
 	if err != nil {
 		return nil, err
 	}
+	replayEnd := time.Now()
 
 	// 8. The report.
 	say("Writing the report")
@@ -238,6 +243,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	if err := WriteSVG(&svg, "HCA demo: flash crowd, load and replicas per cluster", Clusters, samples); err != nil {
+		return nil, err
+	}
+	// The Grafana dashboard's main panels, from the same queries.
+	res.Panels, err = DashboardPanels(ctx, env["HCA_LAB_PROMETHEUS_URL"], replayStart, replayEnd, DashboardStep)
+	if err != nil {
+		return nil, err
+	}
+	var dash bytes.Buffer
+	if err := WriteDashboardSVG(&dash, res.Panels, replayEnd.Sub(replayStart)); err != nil {
+		return nil, err
+	}
+	if err := WriteDashboardMarkdown(&md, res.Panels, "dashboard.svg", DashboardStep); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "dashboard.svg"), dash.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(res.Report, md.Bytes(), 0o644); err != nil {

@@ -66,6 +66,7 @@ package emulator
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 	"net/http"
@@ -158,6 +159,9 @@ type ACKOptions struct {
 	// OIDCProviders are the account's RAM OIDC identity providers, trusted
 	// by STSHandler's AssumeRoleWithOIDC.
 	OIDCProviders []RAMOIDCProvider
+	// OIDCRootCAs are the CAs trusted when fetching the OIDC providers'
+	// discovery documents and JWKS over HTTPS (nil: the system's roots).
+	OIDCRootCAs *x509.CertPool
 }
 
 // ACK serves the emulated CS API. Create it with NewACK; it is an http.Handler.
@@ -244,7 +248,7 @@ func NewACK(clusters Clusters, opts ACKOptions) *ACK {
 		tasks:     map[string]*ackTask{},
 		labFaults: labFaults{throttle: &throttle{}},
 		lab:       http.NewServeMux(),
-		jwks:      jwksCache{client: &http.Client{Timeout: 10 * time.Second}},
+		jwks:      newJWKSCache(opts.OIDCRootCAs),
 	}
 	a.fleet = newFleet(clusters, delayOr(opts.NodeBootDelay, DefaultNodeBootDelay), delayOr(opts.SpotNotice, DefaultACKSpotNotice), a.logf)
 	for ct, n := range opts.VCPUQuota {

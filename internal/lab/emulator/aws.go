@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -41,6 +42,9 @@ type AWSOptions struct {
 	// OIDCProviders are the account's IAM OIDC identity providers, trusted by
 	// AssumeRoleWithWebIdentity (none when empty: every web identity is refused).
 	OIDCProviders []OIDCProvider
+	// OIDCRootCAs are the CAs trusted when fetching the OIDC providers'
+	// discovery documents and JWKS over HTTPS (nil: the system's roots).
+	OIDCRootCAs *x509.CertPool
 	// PodStartupDelay keeps the pods of the clusters it creates Pending for
 	// this long once bound (none when zero); see lab.ClusterSpec.
 	PodStartupDelay time.Duration
@@ -96,7 +100,7 @@ func NewAWS(clusters Clusters, opts AWSOptions) (*AWS, error) {
 		upds:     map[string]*eksUpdateState{},
 
 		oidcProviders: append([]OIDCProvider(nil), opts.OIDCProviders...),
-		jwks:          jwksCache{client: &http.Client{Timeout: 10 * time.Second}},
+		jwks:          newJWKSCache(opts.OIDCRootCAs),
 	}
 	if a.now == nil {
 		a.now = time.Now

@@ -2,6 +2,8 @@ package emulator
 
 import (
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -77,6 +79,14 @@ type jwksCache struct {
 	client *http.Client
 	mu     sync.Mutex
 	keys   map[string]map[string]any // issuer -> kid -> public key
+}
+
+// newJWKSCache returns a cache whose client trusts roots (the system's
+// roots when nil).
+func newJWKSCache(roots *x509.CertPool) jwksCache {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	return jwksCache{client: &http.Client{Timeout: 10 * time.Second, Transport: tr}}
 }
 
 func (c *jwksCache) key(issuer, kid string, refresh bool) (any, error) {

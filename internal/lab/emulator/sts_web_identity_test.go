@@ -2,8 +2,10 @@ package emulator
 
 import (
 	"context"
+	"crypto/x509"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -204,5 +206,46 @@ func BenchmarkAssumeRoleWithWebIdentity(b *testing.B) {
 		if _, err := client.AssumeRoleWithWebIdentity(context.Background(), in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestAssumeRoleWithWebIdentityHTTPSIssuer serves the issuer over TLS, as the
+// lab daemon does: STS verifies its tokens when OIDCRootCAs trusts the
+// issuer's certificate, and answers IDPCommunicationError when it does not
+// (the system's roots do not know a lab CA).
+func TestAssumeRoleWithWebIdentityHTTPSIssuer(t *testing.T) {
+	srv := httptest.NewUnstartedServer(nil)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	iss, err := oidc.New(srv.URL+"/oidc", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/oidc/", http.StripPrefix("/oidc", iss.Handler()))
+	srv.Config.Handler = mux
+	token, err := iss.Mint(oidc.Claims{Subject: oidc.TFCSubject("acme", "platform", "burst", "apply"), Audience: webIdentityAudience})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted := x509.NewCertPool()
+	trusted.AddCert(srv.Certificate())
+	for _, tt := range []struct {
+		name     string
+		roots    *x509.CertPool
+		wantCode string
+	}{
+		{"issuer CA trusted", trusted, ""},
+		{"system roots only", nil, "IDPCommunicationError"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, base := awsServeOpts(t, awsNoLab(t), AWSOptions{OIDCRootCAs: tt.roots, OIDCProviders: []OIDCProvider{{URL: iss.URL(), ClientIDs: []string{webIdentityAudience}}}})
+			_, err := stsClient(aws.Config{Region: "us-east-1"}, base).AssumeRoleWithWebIdentity(context.Background(), &sts.AssumeRoleWithWebIdentityInput{
+				RoleArn: aws.String("arn:aws:iam::" + AWSAccountID + ":role/hca-tfc"), RoleSessionName: aws.String("hca-test"), WebIdentityToken: aws.String(token),
+			})
+			if code := awsErrorCode(err); code != tt.wantCode {
+				t.Errorf("AssumeRoleWithWebIdentity: code %q (%v), want %q", code, err, tt.wantCode)
+			}
+		})
 	}
 }

@@ -185,3 +185,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// TFCClaims are the claims of an HCP Terraform workload identity token of a
+// run phase ("plan" or "apply") of workspace in project of org, for
+// audience: the sub of TFCSubject and the terraform_* claims HCP Terraform
+// adds, such as terraform_organization_name (which a kube-apiserver can map
+// to a group).
+func TFCClaims(org, project, workspace, phase, audience string, ttl time.Duration) Claims {
+	return Claims{Subject: TFCSubject(org, project, workspace, phase), Audience: audience, TTL: ttl, Extra: map[string]any{
+		"terraform_organization_name": org,
+		"terraform_project_name":      project,
+		"terraform_workspace_name":    workspace,
+		"terraform_run_phase":         phase,
+		"terraform_full_workspace":    "organization:" + org + ":project:" + project + ":workspace:" + workspace,
+	}}
+}

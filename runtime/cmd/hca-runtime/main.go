@@ -17,6 +17,8 @@ import (
 	"syscall"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/hca-project/terraform-provider-hca/runtime/controller"
 )
 
 // version is set at build time: -ldflags "-X main.version=...".
@@ -88,6 +90,7 @@ type runOptions struct {
 	probeAddr        string
 	probeInterval    string
 	burstInterval    string
+	sloHeartbeat     string
 	awsRegion        string
 	eksEndpoint      string
 	stsEndpoint      string
@@ -110,6 +113,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 disables them)")
 	fs.StringVar(&o.probeInterval, "cluster-probe-interval", "30s", "how often hybrid clusters are probed")
+	fs.StringVar(&o.sloHeartbeat, "slo-status-heartbeat", controller.DefaultSLOStatusHeartbeat.String(), "how long an SLO's status may go unwritten while only its current value changes (a change of compliance, strategy or conditions is written at once)")
 	fs.StringVar(&o.burstInterval, "burst-metrics-interval", "", "how often burst policies with metrics are evaluated (the control interval; default: the algorithm's, 2s for adaptive and panic, 15s for kubernetes and frss)")
 	fs.StringVar(&o.awsRegion, "aws-region", "", "default AWS region for EKS clusters (credentials come from the SDK's default chain)")
 	fs.StringVar(&o.eksEndpoint, "eks-endpoint", "", "EKS API endpoint override (the lab's emulator)")

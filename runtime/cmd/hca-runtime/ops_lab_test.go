@@ -506,7 +506,7 @@ func secretOf(t *testing.T, kubeconfig []byte) string {
 // expand replaces the dashboard's Grafana variables as Grafana would with
 // "All" policies selected and the lab's 1 s scrape interval.
 func expand(expr string) string {
-	return strings.NewReplacer("$policy", ".*", "$__rate_interval", "30s").Replace(expr)
+	return dashboards.Expand(expr, ".*", 30*time.Second)
 }
 
 // promQuery runs an instant query; an error means Prometheus refused it.

@@ -45,6 +45,10 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	if err != nil || burstInterval < 0 || o.burstInterval != "" && burstInterval == 0 {
 		return usageError{fmt.Sprintf("--burst-metrics-interval %q: use a positive duration such as 15s, or leave it out for the algorithm's", o.burstInterval)}
 	}
+	sloHeartbeat, err := time.ParseDuration(o.sloHeartbeat)
+	if err != nil || sloHeartbeat <= 0 {
+		return usageError{fmt.Sprintf("--slo-status-heartbeat %q: use a positive duration such as 5m", o.sloHeartbeat)}
+	}
 	for name, u := range map[string]string{"--prometheus-url": o.prometheusURL, "--eks-endpoint": o.eksEndpoint, "--sts-endpoint": o.stsEndpoint,
 		"--autoscaling-endpoint": o.asEndpoint, "--ack-endpoint": o.ackEndpoint} {
 		if u == "" {
@@ -89,7 +93,7 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	if err := telemetry.RegisterStatusCollector(nil, mgr.GetCache(), elected(mgr, o.leaderElect)); err != nil {
 		return err
 	}
-	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: tm, ProbeInterval: interval, BurstMetricsInterval: burstInterval, Class: o.class}
+	deps := controller.Deps{Clock: clock.RealClock{}, Telemetry: tm, ProbeInterval: interval, BurstMetricsInterval: burstInterval, Class: o.class, SLOStatusHeartbeat: sloHeartbeat}
 	var aws member.EKSAPI
 	var clouds member.Clouds
 	if o.awsRegion != "" || o.eksEndpoint != "" || os.Getenv("AWS_REGION") != "" {

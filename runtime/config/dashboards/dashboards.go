@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/common"
@@ -11,6 +13,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
 	"github.com/grafana/grafana-foundation-sdk/go/stat"
 	"github.com/grafana/grafana-foundation-sdk/go/timeseries"
+	"github.com/prometheus/common/model"
 )
 
 //go:embed hca-runtime.json
@@ -129,6 +132,48 @@ func Panels() []Row {
 				[]Target{{`max by (version) (hca_build_info)`, "{{version}}"}}},
 		}},
 	}
+}
+
+// MainPanels are the titles of the panels the demo report draws from the
+// lab's Prometheus (internal/lab/demo): what an operator looks at first
+// while a policy bursts.
+var MainPanels = []string{
+	"Desired replicas per cluster",
+	"Ready replicas per cluster",
+	"Pending replicas",
+	"Scaling decisions",
+	"SLO compliance",
+	"Node group nodes",
+	"Burst node spend",
+}
+
+// Main returns the panels MainPanels names, in that order, with their rows.
+func Main() []Located {
+	var out []Located
+	for _, title := range MainPanels {
+		for _, r := range Panels() {
+			for _, p := range r.Panels {
+				if p.Title == title {
+					out = append(out, Located{Row: r.Title, Panel: p})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Located is a panel with the title of its row.
+type Located struct {
+	Row string
+	Panel
+}
+
+// Expand replaces the dashboard's Grafana variables in a query as Grafana
+// would for a plain Prometheus query: $policy by the policy regular
+// expression (".*" for Grafana's "All") and $__rate_interval by the given
+// window (Grafana uses at least four scrape intervals).
+func Expand(expr, policy string, rateInterval time.Duration) string {
+	return strings.NewReplacer("$policy", policy, "$__rate_interval", model.Duration(rateInterval).String()).Replace(expr)
 }
 
 // Query is one query of the dashboard, for tests.

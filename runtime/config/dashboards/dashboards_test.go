@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
@@ -102,5 +103,36 @@ func TestDashboardShape(t *testing.T) {
 	}
 	if queries != len(Queries()) {
 		t.Errorf("the file has %d queries, Queries() %d", queries, len(Queries()))
+	}
+}
+
+// TestMainPanels: every title MainPanels names is a panel of the dashboard,
+// once, so the demo report draws what the dashboard shows.
+func TestMainPanels(t *testing.T) {
+	main := Main()
+	if len(main) != len(MainPanels) {
+		t.Fatalf("Main() found %d panels for %d titles: a title names no panel, or two", len(main), len(MainPanels))
+	}
+	for i, p := range main {
+		if p.Title != MainPanels[i] || len(p.Targets) == 0 || p.Row == "" {
+			t.Errorf("panel %d = %q in row %q with %d queries, want %q with queries", i, p.Title, p.Row, len(p.Targets), MainPanels[i])
+		}
+	}
+}
+
+func TestExpand(t *testing.T) {
+	tests := []struct {
+		expr, policy string
+		window       time.Duration
+		want         string
+	}{
+		{`sum(rate(hca_decisions_total{policy=~"$policy"}[$__rate_interval]))`, ".*", 30 * time.Second, `sum(rate(hca_decisions_total{policy=~".*"}[30s]))`},
+		{`rate(x[$__rate_interval])`, "", 2 * time.Minute, `rate(x[2m])`},
+		{`max(hca_replicas{policy=~"$policy"})`, "shop/web", time.Minute, `max(hca_replicas{policy=~"shop/web"})`},
+	}
+	for _, tt := range tests {
+		if got := Expand(tt.expr, tt.policy, tt.window); got != tt.want {
+			t.Errorf("Expand(%q) = %q, want %q", tt.expr, got, tt.want)
+		}
 	}
 }

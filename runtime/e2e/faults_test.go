@@ -1,0 +1,252 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
+)
+
+// TestFaultSuite injects faults one at a time into one running burst (the
+// end-to-end scenario at 200 req/s: about 20 replicas, 8 in the private
+// cluster, the rest in the burst cluster, published to Consul) and checks
+// after each that no replica was lost, nothing was duplicated or orphaned,
+// and the runtime reported the fault. TestBurstEndToEnd covers the runtime
+// killed mid-burst, Prometheus stopped and the load dropped; the operating
+// guide's fault table lists every fault and its test.
+func TestFaultSuite(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	s := newBurstScenario(t, ctx)
+	s.start()
+	s.load(200)
+	s.waitBursting(4 * time.Minute)
+
+	t.Run("Consul stopped for 30 s", func(t *testing.T) {
+		_, bBefore, _, _, _ := s.snapshot()
+		errsBefore := runtimeMetric(t, s.metricsAddr, "hca_consul_errors_total")
+		stopLabProc(t, s.env["HCA_LAB_DIR"], "consul")
+		waitFor(t, ctx, time.Minute, "the policy to report Consul unavailable, with an Event", func() (bool, string) {
+			got := s.getPolicy()
+			c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionPublished)
+			r := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionReady)
+			if c == nil || r == nil {
+				return false, "no Published or Ready condition"
+			}
+			ev := hasEvent(t, s, "BurstPolicy", s.policy.Name, "ConsulUnavailable")
+			return c.Status == metav1.ConditionFalse && r.Status == metav1.ConditionFalse && ev,
+				fmt.Sprintf("Published=%s %s: %s; Ready=%s; event=%v", c.Status, c.Reason, c.Message, r.Status, ev)
+		})
+		if n := runtimeMetric(t, s.metricsAddr, "hca_consul_errors_total"); n <= errsBefore {
+			t.Errorf("hca_consul_errors_total %v with Consul down, was %v: want the failures counted", n, errsBefore)
+		}
+		time.Sleep(30 * time.Second)
+		if _, b, _, _, _ := s.snapshot(); b < bBefore {
+			t.Errorf("burst replicas fell from %d to %d while Consul was down", bBefore, b)
+		}
+		labUp(t, s.root, s.env["HCA_LAB_DIR"])
+		// The lab's Consul is a -dev agent: it comes back empty, and the
+		// runtime must publish every instance again; nginx follows.
+		s.waitBursting(2 * time.Minute)
+		waitFor(t, ctx, time.Minute, "the policy Ready and Published again, with an Event", func() (bool, string) {
+			got := s.getPolicy()
+			r := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionReady)
+			c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionPublished)
+			ev := hasEvent(t, s, "BurstPolicy", s.policy.Name, "Published")
+			return r != nil && r.Status == metav1.ConditionTrue && c != nil && c.Status == metav1.ConditionTrue && ev, fmt.Sprintf("Ready %+v Published %+v event=%v", r, c, ev)
+		})
+	})
+
+	t.Run("burst cluster credentials revoked, then restored", func(t *testing.T) {
+		p1, b1, _, _, _ := s.snapshot()
+		key := types.NamespacedName{Namespace: s.hcNS, Name: s.burstHC}
+		var sec corev1.Secret
+		must(t, s.priv.Get(ctx, key, &sec))
+		good := sec.Data["kubeconfig"]
+		// The same server and CA, a token the apiserver does not know.
+		revoked := revokedKubeconfig(t, good)
+		sec.Data["kubeconfig"] = revoked
+		must(t, s.priv.Update(ctx, &sec))
+		restore := func() {
+			var cur corev1.Secret
+			must(t, s.priv.Get(ctx, key, &cur))
+			cur.Data["kubeconfig"] = good
+			must(t, s.priv.Update(ctx, &cur))
+		}
+		t.Cleanup(func() {
+			var cur corev1.Secret
+			if s.priv.Get(ctx, key, &cur) == nil && string(cur.Data["kubeconfig"]) != string(good) {
+				cur.Data["kubeconfig"] = good
+				_ = s.priv.Update(ctx, &cur)
+			}
+		})
+		waitFor(t, ctx, time.Minute, "the burst cluster reported unreachable, with an Event", func() (bool, string) {
+			var hc hcav1.HybridCluster
+			must(t, s.priv.Get(ctx, types.NamespacedName{Name: s.burstHC}, &hc))
+			ev := hasEvent(t, s, "HybridCluster", s.burstHC, "Unreachable")
+			return !hc.Status.Reachable && ev, fmt.Sprintf("reachable=%v event=%v", hc.Status.Reachable, ev)
+		})
+		waitFor(t, ctx, time.Minute, "the policy to say the burst cluster is unreachable", func() (bool, string) {
+			c := meta.FindStatusCondition(s.getPolicy().Status.Conditions, hcav1.ConditionDegraded)
+			return c != nil && c.Status == metav1.ConditionTrue && strings.Contains(c.Message, s.burstHC), fmt.Sprintf("%+v", c)
+		})
+		burstRounds(t, ctx, s.metricsAddr, 3)
+		// Nobody could reach the burst cluster: its replicas kept running.
+		if p, b, _, _, _ := s.snapshot(); b < b1 || p+b < p1+b1-2 {
+			t.Errorf("while the credentials were revoked: primary %d burst %d, before primary %d burst %d: replicas lost", p, b, p1, b1)
+		}
+		if strings.Contains(readLogs(t, s), string(revoked)) {
+			t.Error("the runtime logged the revoked kubeconfig")
+		}
+		restore()
+		waitFor(t, ctx, time.Minute, "the burst cluster reachable again", func() (bool, string) {
+			var hc hcav1.HybridCluster
+			must(t, s.priv.Get(ctx, types.NamespacedName{Name: s.burstHC}, &hc))
+			return hc.Status.Reachable, fmt.Sprintf("reachable=%v", hc.Status.Reachable)
+		})
+		s.waitBursting(2 * time.Minute)
+	})
+
+	t.Run("runtime killed mid-burst, policy deleted while it is down", func(t *testing.T) {
+		must(t, s.rt.Process.Signal(syscall.SIGKILL))
+		_, _ = s.rt.Process.Wait()
+		// The policy goes while nobody runs: its finalizer keeps it until the
+		// next runtime has removed what it made in the burst cluster.
+		must(t, s.priv.Delete(ctx, s.getPolicy()))
+		s.start()
+		waitFor(t, ctx, 3*time.Minute, "the policy's remote objects and Consul instances removed, then the policy gone", func() (bool, string) {
+			var copies appsv1.DeploymentList
+			_ = s.burst.List(ctx, &copies, client.InNamespace(s.ns))
+			var cm corev1.ConfigMap
+			cmLeft := s.burst.Get(ctx, types.NamespacedName{Namespace: s.ns, Name: "web-config"}, &cm) == nil
+			all, _, _ := s.consul.Catalog().Service(s.service, "", nil)
+			node, _, _ := s.consul.Catalog().Node("hca-"+s.burstHC, nil)
+			var p hcav1.BurstPolicy
+			gone := apierrors.IsNotFound(s.priv.Get(ctx, client.ObjectKeyFromObject(s.policy), &p))
+			return len(copies.Items) == 0 && !cmLeft && len(all) == 0 && node == nil && gone,
+				fmt.Sprintf("copies=%d configmap=%v consul=%d node=%v policy gone=%v", len(copies.Items), cmLeft, len(all), node != nil, gone)
+		})
+		// The workload itself stays, in its own cluster.
+		var d appsv1.Deployment
+		must(t, s.priv.Get(ctx, types.NamespacedName{Namespace: s.ns, Name: "web"}, &d))
+		if d.Spec.Replicas == nil || *d.Spec.Replicas < 1 {
+			t.Errorf("the primary Deployment has %v replicas after the policy went, want it kept", d.Spec.Replicas)
+		}
+	})
+}
+
+// stopLabProc stops a process of the shared lab by its state.json name; the
+// test's cleanup brings the lab back up if the test does not.
+func stopLabProc(t *testing.T, labDir, name string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(labDir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Procs map[string]struct{ PID int } `json:"procs"`
+	}
+	must(t, json.Unmarshal(raw, &st))
+	pid := st.Procs[name].PID
+	if pid == 0 {
+		t.Fatalf("no %s pid in the lab state", name)
+	}
+	must(t, syscall.Kill(pid, syscall.SIGTERM))
+	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Cleanup(func() { labUp(t, labtest.RepoRoot(t), labDir) }) // never leave the lab without it
+}
+
+// runtimeMetric sums a counter's series on the runtime's metrics endpoint.
+func runtimeMetric(t *testing.T, addr, name string) float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, line := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
+			continue
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			t.Fatalf("metric line %q: %v", line, err)
+		}
+		sum += v
+	}
+	return sum
+}
+
+// hasEvent reports whether an Event with reason was recorded for the object
+// (events.k8s.io, as the runtime's recorder writes them).
+func hasEvent(t *testing.T, s *burstScenario, kind, name, reason string) bool {
+	t.Helper()
+	var list corev1.EventList
+	if err := s.priv.List(s.ctx, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list.Items {
+		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name && e.Reason == reason {
+			return true
+		}
+	}
+	return false
+}
+
+// revokedKubeconfig is kubeconfig with its user's credentials replaced by a
+// token the apiserver does not know.
+func revokedKubeconfig(t *testing.T, kubeconfig []byte) []byte {
+	t.Helper()
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range cfg.AuthInfos {
+		a.ClientCertificateData, a.ClientKeyData, a.ClientCertificate, a.ClientKey = nil, nil, "", ""
+		a.Token = "revoked-" + strconv.Itoa(int(time.Now().UnixNano()%1e6))
+	}
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readLogs is everything the scenario's runtimes logged so far.
+func readLogs(t *testing.T, s *burstScenario) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range s.logFiles {
+		raw, _ := os.ReadFile(f)
+		b.Write(raw)
+	}
+	return b.String()
+}
