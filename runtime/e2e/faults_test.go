@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/lab"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 )
 
@@ -124,6 +125,38 @@ func TestFaultSuite(t *testing.T) {
 			must(t, s.priv.Get(ctx, types.NamespacedName{Name: s.burstHC}, &hc))
 			return hc.Status.Reachable, fmt.Sprintf("reachable=%v", hc.Status.Reachable)
 		})
+		s.waitBursting(2 * time.Minute)
+	})
+
+	t.Run("control API server stopped for 30 s", func(t *testing.T) {
+		p1, b1, _, c1, _ := s.snapshot()
+		must(t, s.clusters.StopAPIServer(ctx, lab.PrivateCluster))
+		t.Cleanup(func() { _ = s.clusters.StartAPIServer(context.Background(), lab.PrivateCluster) })
+		// Nobody can reach the control cluster: the burst cluster's replicas
+		// keep serving, and Consul keeps listing them.
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Second) {
+			var copies appsv1.DeploymentList
+			must(t, s.burst.List(ctx, &copies, client.InNamespace(s.ns)))
+			entries, _, err := s.consul.Health().Service(s.service, "", true, nil)
+			must(t, err)
+			passing := 0
+			for _, e := range entries {
+				if e.Service.Meta["cluster"] == s.burstHC {
+					passing++
+				}
+			}
+			if len(copies.Items) != 1 || copies.Items[0].Status.ReadyReplicas < b1 || int32(passing) < c1 {
+				t.Fatalf("with the control API server down: %d copies, ready %d, Consul passing %d; before: ready %d, Consul %d",
+					len(copies.Items), readyOf(copies.Items), passing, b1, c1)
+			}
+		}
+		must(t, s.clusters.StartAPIServer(ctx, lab.PrivateCluster))
+		// The same runtime process resumes: rounds again, nothing duplicated
+		// (snapshot fails on a second copy) or lost.
+		burstRounds(t, ctx, s.metricsAddr, 3)
+		if p, b, _, _, _ := s.snapshot(); p+b < p1+b1-2 || p+b > p1+b1+2 {
+			t.Errorf("after the control API server's return: primary %d burst %d; before: primary %d burst %d", p, b, p1, b1)
+		}
 		s.waitBursting(2 * time.Minute)
 	})
 
@@ -249,4 +282,12 @@ func readLogs(t *testing.T, s *burstScenario) string {
 		b.Write(raw)
 	}
 	return b.String()
+}
+
+func readyOf(ds []appsv1.Deployment) int32 {
+	var n int32
+	for _, d := range ds {
+		n += d.Status.ReadyReplicas
+	}
+	return n
 }

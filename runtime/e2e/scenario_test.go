@@ -266,7 +266,10 @@ func (s *burstScenario) waitBursting(timeout time.Duration) {
 		p, b, ready, passing, cm := s.snapshot()
 		ups, _ := os.ReadFile(s.env["HCA_LAB_NGINX_UPSTREAMS"])
 		inNginx := strings.Count(upstreamBlock(string(ups), s.service), "server ")
-		ok := p <= 8 && b >= 10 && p+b >= 18 && ready == b && passing == b && int32(inNginx) == s.consulAll && cm
+		// 200 req/s at 10 per pod is 20 replicas, but frss holds any total
+		// within its 20 % tolerance: 17 (200 / 170 = 1.18) is a steady state
+		// when the rate read on the way up was low.
+		ok := p <= 8 && b >= 9 && p+b >= 17 && ready == b && passing == b && int32(inNginx) == s.consulAll && cm
 		return ok, fmt.Sprintf("primary=%d burst=%d ready=%d consul(burst)=%d consul(all)=%d nginx=%d configmap=%v", p, b, ready, passing, s.consulAll, inNginx, cm)
 	})
 }
