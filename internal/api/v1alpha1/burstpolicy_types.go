@@ -169,11 +169,13 @@ type BurstCapacity struct {
 	AllowSpot bool `json:"allowSpot,omitempty"`
 
 	// ScaleDownDelay is how long a node must be empty before it is released
-	// (Go duration; Cluster Autoscaler's default: 10m).
+	// (Go duration; default 2m: about the time a replacement node takes to
+	// serve, boot plus pod start-up; Cluster Autoscaler's is 10m,
+	// Karpenter's consolidateAfter 0s).
 	//
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
-	// +kubebuilder:default="10m"
+	// +kubebuilder:default="2m"
 	// +optional
 	ScaleDownDelay *metav1.Duration `json:"scaleDownDelay,omitempty"`
 }
