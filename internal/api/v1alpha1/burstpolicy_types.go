@@ -458,9 +458,11 @@ type PanicAlgorithm struct {
 }
 
 // AdaptiveAlgorithm are the adaptive algorithm's parameters: the replica
-// count follows the load at once when it rises (and the load forecast
-// horizon ahead when that is higher), and falls only to the highest count
-// recommended within scaleDownStabilizationWindow.
+// count follows the load at once when it rises by a step (to twice what
+// the count serves, or more), a smaller rise once the next metric step
+// shows it too (and the load forecast horizon ahead when that is higher),
+// and falls only to the highest count recommended within
+// scaleDownStabilizationWindow.
 type AdaptiveAlgorithm struct {
 	// ScaleDownStabilizationWindow keeps the highest recommendation of this
 	// trailing window, as the HPA's scale-down stabilisation, unless the
