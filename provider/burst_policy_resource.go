@@ -467,7 +467,7 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"capacity": schema.SingleNestedAttribute{
 				Optional: true,
 				Description: "Which nodes the runtime may buy for this policy in the burst clusters' node groups " +
-					"(`hca_cluster.node_groups`). Unset: on-demand groups only, nodes released after `10m` empty.",
+					"(`hca_cluster.node_groups`). Unset: on-demand groups only, nodes released after `2m` empty.",
 				Attributes: map[string]schema.Attribute{
 					"allow_spot": schema.BoolAttribute{
 						Optional: true,
@@ -475,7 +475,7 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 							"replicas; spot groups are then used first. Defaults to `false`.",
 					},
 					"scale_down_delay": durationAttr("How long a node the policy grew must be empty before it is "+
-						"released, a Go duration in [0s, 24h] (API default `10m`, as Cluster Autoscaler's).", durationMax{max: 24 * time.Hour}),
+						"released, a Go duration in [0s, 24h] (API default `2m`, about the time a replacement node takes to serve: boot plus pod start-up; Cluster Autoscaler's is `10m`).", durationMax{max: 24 * time.Hour}),
 				},
 			},
 			"phase": schema.StringAttribute{
@@ -893,7 +893,7 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 		if pc == nil {
 			pc = &bpCapacity{}
 		}
-		capacity := &bpCapacity{AllowSpot: types.BoolNull(), ScaleDownDelay: keepDuration(pc.ScaleDownDelay, c.ScaleDownDelay, "10m")}
+		capacity := &bpCapacity{AllowSpot: types.BoolNull(), ScaleDownDelay: keepDuration(pc.ScaleDownDelay, c.ScaleDownDelay, "2m")}
 		if c.AllowSpot || (!pc.AllowSpot.IsNull() && !pc.AllowSpot.IsUnknown()) {
 			capacity.AllowSpot = types.BoolValue(c.AllowSpot)
 		}

@@ -91,7 +91,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 	spot := minimalBurstPolicy()
 	spot.Capacity = &bpCapacity{AllowSpot: types.BoolValue(true), ScaleDownDelay: durationNull()}
 	delay := minimalBurstPolicy()
-	delay.Capacity = &bpCapacity{AllowSpot: types.BoolNull(), ScaleDownDelay: durationOf("2m")}
+	delay.Capacity = &bpCapacity{AllowSpot: types.BoolNull(), ScaleDownDelay: durationOf("5m")}
 
 	tests := []struct {
 		name string
@@ -171,7 +171,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			},
 		},
 		{
-			// scale_down_delay unset: the API's 10m comes back, unset in the model.
+			// scale_down_delay unset: the API's 2m comes back, unset in the model.
 			name: "capacity allows spot",
 			in:   spot,
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
@@ -181,7 +181,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 				s.BurstTargets[0].Weight = ptr32(1)
 				s.Metrics = []hcav1.MetricSpec{{Type: "Resource", Resource: &hcav1.ResourceMetric{Name: "cpu", TargetAverageUtilization: 80}}}
 				s.Algorithm.Name = "adaptive"
-				s.Capacity.ScaleDownDelay = dur("10m")
+				s.Capacity.ScaleDownDelay = dur("2m")
 			},
 		},
 		{
@@ -190,7 +190,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 			in:   delay,
 			want: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
 				BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, Placement: "priority", MinReplicas: 1, MaxReplicas: 10, PendingThreshold: dur("5s"), FailoverAfter: dur("90s"),
-				Capacity: &hcav1.BurstCapacity{ScaleDownDelay: dur("2m")}},
+				Capacity: &hcav1.BurstCapacity{ScaleDownDelay: dur("5m")}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
 				s.Metrics = []hcav1.MetricSpec{{Type: "Resource", Resource: &hcav1.ResourceMetric{Name: "cpu", TargetAverageUtilization: 80}}}
@@ -707,7 +707,7 @@ resource "hca_burst_policy" "web" {
 }
 
 // TestAccBurstPolicyResource_capacity writes spec.capacity (the lab's API
-// server defaults scaleDownDelay to 10m), imports it and changes it in place,
+// server defaults scaleDownDelay to 2m), imports it and changes it in place,
 // after rejecting a delay above 24h at plan time.
 func TestAccBurstPolicyResource_capacity(t *testing.T) {
 	lab := requireLabCluster(t)
@@ -748,7 +748,7 @@ resource "hca_burst_policy" "web" {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("hca_burst_policy.web", "capacity.allow_spot", "true"),
 					resource.TestCheckNoResourceAttr("hca_burst_policy.web", "capacity.scale_down_delay"),
-					capacityIs(true, "10m0s"),
+					capacityIs(true, "2m0s"),
 				),
 			},
 			{ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/web", ImportStateVerify: true,

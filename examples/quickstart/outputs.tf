@@ -24,8 +24,8 @@ output "burst_policy" {
 }
 
 output "slo" {
-  description = "The SLO's ID and compliance at apply time (null until the runtime evaluates it)."
-  value       = { id = hca_slo.web_latency.id, compliance_percent = hca_slo.web_latency.compliance_percent }
+  description = "The SLO's ID and compliance at apply time (null until the runtime evaluates it; null without var.slo_drives_replicas)."
+  value       = var.slo_drives_replicas ? { id = hca_slo.web_latency[0].id, compliance_percent = hca_slo.web_latency[0].compliance_percent } : null
 }
 
 # The runtime's node counts per burst node group, read at each plan/refresh

@@ -84,3 +84,9 @@ variable "requests_per_pod" {
     error_message = "requests_per_pod must be greater than 0, such as 15."
   }
 }
+
+variable "slo_drives_replicas" {
+  description = "Whether to create the SLO hca_slo.web_latency (p90 under 250 ms), whose Burst strategy then decides the policy's replica total instead of the policy's own algorithm (adaptive, the default). false: the policy's algorithm scales on requests per replica."
+  type        = bool
+  default     = false
+}

@@ -11,9 +11,15 @@ import (
 )
 
 // DefaultScaleDownDelay is how long a node must be empty before it is
-// released when a policy sets no delay (Cluster Autoscaler's
-// --scale-down-unneeded-time default).
-const DefaultScaleDownDelay = 10 * time.Minute
+// released when a policy sets no delay: 2 minutes, the time a replacement
+// would take to serve (the lab's 75 s boot, a 10 s capacity round and a
+// pod's start-up, rounded up). Holding an empty node longer than a re-buy
+// takes is the ski-rental break-even: it never costs more than twice the
+// best choice in hindsight. Burst nodes are billed per second (EC2: 60 s
+// minimum), so a release saves money at once; Karpenter's consolidateAfter
+// defaults to 0s, Cluster Autoscaler's --scale-down-unneeded-time (10m)
+// dates from hourly billing. docs/guides/benchmarks.md measures the choice.
+const DefaultScaleDownDelay = 2 * time.Minute
 
 // DefaultNodeBootDelay is how long a node of a burst cluster's node group
 // takes from the cloud API call to a Ready node: the lab's emulators and the

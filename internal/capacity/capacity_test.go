@@ -233,8 +233,9 @@ func TestRelease(t *testing.T) {
 		want     []string
 		wantNext time.Duration
 	}{
-		{"empty for 11 min with the 10 min default: released", g(0, 1), []Node{n("a", true, ago(11))}, nil, nil, []string{"a"}, 0},
-		{"empty for 5 min: kept, releasable in 5 min", g(0, 1), []Node{n("a", true, ago(5))}, nil, nil, nil, 5 * time.Minute},
+		{"empty for 3 min with the 2 min default: released", g(0, 1), []Node{n("a", true, ago(3))}, nil, nil, []string{"a"}, 0},
+		{"empty for 1 min: kept, releasable in 1 min", g(0, 1), []Node{n("a", true, ago(1))}, nil, nil, nil, time.Minute},
+		{"the policy's delay (10 min) keeps a node empty for 5 min, releasable in 5 min", g(0, 1), []Node{n("a", true, ago(5))}, map[string]time.Duration{"eks/od": 10 * time.Minute}, nil, nil, 5 * time.Minute},
 		{"a busy node is never released", g(0, 1), []Node{n("a", false, time.Time{})}, nil, nil, nil, 0},
 		{"the policy's delay (2 min)", g(0, 1), []Node{n("a", true, ago(3))}, map[string]time.Duration{"eks/od": 2 * time.Minute}, nil, []string{"a"}, 0},
 		{"never below min", g(1, 1), []Node{n("a", true, ago(60))}, nil, nil, nil, 0},

@@ -52,6 +52,15 @@ type AdaptiveConfig struct {
 	// one with the lowest error forecasting it (at the horizon, from the
 	// points before each) is used (at least one step, at most 1 h).
 	Backtest time.Duration
+	// StepRatio tells a step from a small rise. A load beyond the tolerance
+	// of the current count but below StepRatio times the load that count is
+	// sized for (Current x target) is scaled for only once the previous
+	// step's observation was beyond the tolerance too: a small rise must
+	// persist for one Step (about the HPA's 15 s period), while a step (at
+	// least StepRatio) and a forecast are followed at once. 0 turns the
+	// confirmation off (every rise at once); otherwise above 1, at most
+	// 100.
+	StepRatio float64
 	// HeadroomReplicas and HeadroomPercent add spare replicas to the count
 	// the load needs: the larger of HeadroomReplicas and ceil(needed x
 	// HeadroomPercent / 100) (0 to 1000 percent).
@@ -62,8 +71,10 @@ type AdaptiveConfig struct {
 // DefaultAdaptiveConfig returns the defaults: the HPA's tolerance of 0.1
 // and scale-down window of 5 min, released after 1 min below half of it,
 // horizon 30 s (a 15 s scrape's age plus a 20 s start-up, rounded down to
-// whole steps), step 15 s, trend window 2 min with R² at least 0.9, a
-// daily seasonal period, backtest over 2 min, no headroom.
+// whole steps), step 15 s, trend window 1 min with R² at least 0.85, a
+// daily seasonal period, backtest over 2 min, small rises (below twice the
+// count's load: Knative's panic threshold of 200 %) confirmed over one
+// step, no headroom.
 func DefaultAdaptiveConfig() AdaptiveConfig {
 	return AdaptiveConfig{
 		Tolerance:       0.1,
@@ -76,6 +87,7 @@ func DefaultAdaptiveConfig() AdaptiveConfig {
 		MinR2:           0.85,
 		SeasonalPeriod:  24 * time.Hour,
 		Backtest:        2 * time.Minute,
+		StepRatio:       2,
 	}
 }
 
@@ -102,6 +114,8 @@ func (c AdaptiveConfig) Validate() error {
 		return fmt.Errorf("adaptive algorithm: SeasonalPeriod is %v: set 0 (off) or between 2 steps (%v) and 8 days", c.SeasonalPeriod, 2*c.Step)
 	case c.Backtest < c.Step || c.Backtest > time.Hour:
 		return fmt.Errorf("adaptive algorithm: Backtest is %v: set it between one step (%v) and 1h", c.Backtest, c.Step)
+	case badFloat(c.StepRatio) || c.StepRatio != 0 && (c.StepRatio <= 1 || c.StepRatio > 100):
+		return fmt.Errorf("adaptive algorithm: StepRatio is %v: set 0 (every rise at once) or above 1 and at most 100 (2 is the default)", c.StepRatio)
 	case c.HeadroomReplicas < 0:
 		return fmt.Errorf("adaptive algorithm: HeadroomReplicas is %d: set 0 or more", c.HeadroomReplicas)
 	case badFloat(c.HeadroomPercent) || c.HeadroomPercent < 0 || c.HeadroomPercent > 1000:
@@ -134,7 +148,14 @@ type Forecast struct {
 //     is followed in one decision, like the KPA in panic mode); Current
 //     while L / (Current x target) is within Tolerance of 1 (the HPA's
 //     tolerance, which keeps noise out; with headroom, the last needed
-//     count stands for Current, which includes the headroom);
+//     count stands for Current, which includes the headroom). A rise below
+//     StepRatio times the load Current is sized for is not a step: needed
+//     stays Current unless the previous step's observation was beyond the
+//     tolerance too (the rise persisted for a Step). Small rises cost
+//     little while they wait — the pods run below twice their target —
+//     and scaling for them one scrape later saves the pods a rise that
+//     does not last would have started (the HPA acts once per 15 s
+//     period; the KPA only panics at twice its capacity);
 //   - with a Horizon, the load F at Now + Horizon is forecast by a trend:
 //     a least-squares line over TrendWindow ([forecast.Fit]), used only
 //     when its R² reaches MinR2 and it rises, otherwise the last value (the
@@ -363,9 +384,21 @@ func (a *Adaptive) Decide(in Input) Decision {
 		return ceilReplicas(load / in.Target), false
 	}
 	needed, within := count(total)
+	confirming := false
+	if !within && needed > ref && ref > 0 && a.cfg.StepRatio > 0 && total < a.cfg.StepRatio*float64(ref)*in.Target && len(a.hist) >= 2 {
+		// A small rise: scaled for once it persisted for a step.
+		if prev := a.hist[len(a.hist)-2]; prev/(float64(ref)*in.Target) <= 1+a.cfg.Tolerance {
+			needed, confirming = ref, true
+		}
+	}
 	writeInt(&b, needed)
-	if within {
+	switch {
+	case within:
 		b.WriteString(" (within the tolerance)")
+	case confirming:
+		b.WriteString(" (a rise below ")
+		writeNum(&b, a.cfg.StepRatio)
+		b.WriteString("x: held until the next step confirms it)")
 	}
 	if a.hN > 0 {
 		f, model := a.predict()

@@ -37,7 +37,11 @@ func TestAdaptive(t *testing.T) {
 	s := time.Second
 	noSeason := DefaultAdaptiveConfig()
 	noSeason.SeasonalPeriod = 0
-	headroom := noSeason
+	noConfirm := noSeason
+	noConfirm.StepRatio = 0
+	// Headroom without the confirmation of small rises, which the cases
+	// above test.
+	headroom := noConfirm
 	headroom.HeadroomReplicas, headroom.HeadroomPercent, headroom.Horizon = 1, 25, 0
 	cases := []struct {
 		name       string
@@ -79,25 +83,69 @@ func TestAdaptive(t *testing.T) {
 			},
 		},
 		{
-			// A ramp of 100 per 15 s step: from three points the line fits
-			// (R² 1, slope 100) and the forecast 30 s (2 steps) ahead is
-			// 300 + 2·100 = 500: 5 pods, where the load needs 3. Next: 400
-			// + 200 = 600.
+			// A ramp of 100 per 15 s step: 200 on 1 pod is twice its load
+			// (a step: at once). 300 on 2 pods is 1.5x, a small rise the
+			// previous step (200, within the tolerance of 2 pods) did not
+			// show: the observed load alone keeps 2, but from three points
+			// the line fits (R² 1, slope 100) and the forecast 30 s (2
+			// steps) ahead is 300 + 2·100 = 500: 5 pods — a forecast acts
+			// at once. Next: 400 on 5 pods needs 4, the forecast 400 + 200
+			// = 600 needs 6.
 			name: "ramp: trend forecast at the horizon", cfg: noSeason, first: 1, minR: 1, maxR: 60,
 			steps: []adStep{
 				{0, 100, 1, "need 1"},
 				{15 * s, 200, 2, "need 2"},
-				{30 * s, 300, 5, "need 3; trend forecast 500 in 30s needs 5"},
+				{30 * s, 300, 5, "need 2 (a rise below 2x: held until the next step confirms it); trend forecast 500 in 30s needs 5"},
 				{45 * s, 400, 6, "need 4; trend forecast 600 in 30s needs 6"},
 			},
 		},
 		{
-			// Tolerance 0.1 around the current 10 pods: 1050 stays, 1150
-			// scales to 12.
-			name: "tolerance", cfg: noSeason, first: 10, minR: 1, maxR: 60,
+			// Tolerance 0.1 around the current 10 pods: 1050 stays. 1150
+			// is beyond it but below 2 x 1000: a small rise, held at 10
+			// while the previous step (1050) was within the tolerance;
+			// 1150 again 15 s later confirms it: 12.
+			name: "tolerance, a small rise confirmed over a step", cfg: noSeason, first: 10, minR: 1, maxR: 60,
+			steps: []adStep{
+				{0, 1050, 10, "need 10 (within the tolerance)"},
+				{15 * s, 1150, 10, "need 10 (a rise below 2x: held until the next step confirms it)"},
+				// A decision within the same step still compares with 1050.
+				{20 * s, 1150, 10, "held until the next step confirms it"},
+				{30 * s, 1150, 12, "need 12"},
+			},
+		},
+		{
+			// A rise that does not last: 1300 for one step, then 1000
+			// again: no pod is started for it.
+			name: "a one-step blip is not followed", cfg: noSeason, first: 10, minR: 1, maxR: 60,
+			steps: []adStep{
+				{0, 1000, 10, "need 10 (within the tolerance)"},
+				{15 * s, 1300, 10, "held until the next step confirms it"},
+				{30 * s, 1000, 10, "need 10 (within the tolerance)"},
+			},
+		},
+		{
+			// A step: 2000 on 10 pods is 2 x their load (StepRatio 2):
+			// followed at once, as 5000 on 10 is.
+			name: "a step of StepRatio is followed at once", cfg: noSeason, first: 10, minR: 1, maxR: 60,
+			steps: []adStep{
+				{0, 1000, 10, "need 10 (within the tolerance)"},
+				{15 * s, 2000, 20, "need 20"},
+			},
+		},
+		{
+			// StepRatio 0: every rise at once, 1150 on 10 pods is 12.
+			name: "StepRatio 0 follows every rise at once", cfg: noConfirm, first: 10, minR: 1, maxR: 60,
 			steps: []adStep{
 				{0, 1050, 10, "need 10 (within the tolerance)"},
 				{15 * s, 1150, 12, "need 12"},
+			},
+		},
+		{
+			// Scale from zero pods: nothing to compare with, at once.
+			name: "from zero at once", cfg: noSeason, first: 0, minR: 0, maxR: 60,
+			steps: []adStep{
+				{0, 0, 0, "need 0"},
+				{15 * s, 150, 2, "need 2"},
 			},
 		},
 		{
@@ -230,6 +278,9 @@ func TestAdaptiveConfigValidate(t *testing.T) {
 		{"r2", func(c *AdaptiveConfig) { c.MinR2 = 2 }, "MinR2 is 2"},
 		{"season", func(c *AdaptiveConfig) { c.SeasonalPeriod = 20 * time.Second }, "SeasonalPeriod is 20s"},
 		{"backtest", func(c *AdaptiveConfig) { c.Backtest = 0 }, "Backtest is 0s"},
+		{"step ratio 1", func(c *AdaptiveConfig) { c.StepRatio = 1 }, "StepRatio is 1"},
+		{"step ratio too large", func(c *AdaptiveConfig) { c.StepRatio = 101 }, "StepRatio is 101"},
+		{"step ratio NaN", func(c *AdaptiveConfig) { c.StepRatio = math.NaN() }, "StepRatio is NaN"},
 		{"headroom replicas", func(c *AdaptiveConfig) { c.HeadroomReplicas = -1 }, "HeadroomReplicas is -1"},
 		{"headroom percent", func(c *AdaptiveConfig) { c.HeadroomPercent = 2000 }, "HeadroomPercent is 2000"},
 	} {

@@ -559,9 +559,9 @@ func TestPolicyCapacity(t *testing.T) {
 		spot       bool
 		delay      time.Duration
 	}{
-		{"no capacity block", "", false, 10 * time.Minute},
-		{"spot, delay 2m", "  capacity: {allowSpot: true, scaleDownDelay: 2m}\n", true, 2 * time.Minute},
-		{"spot only", "  capacity: {allowSpot: true}\n", true, 10 * time.Minute},
+		{"no capacity block", "", false, 2 * time.Minute},
+		{"spot, delay 5m", "  capacity: {allowSpot: true, scaleDownDelay: 5m}\n", true, 5 * time.Minute},
+		{"spot only", "  capacity: {allowSpot: true}\n", true, 2 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := ParsePolicy([]byte(head + tc.spec))

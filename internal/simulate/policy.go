@@ -293,6 +293,17 @@ func (p Policy) WithHeadroom(replicas int32, percent float64) (Policy, error) {
 	return p, nil
 }
 
+// WithStepRatio returns p with the adaptive algorithm's StepRatio set to r
+// (0: every rise followed at once; see scaling.AdaptiveConfig), for
+// comparing the default with its alternatives.
+func (p Policy) WithStepRatio(r float64) (Policy, error) {
+	p.adaptive.StepRatio = r
+	if err := p.adaptive.Validate(); err != nil {
+		return Policy{}, inputErr("step ratio: %v", err)
+	}
+	return p, nil
+}
+
 // WithForecastHorizon returns p with the adaptive algorithm's forecast
 // horizon (spec.algorithm.adaptive.forecastHorizon) set to h.
 func (p Policy) WithForecastHorizon(h time.Duration) (Policy, error) {

@@ -63,11 +63,36 @@ type nodeSetting struct {
 }
 
 var nodeSettings = []nodeSetting{
-	{label: "spot", allowSpot: true, delay: 10 * time.Minute},
-	{label: "release 2m", delay: 2 * time.Minute},
+	{label: "spot", allowSpot: true, delay: capacity.DefaultScaleDownDelay},
+	{label: "release 10m", delay: 10 * time.Minute},
 	// The forecast horizon covering a burst's node boot: start-up 20 s +
 	// boot 75 s + the capacity round 10 s.
-	{label: "horizon 105s", delay: 10 * time.Minute, horizon: 105 * time.Second},
+	{label: "horizon 105s", delay: capacity.DefaultScaleDownDelay, horizon: 105 * time.Second},
+}
+
+// candidate is one policy evaluated for the default: an algorithm with a
+// release delay (spec.capacity.scaleDownDelay) and, for adaptive, its
+// StepRatio and forecast.
+type candidate struct {
+	label     string
+	alg       string
+	delay     time.Duration
+	stepRatio float64
+	// noForecast turns adaptive's forecast off (horizon 0).
+	noForecast bool
+}
+
+// candidates are the defaults issue 11 weighed, each measured on every
+// trace; the last two are today's defaults (the HPA is compared with the
+// same release delay).
+var candidates = []candidate{
+	{label: "kubernetes, release 10m", alg: "kubernetes", delay: 10 * time.Minute},
+	{label: "adaptive, every rise at once, release 10m (the default before)", alg: "adaptive", delay: 10 * time.Minute},
+	{label: "adaptive, no forecast, every rise at once, release 10m", alg: "adaptive", delay: 10 * time.Minute, noForecast: true},
+	{label: "adaptive, small rises confirmed, release 10m", alg: "adaptive", delay: 10 * time.Minute, stepRatio: 2},
+	{label: "adaptive, every rise at once, release 2m", alg: "adaptive", delay: 2 * time.Minute},
+	{label: "kubernetes, release 2m (default)", alg: "kubernetes", delay: capacity.DefaultScaleDownDelay},
+	{label: "adaptive, small rises confirmed, release 2m (default)", alg: "adaptive", delay: capacity.DefaultScaleDownDelay, stepRatio: 2},
 }
 
 // compared are the runs of the before/after table.
@@ -81,6 +106,8 @@ type traceRuns struct {
 	floor    *sim.Result
 	headroom []*sim.Result
 	nodes    []*sim.Result
+	// cands are the candidates' runs, in candidates' order.
+	cands []*sim.Result
 	// before are the compared algorithms' runs and the floor on the model
 	// before node groups (nil: none).
 	before map[string]*sim.Result
@@ -197,6 +224,29 @@ func runTrace(base sim.Policy, model sim.ClusterModel, old *sim.ClusterModel, pa
 		}
 		res.Name = "adaptive " + ns.label
 		r.nodes = append(r.nodes, res)
+	}
+	for _, c := range candidates {
+		p, err := base.WithAlgorithm(c.alg)
+		if err != nil {
+			return nil, err
+		}
+		p.ScaleDownDelay = c.delay
+		if c.alg == "adaptive" {
+			if p, err = p.WithStepRatio(c.stepRatio); err != nil {
+				return nil, err
+			}
+			if c.noForecast {
+				if p, err = p.WithForecastHorizon(0); err != nil {
+					return nil, err
+				}
+			}
+		}
+		res, err := sim.Run(p, model, trace)
+		if err != nil {
+			return nil, fmt.Errorf("candidate %s: %w", c.label, err)
+		}
+		res.Name = c.label
+		r.cands = append(r.cands, res)
 	}
 	if r.floor, err = sim.ReactiveFloor(adaptive, model, trace, ctrl); err != nil {
 		return nil, err
@@ -323,6 +373,7 @@ func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath, beforeP
 			fmt.Fprintf(&b, " %.2f / %.2f / %.2f | %s |\n", after["kubernetes"].Metrics.NodeHours, after["adaptive"].Metrics.NodeHours, t.floor.Metrics.NodeHours, h)
 		}
 	}
+	writeCandidates(&b, all)
 	b.WriteString("\n### Forecast error\n\n")
 	b.WriteString("MAPE of the adaptive algorithm's load forecast (made at every decision for the decision time + `forecastHorizon`, 30 s) against the trace's load at that second, beside the naive forecast (the load it observed: no change); seconds with no load are left out.\n\n")
 	b.WriteString("| trace | decisions | forecast MAPE | naive MAPE |\n|---|---:|---:|---:|\n")
@@ -331,7 +382,7 @@ func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath, beforeP
 		fmt.Fprintf(&b, "| %s | %d | %.2f %% | %.2f %% |\n", t.name, m.Forecasts, m.ForecastMAPE, m.NaiveMAPE)
 	}
 	b.WriteString("\n### The frontier: SLA violations and cost of every algorithm and of adaptive with headroom or node settings\n\n")
-	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). The node settings change the policy's `spec.capacity`: `spot` is `allowSpot` (the spot group of m5.xlarge at $0.0735 per hour, interrupted at the model's seeded rate with EC2's 2-minute notice) and `release 2m` is `scaleDownDelay: 2m`; `horizon 105s` sets `spec.algorithm.adaptive.forecastHorizon` to the time a burst replica needs on a new node (20 s start-up + 75 s boot + a 10 s capacity round). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
+	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). The node settings change the policy's `spec.capacity`: `spot` is `allowSpot` (the spot group of m5.xlarge at $0.0735 per hour, interrupted at the model's seeded rate with EC2's 2-minute notice) and `release 10m` is `scaleDownDelay: 10m` (Cluster Autoscaler's default, HCA's before 2m); `horizon 105s` sets `spec.algorithm.adaptive.forecastHorizon` to the time a burst replica needs on a new node (20 s start-up + 75 s boot + a 10 s capacity round). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
 	b.WriteString("| trace |")
 	cols := append(append([]string(nil), algorithms...), "reactive floor")
 	for _, h := range headrooms {
@@ -436,4 +487,59 @@ func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 		fmt.Fprintf(w, `<circle cx="%d" cy="%d" r="%.1f" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", left+plotW+14, ly, rad, c, left+plotW+24, ly+4, chart.Esc(fmt.Sprintf("%s %.2f %%, $%.2f", name, viol(r), r.Metrics.CostPerDay)))
 	}
 	w.WriteString("</svg>\n")
+}
+
+// writeCandidates writes the defaults weighed for the bar: every candidate
+// on every trace (SLA violations / $ per day / re-expansions), and per
+// adaptive candidate the traces on which it has at most 0.6 x the HPA's
+// violations at no higher cost with no more re-expansions, the HPA
+// released after the same delay.
+func writeCandidates(b *strings.Builder, all []*traceRuns) {
+	b.WriteString("\n### Choosing the default: the candidates on every trace\n\n")
+	b.WriteString("Each candidate is the policy above with one algorithm, release delay (`spec.capacity.scaleDownDelay`) and, for adaptive, its confirmation of small rises (a rise below 2 × the count's load waits one 15 s metric step; steps and forecasts act at once) and forecast. SLA violations / $ per day / re-expansions. The last row counts the traces on which the candidate meets the bar's first check against the HPA released after the same delay.\n\n")
+	b.WriteString("| trace |")
+	for _, c := range candidates {
+		b.WriteString(" " + c.label + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(candidates)) + "\n")
+	for _, t := range all {
+		b.WriteString("| " + t.name + " |")
+		for _, r := range t.cands {
+			fmt.Fprintf(b, " %.3f %% / %.2f / %d |", viol(r), r.Metrics.CostPerDay, r.Metrics.ReExpansions)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("| meets the HPA check (same release) |")
+	for i, c := range candidates {
+		if c.alg != "adaptive" {
+			b.WriteString(" — |")
+			continue
+		}
+		hpa := -1
+		for j, o := range candidates {
+			if o.alg == "kubernetes" && o.delay == c.delay {
+				hpa = j
+			}
+		}
+		if hpa < 0 {
+			b.WriteString(" no HPA run |")
+			continue
+		}
+		met := 0
+		var missed []string
+		for _, t := range all {
+			v, _ := verdicts(&traceRuns{periodic: t.periodic, byAlg: map[string]*sim.Result{"adaptive": t.cands[i], "kubernetes": t.cands[hpa]}, floor: t.floor})
+			if v == "met" {
+				met++
+			} else {
+				missed = append(missed, t.name)
+			}
+		}
+		fmt.Fprintf(b, " %d of %d", met, len(all))
+		if len(missed) > 0 {
+			fmt.Fprintf(b, " (missed: %s)", strings.Join(missed, ", "))
+		}
+		b.WriteString(" |")
+	}
+	b.WriteString("\n")
 }

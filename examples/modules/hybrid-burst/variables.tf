@@ -234,8 +234,8 @@ variable "workloads" {
     - placement: "priority" (default), "cheapest", "weighted" or "capacity".
     - pending_threshold: how long a pod must stay Unschedulable before bursting, a Go duration (default "5s").
     - failover_after: how long a burst cluster may stay unreachable before its replicas are placed again elsewhere, a Go duration in [0s, 1h] ("0s": never; default "90s").
-    - capacity: allow_spot (the runtime may buy spot nodes, first) and scale_down_delay (how long a burst node stays empty before it is released, default "10m"); null: on-demand only.
-    - metrics, algorithm, propagate, consul: as the hca_burst_policy arguments of the same names (null: the API's defaults: CPU at 80 %, algorithm "kubernetes", nothing propagated, no Consul registration).
+    - capacity: allow_spot (the runtime may buy spot nodes, first) and scale_down_delay (how long a burst node stays empty before it is released, default "2m"); null: on-demand only.
+    - metrics, algorithm, propagate, consul: as the hca_burst_policy arguments of the same names (null: the API's defaults: CPU at 80 %, algorithm "adaptive", nothing propagated, no Consul registration).
   EOT
   type = map(object({
     namespace       = string

@@ -185,11 +185,13 @@ type BurstCapacity struct {
 	AllowSpot bool `json:"allowSpot,omitempty"`
 
 	// ScaleDownDelay is how long a node must be empty before it is released
-	// (Go duration; Cluster Autoscaler's default: 10m).
+	// (Go duration; default 2m: about the time a replacement node takes to
+	// serve, boot plus pod start-up; Cluster Autoscaler's is 10m,
+	// Karpenter's consolidateAfter 0s).
 	//
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
-	// +kubebuilder:default="10m"
+	// +kubebuilder:default="2m"
 	// +optional
 	ScaleDownDelay *metav1.Duration `json:"scaleDownDelay,omitempty"`
 }
@@ -472,9 +474,11 @@ type PanicAlgorithm struct {
 }
 
 // AdaptiveAlgorithm are the adaptive algorithm's parameters: the replica
-// count follows the load at once when it rises (and the load forecast
-// horizon ahead when that is higher), and falls only to the highest count
-// recommended within scaleDownStabilizationWindow.
+// count follows the load at once when it rises by a step (to twice what
+// the count serves, or more), a smaller rise once the next metric step
+// shows it too (and the load forecast horizon ahead when that is higher),
+// and falls only to the highest count recommended within
+// scaleDownStabilizationWindow.
 type AdaptiveAlgorithm struct {
 	// ScaleDownStabilizationWindow keeps the highest recommendation of this
 	// trailing window, as the HPA's scale-down stabilisation, unless the
