@@ -73,8 +73,15 @@ func errorRe(summary string, fragments ...string) *regexp.Regexp {
 }
 
 // noTerraformError matches text holding no "Error:", the start of each of
-// Terraform's error diagnostics (a prefix of it may end the text).
-const noTerraformError = `(?:[^E]|E(?:[^rE]|r(?:[^rE]|r(?:[^oE]|o(?:[^rE]|r[^:E])))))*(?:E(?:r(?:r(?:o(?:r)?)?)?)?)?`
+// Terraform's error diagnostics (a prefix of it may end the text). It is the
+// automaton for "Error:" written out: a run of E's, then a part of "rror"
+// that the next E starts over (chunks), until a character that leaves the
+// match (a part of "rror" and a character that does not continue it). Runs
+// such as "EE" and "ErE" (hex request IDs) are text like any other; an
+// earlier form refused them, and tests whose output held a request ID such
+// as 94EE27FC failed now and then.
+const noTerraformError = `(?:[^E]|(?:E+(?:r|rr|rro|rror))*E+(?:[^rE]|r[^rE]|rr[^oE]|rro[^rE]|rror[^:E]))*` +
+	`(?:(?:E+(?:r|rr|rro|rror))*E+(?:r|rr|rro|rror)?)?`
 
 // onlyErrorRe is errorRe for an output that holds this error and no other:
 // no second diagnostic before or after it, nor between its fragments.
@@ -314,4 +321,55 @@ func TestOnlyErrorRe(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNoTerraformError: the pattern matches exactly the texts without
+// "Error:", whatever runs of E and prefixes of "Error" they hold.
+func TestNoTerraformError(t *testing.T) {
+	re := regexp.MustCompile(`\A` + noTerraformError + `\z`)
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"", true},
+		{"plain text", true},
+		{"request ID 94EE27FC-C6C1", true},
+		{"EE", true},
+		{"ErEx", true},
+		{"ErrEr", true},
+		{"ErrorE:", true},
+		{"Errors: 3", true},
+		{"Error", true},
+		{"Erro", true},
+		{"EEEError", true},
+		{"Error running apply: exit status 1", true},
+		{"Error:", false},
+		{"x Error: y", false},
+		{"EError:", false},
+		{"ErError:", false},
+		{"ErrorError:", false},
+		{"Error running apply\n\nError: Error creating", false},
+	}
+	for _, tt := range tests {
+		if got := re.MatchString(tt.text); got != tt.want {
+			t.Errorf("%q: matched %v, want %v", tt.text, got, tt.want)
+		}
+	}
+	// Every string of E, r, o, ':' and x up to length 7 against the plain
+	// definition.
+	alphabet := []byte("Erox:")
+	var walk func(prefix []byte)
+	walk = func(prefix []byte) {
+		s := string(prefix)
+		if got, want := re.MatchString(s), !strings.Contains(s, "Error:"); got != want {
+			t.Fatalf("%q: matched %v, want %v", s, got, want)
+		}
+		if len(prefix) == 7 {
+			return
+		}
+		for _, c := range alphabet {
+			walk(append(prefix, c))
+		}
+	}
+	walk(nil)
 }
