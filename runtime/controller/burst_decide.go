@@ -53,6 +53,12 @@ type burstInput struct {
 	PrimaryWritten *int32
 	// StoredTotal is the total last decided (BurstTotalAnnotation), nil if none.
 	StoredTotal *int32
+	// RequestedTotal is a total asked for on the Deployment
+	// (BurstRequestedTotalAnnotation, written by a MultiObjective strategy
+	// instead of spec.replicas, which is the primary's share), nil if none. It
+	// is the total when the Deployment is the source, before a change of
+	// spec.replicas.
+	RequestedTotal *int32
 
 	TotalSource     burstTotalSource
 	AlgorithmTotal  int32
@@ -178,6 +184,11 @@ func burstDecide(in burstInput) (burstPlan, error) {
 		}
 	default:
 		switch {
+		case in.RequestedTotal != nil:
+			total = *in.RequestedTotal
+			if total != current {
+				notes = append(notes, fmt.Sprintf("total of %d replicas requested on the Deployment (%s)", total, BurstRequestedTotalAnnotation))
+			}
 		case userChanged:
 			total = in.PrimarySpec
 			notes = append(notes, fmt.Sprintf("Deployment scaled to %d replicas", in.PrimarySpec))

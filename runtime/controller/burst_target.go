@@ -112,6 +112,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		PrimarySpec:    burstPtrOr(d.Spec.Replicas, 1),
 		PrimaryWritten: burstInt32Annotation(d, BurstPrimaryAnnotation),
 		StoredTotal:    burstInt32Annotation(d, BurstTotalAnnotation),
+		RequestedTotal: burstInt32Annotation(d, BurstRequestedTotalAnnotation),
 	}
 	for i := range pods.Items {
 		pod := &pods.Items[i]
@@ -367,7 +368,8 @@ func burstDistribution(primaryName string, primary int32, burst map[string]int32
 func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment, replicas, total int32, sloApplied string) error {
 	wantP, wantT := strconv.Itoa(int(replicas)), strconv.Itoa(int(total))
 	_, annotated := d.Annotations[BurstTotalAnnotation]
-	if sloApplied == "" && burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
+	requested, hasRequest := d.Annotations[BurstRequestedTotalAnnotation]
+	if sloApplied == "" && !hasRequest && burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
 		d.Annotations[BurstPrimaryAnnotation] == wantP && d.Annotations[BurstTotalAnnotation] == wantT) {
 		return nil
 	}
@@ -378,6 +380,12 @@ func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment
 		} else {
 			ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/metadata/annotations/" + strings.ReplaceAll(BurstSLOAppliedAnnotation, "/", "~1"), Value: sloApplied})
 		}
+	}
+	if hasRequest {
+		// The request is taken: remove it, unless it changed since it was
+		// read (then the patch fails and the next round takes the new one).
+		path := "/metadata/annotations/" + strings.ReplaceAll(BurstRequestedTotalAnnotation, "/", "~1")
+		ops = append(ops, burstJSONPatchOp{Op: "test", Path: path, Value: requested}, burstJSONPatchOp{Op: "remove", Path: path})
 	}
 	raw, err := json.Marshal(ops)
 	if err != nil {
