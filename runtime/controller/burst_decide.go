@@ -272,7 +272,17 @@ func burstDecide(in burstInput) (burstPlan, error) {
 			plan.RequeueAfter = wait
 		}
 	}
-	deficit := max(0, min(ripe-removedPending, primary-in.Scheduled))
+	// The replicas the primary cannot run: those beyond its bound pods, or,
+	// when every replica is bound, the surge pods of a rolling update that
+	// cannot start while the old pods hold the capacity (with few replicas
+	// maxUnavailable rounds down to 0: the rollout would wait forever; with
+	// one replica fewer in the primary it proceeds, and the copy runs the new
+	// template).
+	need := primary - in.Scheduled
+	if need <= 0 {
+		need = in.Scheduled + in.Unassigned - in.PrimarySpec
+	}
+	deficit := max(0, min(ripe-removedPending, need))
 	if deficit > 0 {
 		pl, err := scaling.Place(deficit, in.Pod, burstWithCurrent(in.Targets, plan.Burst), in.Mode)
 		if err != nil {

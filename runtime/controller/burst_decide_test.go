@@ -186,6 +186,21 @@ func TestBurstDecide(t *testing.T) {
 			total: 10, primary: 6, burst: map[string]int32{"b1": 4},
 		},
 		{
+			name: "a rolling update stuck on a full primary: its Unschedulable surge pod bursts",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 3, burstI32(3), burstI32(3)
+				in.Scheduled, in.Unassigned, in.Unschedulable = 3, 1, burstAt(1, time.Minute)
+			}),
+			total: 3, primary: 2, burst: map[string]int32{"b1": 1}, actions: []string{"burst"},
+		},
+		{
+			name: "a rolling update's surge pod waits out the threshold",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.Scheduled, in.Unassigned, in.Unschedulable = 3, 3, 1, burstAt(1, 2*time.Second)
+			}),
+			total: 3, primary: 3, burst: map[string]int32{"b1": 0}, requeueAfter: 3 * time.Second,
+		},
+		{
 			name: "crash after creating the copy, before shrinking the primary: Unschedulable primary replicas go, no second burst",
 			in: base(func(in *burstInput) {
 				in.PrimaryWritten, in.StoredTotal = burstI32(10), burstI32(10)
