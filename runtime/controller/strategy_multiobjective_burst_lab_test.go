@@ -168,8 +168,8 @@ func reversals(totals []int32) int {
 // 100 ms. The strategy's view of the replicas is the policy's total, not the
 // primary's share (a strategy reading spec.replicas sees fewer replicas than
 // serve the load and the two controllers fight: the total swings up and down
-// at constant load). When the load falls to 60 req/s the total falls and the
-// replicas come back to the private cluster.
+// at constant load). When the load falls to 60 req/s the strategy goes back
+// to 300m/400Mi pods, which the private cluster holds: the replicas come back.
 func TestMultiObjectiveBurstLab(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -311,12 +311,14 @@ func TestMultiObjectiveBurstLab(t *testing.T) {
 		t.Errorf("the strategy sees %d replicas, the policy's total is %d", got.Status.Replicas, view().total)
 	}
 
-	// The load falls: fewer replicas, all back in the private cluster.
+	// The load falls: the strategy shrinks the pods (and with this model
+	// keeps 3 replicas: it predicts 378 ms for one), the private cluster holds
+	// them again and the burst replicas come back.
 	setPhase("60 req/s again")
 	putLoad(t, loadsim, ns, "web", 60)
 	sloEventually(t, 6*time.Minute, "the replicas back in the private cluster", func() (bool, string) {
 		v := view()
-		return v.copyReplicas == 0 && v.total == v.primary && v.total < settled.total && !v.requestedPending, v.String() + "; " + describeMOHA(getStrategy())
+		return v.copyReplicas == 0 && v.total == v.primary && !v.requestedPending, v.String() + "; " + describeMOHA(getStrategy())
 	})
 	t.Logf("back: %s; %s", view(), describeMOHA(getStrategy()))
 
