@@ -210,6 +210,10 @@ func TestMultiObjectiveBurstLab(t *testing.T) {
 	}
 	s := mohaStrategy(ns, "web", "web", "web-model")
 	s.Labels[controller.ClassLabel] = bl.class()
+	// Usages within 25 % of 80 % hold: at 300 req/s the chosen 3 x 500m runs
+	// at about 63 % CPU, which the default 10 % would resize again (to pods
+	// too small for the load, the model being wrong there) at constant load.
+	s.Spec.TolerancePercent = 25
 	if err := bl.control.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
@@ -310,6 +314,9 @@ func TestMultiObjectiveBurstLab(t *testing.T) {
 	if got := getStrategy(); got.Status.Replicas != view().total {
 		t.Errorf("the strategy sees %d replicas, the policy's total is %d", got.Status.Replicas, view().total)
 	}
+	if v := view(); v.copyReplicas == 0 {
+		t.Fatalf("nothing bursts any more at 300 req/s: %s; %s", v, describeMOHA(getStrategy()))
+	}
 
 	// The load falls: the strategy shrinks the pods (and with this model
 	// keeps 3 replicas: it predicts 378 ms for one), the private cluster holds
@@ -318,7 +325,8 @@ func TestMultiObjectiveBurstLab(t *testing.T) {
 	putLoad(t, loadsim, ns, "web", 60)
 	sloEventually(t, 6*time.Minute, "the replicas back in the private cluster", func() (bool, string) {
 		v := view()
-		return v.copyReplicas == 0 && v.total == v.primary && !v.requestedPending, v.String() + "; " + describeMOHA(getStrategy())
+		got := getStrategy()
+		return measured(got, "requestsPerSecond") < 70 && v.copyReplicas == 0 && v.total == v.primary && !v.requestedPending, v.String() + "; " + describeMOHA(got)
 	})
 	t.Logf("back: %s; %s", view(), describeMOHA(getStrategy()))
 
