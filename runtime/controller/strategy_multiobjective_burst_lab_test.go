@@ -40,12 +40,13 @@ type mohaBurstView struct {
 	primaryRes        string // "cpu/memory" of the primary's template
 	copyRes           string // of the copy's template ("" no copy)
 	requestedPending  bool
+	rolledOut         bool // both Deployments' rollouts complete, every replica Ready
 	copyPodsResources []string // of the copy's running pods
 }
 
 func (v mohaBurstView) String() string {
-	return fmt.Sprintf("total=%d primary=%d copy=%d primary-res=%s copy-res=%s requested-pending=%v copy-pods=%v",
-		v.total, v.primary, v.copyReplicas, v.primaryRes, v.copyRes, v.requestedPending, v.copyPodsResources)
+	return fmt.Sprintf("total=%d primary=%d copy=%d primary-res=%s copy-res=%s requested-pending=%v rolled-out=%v copy-pods=%v",
+		v.total, v.primary, v.copyReplicas, v.primaryRes, v.copyRes, v.requestedPending, v.rolledOut, v.copyPodsResources)
 }
 
 func limitsOf(spec *corev1.PodSpec) string {
@@ -70,11 +71,17 @@ func (bl *burstLab) mohaBurstView(t *testing.T, ctx context.Context, ns string) 
 	}
 	_, v.requestedPending = d.Annotations[controller.BurstRequestedTotalAnnotation]
 	v.primaryRes = limitsOf(&d.Spec.Template.Spec)
+	done := func(d *appsv1.Deployment) bool {
+		n := ptr.Deref(d.Spec.Replicas, 1)
+		return d.Status.ObservedGeneration >= d.Generation && d.Status.Replicas == n && d.Status.UpdatedReplicas == n && d.Status.ReadyReplicas == n
+	}
+	v.rolledOut = done(&d)
 	var c appsv1.Deployment
 	err := bl.member.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, &c)
 	if err == nil && c.DeletionTimestamp == nil {
 		v.copyReplicas = ptr.Deref(c.Spec.Replicas, 1)
 		v.copyRes = limitsOf(&c.Spec.Template.Spec)
+		v.rolledOut = v.rolledOut && done(&c)
 		var pods corev1.PodList
 		if err := bl.member.List(ctx, &pods, client.InNamespace(ns)); err != nil {
 			return v, err
@@ -158,8 +165,9 @@ func reversals(totals []int32) int {
 }
 
 // TestMultiObjectiveBurstLab: a MultiObjective strategy and a BurstPolicy
-// (no metrics) on one Deployment whose private pool (1 CPU) holds three pods
-// of 300m at most, a burst cluster with room, lab Prometheus and loadsim.
+// (no metrics) on one Deployment whose private pool (900m CPU) holds three
+// pods of 300m but one of 500m, a burst cluster with room, lab Prometheus and
+// loadsim.
 //
 // At 60 req/s one pod of 300m/400Mi meets every target: nothing changes. At
 // 300 req/s the strategy wants more replicas and larger pods than the pool
@@ -182,7 +190,7 @@ func TestMultiObjectiveBurstLab(t *testing.T) {
 	loadsim := strings.TrimRight(env["HCA_LAB_LOADSIM_URL"], "/")
 
 	pool := fmt.Sprintf("mb-%d", bl.id)
-	bl.pool(t, ctx, pool, "1")
+	bl.pool(t, ctx, pool, "900m")
 	ns := bl.namespace(t, ctx, "moha-burst")
 	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("300m"), corev1.ResourceMemory: resource.MustParse("400Mi")}
 	bl.deploy(t, ctx, ns, pool, 1, func(d *appsv1.Deployment) {
@@ -301,7 +309,7 @@ func TestMultiObjectiveBurstLab(t *testing.T) {
 		v := view()
 		rps, rt := measured(got, "requestsPerSecond"), measured(got, "responseTimeMillis")
 		return rps > 285 && rt >= 0 && rt <= 100 && got.Status.Replicas == v.total && !v.requestedPending &&
-			v.total > v.primary, v.String() + "; " + describeMOHA(got)
+			v.total > v.primary && v.rolledOut, v.String() + "; " + describeMOHA(got)
 	})
 	settled := view()
 	t.Logf("settled: %s; %s", settled, describeMOHA(getStrategy()))
