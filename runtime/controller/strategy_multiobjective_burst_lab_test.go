@@ -40,7 +40,7 @@ type mohaBurstView struct {
 	primaryRes        string // "cpu/memory" of the primary's template
 	copyRes           string // of the copy's template ("" no copy)
 	requestedPending  bool
-	rolledOut         bool // both Deployments' rollouts complete, every replica Ready
+	rolledOut         bool     // both Deployments' rollouts complete, every replica Ready
 	copyPodsResources []string // of the copy's running pods
 }
 
