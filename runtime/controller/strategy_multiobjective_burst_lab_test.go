@@ -174,9 +174,10 @@ func reversals(totals []int32) int {
 // holds: the overflow runs in the burst cluster, its copy (and its pods) with
 // the pod resources the strategy chose, and 300 req/s are served within
 // 100 ms. The strategy's view of the replicas is the policy's total, not the
-// primary's share (a strategy reading spec.replicas sees fewer replicas than
-// serve the load and the two controllers fight: the total swings up and down
-// at constant load). When the load falls to 60 req/s the strategy goes back
+// primary's share: a strategy reading spec.replicas sees fewer replicas than
+// serve the load (it reported 1 of 3 when tried: the settling check fails),
+// and a total swinging up and down at constant load (two controllers
+// fighting) fails the reversal check. When the load falls to 60 req/s the strategy goes back
 // to 300m/400Mi pods, which the private cluster holds: the replicas come back.
 func TestMultiObjectiveBurstLab(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
