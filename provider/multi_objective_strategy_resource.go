@@ -160,7 +160,7 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 			"namespace": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				Description: "Namespace of the strategy, its target and its model ConfigMap in the control cluster; a DNS label (it must exist). Changing it replaces the resource.",
 				Validators:  []validator.String{stringvalidator.LengthBetween(1, 63), stringvalidator.RegexMatches(dnsLabelRE, "must be a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit")}},
-			"target": schema.SingleNestedAttribute{Required: true, Description: "The Deployment whose replicas and container resources change.",
+			"target": schema.SingleNestedAttribute{Required: true, Description: "The Deployment whose replicas and container resources change. With an `hca_burst_policy` (without `metrics`) on it, the replicas are the total across clusters: the strategy reads the policy's total and hands its decision to the policy, which bursts what the private cluster cannot hold (see \"MultiObjective with bursting\" in the concepts guide).",
 				Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, Validators: subdomain, Description: "Name of the Deployment, a DNS subdomain."},
 				}},

@@ -432,7 +432,7 @@ func (r *BurstReconciler) restorePrimary(ctx context.Context, d *appsv1.Deployme
 		ops = append(ops, burstJSONPatchOp{Op: "test", Path: "/spec/replicas", Value: *d.Spec.Replicas})
 	}
 	ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/spec/replicas", Value: burstPtrOr(d.Spec.Replicas, 1) + add})
-	for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation, BurstSLOAppliedAnnotation} {
+	for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation, BurstSLOAppliedAnnotation, BurstRequestedTotalAnnotation} {
 		if _, ok := d.Annotations[k]; ok {
 			ops = append(ops, burstJSONPatchOp{Op: "remove", Path: "/metadata/annotations/" + strings.ReplaceAll(k, "/", "~1")})
 		}

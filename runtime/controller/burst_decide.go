@@ -53,6 +53,12 @@ type burstInput struct {
 	PrimaryWritten *int32
 	// StoredTotal is the total last decided (BurstTotalAnnotation), nil if none.
 	StoredTotal *int32
+	// RequestedTotal is a total asked for on the Deployment
+	// (BurstRequestedTotalAnnotation, written by a MultiObjective strategy
+	// instead of spec.replicas, which is the primary's share), nil if none. It
+	// is the total when the Deployment is the source, before a change of
+	// spec.replicas.
+	RequestedTotal *int32
 
 	TotalSource     burstTotalSource
 	AlgorithmTotal  int32
@@ -210,6 +216,11 @@ func burstDecide(in burstInput) (burstPlan, error) {
 		}
 	default:
 		switch {
+		case in.RequestedTotal != nil:
+			total = *in.RequestedTotal
+			if total != current {
+				notes = append(notes, fmt.Sprintf("total of %d replicas requested on the Deployment (%s)", total, BurstRequestedTotalAnnotation))
+			}
 		case userChanged:
 			total = in.PrimarySpec
 			notes = append(notes, fmt.Sprintf("Deployment scaled to %d replicas", in.PrimarySpec))
@@ -311,7 +322,17 @@ func burstDecide(in burstInput) (burstPlan, error) {
 			plan.RequeueAfter = wait
 		}
 	}
-	deficit := max(0, min(ripe-removedPending, primary-in.Scheduled))
+	// The replicas the primary cannot run: those beyond its bound pods, or,
+	// when every replica is bound, the surge pods of a rolling update that
+	// cannot start while the old pods hold the capacity (with few replicas
+	// maxUnavailable rounds down to 0: the rollout would wait forever; with
+	// one replica fewer in the primary it proceeds, and the copy runs the new
+	// template).
+	need := primary - in.Scheduled
+	if need <= 0 {
+		need = in.Scheduled + in.Unassigned - in.PrimarySpec
+	}
+	deficit := max(0, min(ripe-removedPending, need))
 	if deficit > 0 {
 		pl, err := scaling.Place(deficit, in.Pod, burstWithCurrent(in.Targets, plan.Burst), in.Mode)
 		if err != nil {

@@ -145,6 +145,63 @@ func TestBurstDecide(t *testing.T) {
 			total: 12, primary: 8, burst: map[string]int32{"b1": 4}, actions: []string{"scale-up"},
 		},
 		{
+			name: "requested total (a MultiObjective strategy): the burst replicas go first",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.RequestedTotal, in.Scheduled = 6, burstI32(6), burstI32(10), burstI32(7), 6
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 7, primary: 6, burst: map[string]int32{"b1": 1}, actions: []string{"scale-down"},
+		},
+		{
+			name: "requested total above the primary's share: the primary takes the increase (overflow bursts once Unschedulable)",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.RequestedTotal, in.Scheduled = 6, burstI32(6), burstI32(10), burstI32(13), 6
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 13, primary: 9, burst: map[string]int32{"b1": 4}, actions: []string{"scale-up"},
+		},
+		{
+			name: "requested total equal to the primary's written share is still a new total",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.RequestedTotal, in.Scheduled = 6, burstI32(6), burstI32(10), burstI32(6), 6
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 6, primary: 6, burst: map[string]int32{"b1": 0}, actions: []string{"scale-down"},
+		},
+		{
+			name: "requested total beats a user's change of spec.replicas",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.RequestedTotal, in.Scheduled = 20, burstI32(6), burstI32(10), burstI32(12), 6
+				in.Unassigned = 14
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 12, primary: 8, burst: map[string]int32{"b1": 4}, actions: []string{"scale-up"},
+		},
+		{
+			name: "an algorithm total wins over a requested total",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.RequestedTotal, in.Scheduled = 6, burstI32(6), burstI32(10), burstI32(3), 6
+				in.TotalSource, in.AlgorithmTotal = burstTotalFromAlgorithm, 10
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4)}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 4},
+		},
+		{
+			name: "a rolling update stuck on a full primary: its Unschedulable surge pod bursts",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 3, burstI32(3), burstI32(3)
+				in.Scheduled, in.Unassigned, in.Unschedulable = 3, 1, burstAt(1, time.Minute)
+			}),
+			total: 3, primary: 2, burst: map[string]int32{"b1": 1}, actions: []string{"burst"},
+		},
+		{
+			name: "a rolling update's surge pod waits out the threshold",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.Scheduled, in.Unassigned, in.Unschedulable = 3, 3, 1, burstAt(1, 2*time.Second)
+			}),
+			total: 3, primary: 3, burst: map[string]int32{"b1": 0}, requeueAfter: 3 * time.Second,
+		},
+		{
 			name: "crash after creating the copy, before shrinking the primary: Unschedulable primary replicas go, no second burst",
 			in: base(func(in *burstInput) {
 				in.PrimaryWritten, in.StoredTotal = burstI32(10), burstI32(10)

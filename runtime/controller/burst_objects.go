@@ -47,6 +47,14 @@ const (
 	// controller last wrote there; a different spec.replicas means someone else
 	// (a user, an HPA) changed the total.
 	BurstPrimaryAnnotation = "hca.dev/burst-primary-replicas"
+	// BurstRequestedTotalAnnotation, on the primary Deployment, is a total
+	// replica count (all clusters) asked for by another controller that knows
+	// spec.replicas is only the primary's share: the MultiObjective strategy
+	// writes it instead of spec.replicas once the Deployment carries
+	// BurstTotalAnnotation. The burst controller takes it as the total (when
+	// no SLO Burst strategy or metrics drive the policy) and removes it in the
+	// patch that records the new BurstTotalAnnotation.
+	BurstRequestedTotalAnnotation = "hca.dev/burst-requested-total"
 	// BurstFinalizer makes deleting a BurstPolicy remove its burst copies and
 	// Consul registrations first.
 	BurstFinalizer = "hca.dev/burst-cleanup"
@@ -88,6 +96,7 @@ var burstStripAnnotations = []string{
 	"kubectl.kubernetes.io/last-applied-configuration",
 	BurstTotalAnnotation,
 	BurstPrimaryAnnotation,
+	BurstRequestedTotalAnnotation,
 }
 
 // burstDeploymentCopy builds the Deployment a burst cluster runs for src: same

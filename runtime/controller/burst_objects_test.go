@@ -304,6 +304,10 @@ func TestBurstPrimaryPatch(t *testing.T) {
 		{"no annotations yet", &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &six}},
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations","value":{"hca.dev/burst-primary-replicas":"4","hca.dev/burst-total":"6"}}]`},
+		{"a requested total is taken", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstRequestedTotalAnnotation: "6"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}},
+			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
+				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"},` +
+				`{"op":"test","path":"/metadata/annotations/hca.dev~1burst-requested-total","value":"6"},{"op":"remove","path":"/metadata/annotations/hca.dev~1burst-requested-total"}]`},
 		{"replicas unset (1)", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{}}},
 			`[{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},

@@ -112,6 +112,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		PrimarySpec:    burstPtrOr(d.Spec.Replicas, 1),
 		PrimaryWritten: burstInt32Annotation(d, BurstPrimaryAnnotation),
 		StoredTotal:    burstInt32Annotation(d, BurstTotalAnnotation),
+		RequestedTotal: burstInt32Annotation(d, BurstRequestedTotalAnnotation),
 	}
 	for i := range pods.Items {
 		pod := &pods.Items[i]
@@ -380,7 +381,8 @@ func burstDistribution(primaryName string, primary int32, burst map[string]int32
 func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment, replicas, total int32, sloApplied string) error {
 	wantP, wantT := strconv.Itoa(int(replicas)), strconv.Itoa(int(total))
 	_, annotated := d.Annotations[BurstTotalAnnotation]
-	if sloApplied == "" && burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
+	_, hasRequest := d.Annotations[BurstRequestedTotalAnnotation]
+	if sloApplied == "" && !hasRequest && burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
 		d.Annotations[BurstPrimaryAnnotation] == wantP && d.Annotations[BurstTotalAnnotation] == wantT) {
 		return nil
 	}
@@ -413,7 +415,8 @@ type burstJSONPatchOp struct {
 }
 
 // burstPrimaryPatch is the JSON patch that scales d from its current
-// spec.replicas (tested) to replicas and records the controller's annotations.
+// spec.replicas (tested) to replicas and records the controller's annotations,
+// removing a requested total (BurstRequestedTotalAnnotation, tested) it took.
 func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32) []burstJSONPatchOp {
 	esc := func(k string) string { return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1") }
 	ops := []burstJSONPatchOp{}
@@ -427,6 +430,12 @@ func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32) []burstJSONP
 	}
 	for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation} {
 		ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/metadata/annotations/" + esc(k), Value: ann[k]})
+	}
+	if requested, ok := d.Annotations[BurstRequestedTotalAnnotation]; ok {
+		// The requested total is taken: remove it, unless it changed since it
+		// was read (then the patch fails and the next round takes the new one).
+		path := "/metadata/annotations/" + esc(BurstRequestedTotalAnnotation)
+		ops = append(ops, burstJSONPatchOp{Op: "test", Path: path, Value: requested}, burstJSONPatchOp{Op: "remove", Path: path})
 	}
 	return ops
 }

@@ -48,8 +48,14 @@ type instantQuerier interface {
 // patches the Deployment's replicas and the container's CPU and memory
 // (requests = limits) in one optimistic-locked patch, which rolls the pods.
 //
+// With a BurstPolicy on the Deployment (its hca.dev/burst-total annotation),
+// the replicas are the total across clusters: read from that annotation and
+// written as the hca.dev/burst-requested-total annotation, which the burst
+// controller takes as the total and distributes (spec.replicas is then the
+// primary's share, the burst controller's to write).
+//
 // In: the strategy, the Deployment, the ConfigMap, metrics. Out: the
-// Deployment's spec.replicas and container resources, the strategy's status
+// Deployment's spec.replicas (or requested total) and container resources, the strategy's status
 // (measured inputs, the chosen variation and every candidate's scores,
 // Ready/Degraded), Events.
 type MultiObjectiveStrategyReconciler struct {
@@ -129,7 +135,7 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 	if err != nil {
 		return r.degrade(ctx, again, &s, before, now, reasonInvalidState, err.Error())
 	}
-	state, err := currentConfig(&dep, idx)
+	state, bursting, err := currentConfig(&dep, idx)
 	if err != nil {
 		return r.degrade(ctx, again, &s, before, now, reasonInvalidState, err.Error())
 	}
@@ -155,7 +161,7 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 
 	if step.Changed() {
 		patchBase := dep.DeepCopy()
-		setConfig(&dep, idx, step)
+		setConfig(&dep, idx, step, bursting, state.Replicas)
 		if err := r.Client.Patch(ctx, &dep, client.MergeFromWithOptions(patchBase, client.MergeFromWithOptimisticLock{})); err != nil {
 			return ctrl.Result{}, fmt.Errorf("patch Deployment %s/%s of multi-objective strategy: %w", s.Namespace, dep.Name, err)
 		}
@@ -349,9 +355,10 @@ func containerIndex(spec *corev1.PodSpec, name string) (int, error) {
 	return 0, fmt.Errorf("spec.container %q is not a container of the target's pod template: fix the name or unset it", name)
 }
 
-// currentConfig reads replicas and the container's CPU and memory limits
-// (its requests where no limit is set).
-func currentConfig(dep *appsv1.Deployment, idx int) (moha.State, error) {
+// currentConfig reads the total replica count and the container's CPU and
+// memory limits (its requests where no limit is set); bursting reports that a
+// BurstPolicy distributes the Deployment's replicas (moha.CurrentReplicas).
+func currentConfig(dep *appsv1.Deployment, idx int) (state moha.State, bursting bool, err error) {
 	c := dep.Spec.Template.Spec.Containers[idx]
 	get := func(name corev1.ResourceName) resource.Quantity {
 		if q, ok := c.Resources.Limits[name]; ok {
@@ -361,23 +368,38 @@ func currentConfig(dep *appsv1.Deployment, idx int) (moha.State, error) {
 	}
 	cpu, mem := get(corev1.ResourceCPU), get(corev1.ResourceMemory)
 	if cpu.IsZero() || mem.IsZero() {
-		return moha.State{}, fmt.Errorf("container %q of Deployment %s/%s declares no CPU or memory limit (or request): set resources.limits.cpu and resources.limits.memory, the strategy's starting point", c.Name, dep.Namespace, dep.Name)
+		return moha.State{}, false, fmt.Errorf("container %q of Deployment %s/%s declares no CPU or memory limit (or request): set resources.limits.cpu and resources.limits.memory, the strategy's starting point", c.Name, dep.Namespace, dep.Name)
 	}
-	replicas := int32(1)
+	spec := int32(1)
 	if dep.Spec.Replicas != nil {
-		replicas = *dep.Spec.Replicas
+		spec = *dep.Spec.Replicas
 	}
-	if replicas < 1 {
-		return moha.State{}, fmt.Errorf("Deployment %s/%s is scaled to 0: the strategy measures running pods, scale it to at least 1", dep.Namespace, dep.Name)
+	// With a BurstPolicy on the Deployment, the total is the policy's, not
+	// the primary's share in spec.replicas.
+	reps := moha.CurrentReplicas(spec, burstInt32Annotation(dep, BurstTotalAnnotation), burstInt32Annotation(dep, BurstRequestedTotalAnnotation))
+	if reps.Current < 1 {
+		return moha.State{}, false, fmt.Errorf("Deployment %s/%s is scaled to 0: the strategy measures running pods, scale it to at least 1", dep.Namespace, dep.Name)
 	}
-	return moha.State{CPULimitMilli: float64(cpu.MilliValue()), MemoryLimitMiB: mib(mem), Replicas: int(replicas)}, nil
+	return moha.State{CPULimitMilli: float64(cpu.MilliValue()), MemoryLimitMiB: mib(mem), Replicas: reps.Current}, reps.Bursting, nil
 }
 
 // setConfig writes the step's configuration: replicas, and the container's
-// CPU and memory requests and limits (equal, the Guaranteed class).
-func setConfig(dep *appsv1.Deployment, idx int, step moha.StepResult) {
+// CPU and memory requests and limits (equal, the Guaranteed class). When a
+// BurstPolicy distributes the Deployment (bursting), spec.replicas is the
+// primary's share: a new total goes to BurstRequestedTotalAnnotation, which
+// the burst controller takes as the total and distributes (the pod template
+// change reaches the burst copies through it too).
+func setConfig(dep *appsv1.Deployment, idx int, step moha.StepResult, bursting bool, current int) {
 	replicas := int32(step.Replicas)
-	dep.Spec.Replicas = &replicas
+	switch {
+	case !bursting:
+		dep.Spec.Replicas = &replicas
+	case step.Replicas != current:
+		if dep.Annotations == nil {
+			dep.Annotations = map[string]string{}
+		}
+		dep.Annotations[BurstRequestedTotalAnnotation] = strconv.Itoa(step.Replicas)
+	}
 	c := &dep.Spec.Template.Spec.Containers[idx]
 	cpu := *resource.NewMilliQuantity(int64(step.CPULimitMilli), resource.DecimalSI)
 	mem := *resource.NewQuantity(int64(step.MemoryLimitMiB)<<20, resource.BinarySI)

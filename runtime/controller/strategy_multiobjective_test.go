@@ -61,8 +61,11 @@ func TestMultiObjectiveLoop(t *testing.T) {
 }
 
 func TestMultiObjectiveConfig(t *testing.T) {
-	dep := func(res corev1.ResourceRequirements, replicas *int32) *appsv1.Deployment {
+	dep := func(res corev1.ResourceRequirements, replicas *int32, annotations ...string) *appsv1.Deployment {
 		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+		for i := 0; i+1 < len(annotations); i += 2 {
+			metav1.SetMetaDataAnnotation(&d.ObjectMeta, annotations[i], annotations[i+1])
+		}
 		d.Spec.Replicas = replicas
 		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "sidecar"}, {Name: "app", Resources: res}}
 		return d
@@ -71,18 +74,25 @@ func TestMultiObjectiveConfig(t *testing.T) {
 		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}
 	}
 	tests := []struct {
-		name string
-		d    *appsv1.Deployment
-		want moha.State
-		err  string
+		name     string
+		d        *appsv1.Deployment
+		want     moha.State
+		bursting bool
+		err      string
 	}{
 		{"limits", dep(corev1.ResourceRequirements{Limits: rl("0.5", "1Gi"), Requests: rl("100m", "64Mi")}, ptr.To[int32](3)),
-			moha.State{CPULimitMilli: 500, MemoryLimitMiB: 1024, Replicas: 3}, ""},
+			moha.State{CPULimitMilli: 500, MemoryLimitMiB: 1024, Replicas: 3}, false, ""},
 		{"requests where no limit, replicas unset is 1", dep(corev1.ResourceRequirements{Requests: rl("250m", "300Mi")}, nil),
-			moha.State{CPULimitMilli: 250, MemoryLimitMiB: 300, Replicas: 1}, ""},
-		{"nothing declared", dep(corev1.ResourceRequirements{}, ptr.To[int32](1)), moha.State{},
+			moha.State{CPULimitMilli: 250, MemoryLimitMiB: 300, Replicas: 1}, false, ""},
+		{"burst policy: the total, not the primary's share", dep(corev1.ResourceRequirements{Limits: rl("300m", "400Mi")}, ptr.To[int32](2),
+			BurstTotalAnnotation, "6", BurstPrimaryAnnotation, "2"),
+			moha.State{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 6}, true, ""},
+		{"burst policy, request pending: the requested total", dep(corev1.ResourceRequirements{Limits: rl("300m", "400Mi")}, ptr.To[int32](2),
+			BurstTotalAnnotation, "6", BurstRequestedTotalAnnotation, "9"),
+			moha.State{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 9}, true, ""},
+		{"nothing declared", dep(corev1.ResourceRequirements{}, ptr.To[int32](1)), moha.State{}, false,
 			`container "app" of Deployment shop/web declares no CPU or memory limit (or request): set resources.limits.cpu and resources.limits.memory`},
-		{"scaled to zero", dep(corev1.ResourceRequirements{Limits: rl("1", "1Gi")}, ptr.To[int32](0)), moha.State{},
+		{"scaled to zero", dep(corev1.ResourceRequirements{Limits: rl("1", "1Gi")}, ptr.To[int32](0)), moha.State{}, false,
 			"Deployment shop/web is scaled to 0"},
 	}
 	for _, tc := range tests {
@@ -91,22 +101,28 @@ func TestMultiObjectiveConfig(t *testing.T) {
 			if err != nil || idx != 1 {
 				t.Fatalf("containerIndex = %d, %v", idx, err)
 			}
-			got, err := currentConfig(tc.d, idx)
+			got, bursting, err := currentConfig(tc.d, idx)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want %q", err, tc.err)
 				}
 				return
 			}
-			if err != nil || got != tc.want {
-				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
+			if err != nil || got != tc.want || bursting != tc.bursting {
+				t.Fatalf("got %+v, bursting %v, %v; want %+v, bursting %v", got, bursting, err, tc.want, tc.bursting)
 			}
 			// setConfig writes a step's configuration back; reading it again
-			// gives that configuration, requests = limits.
-			setConfig(tc.d, idx, moha.StepResult{CPULimitMilli: 375, MemoryLimitMiB: 450, Replicas: 4})
-			back, err := currentConfig(tc.d, idx)
+			// gives that configuration, requests = limits. With a burst
+			// policy, spec.replicas (the primary's share) is left alone and
+			// the total is requested.
+			spec := ptr.Deref(tc.d.Spec.Replicas, 1)
+			setConfig(tc.d, idx, moha.StepResult{CPULimitMilli: 375, MemoryLimitMiB: 450, Replicas: 4}, bursting, got.Replicas)
+			back, _, err := currentConfig(tc.d, idx)
 			if err != nil || back != (moha.State{CPULimitMilli: 375, MemoryLimitMiB: 450, Replicas: 4}) {
 				t.Errorf("after setConfig: %+v, %v", back, err)
+			}
+			if req, ok := tc.d.Annotations[BurstRequestedTotalAnnotation]; bursting && (*tc.d.Spec.Replicas != spec || req != "4") || !bursting && ok {
+				t.Errorf("after setConfig: spec.replicas %d (was %d), requested total %q", *tc.d.Spec.Replicas, spec, req)
 			}
 			c := tc.d.Spec.Template.Spec.Containers[idx]
 			if c.Resources.Requests.Cpu().String() != "375m" || c.Resources.Requests.Memory().String() != "450Mi" || tc.d.Spec.Template.Spec.Containers[0].Resources.Limits != nil {

@@ -180,6 +180,10 @@ type MultiObjectiveMetrics struct {
 // +kubebuilder:validation:XValidation:rule="!(has(self.weights) && has(self.weightPreset))",message="set weights or weightPreset, not both"
 type MultiObjectiveElasticityStrategySpec struct {
 	// Target is the Deployment whose replicas and container limits change.
+	// When a BurstPolicy distributes it (its hca.dev/burst-total annotation),
+	// the replicas are the total across clusters: read from that annotation
+	// and requested through hca.dev/burst-requested-total, which the policy
+	// takes as its total (spec.replicas is then the primary's share).
 	//
 	// +kubebuilder:validation:XValidation:rule="!has(self.kind) || self.kind == 'Deployment'",message="target.kind must be Deployment"
 	// +required
@@ -288,7 +292,8 @@ type MultiObjectiveElasticityStrategyStatus struct {
 	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
 
 	// Replicas, CPU and Memory are the Deployment's configuration after the
-	// last decision.
+	// last decision (replicas: the total across clusters when a BurstPolicy
+	// distributes it).
 	//
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
