@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
-	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 )
 
 // TestBurstEndToEnd is the issue's end-to-end scenario. The private cluster gets a
@@ -138,26 +137,10 @@ func burstRounds(t *testing.T, ctx context.Context, addr string, n float64) {
 	})
 }
 
-// stopPrometheus stops the lab's Prometheus (the pid recorded in state.json).
+// stopPrometheus stops the lab's Prometheus (see stopLabProc).
 func stopPrometheus(t *testing.T, labDir string) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(labDir, "state.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st struct {
-		Procs map[string]struct{ PID int } `json:"procs"`
-	}
-	must(t, json.Unmarshal(raw, &st))
-	pid := st.Procs["prometheus"].PID
-	if pid == 0 {
-		t.Fatal("no prometheus pid in the lab state")
-	}
-	must(t, syscall.Kill(pid, syscall.SIGTERM))
-	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Cleanup(func() { labUp(t, labtest.RepoRoot(t), labDir) }) // never leave the lab without Prometheus
+	stopLabProc(t, labDir, "prometheus")
 }
 
 // labUp runs `lab up`, which restarts what is not running.
