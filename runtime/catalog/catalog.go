@@ -117,13 +117,9 @@ func (p *Publisher) Sync(ctx context.Context, s Service) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("read consul node %s: %w", node, err)
 	}
-	checks, _, err := p.health.Node(node, q)
+	health, err := p.nodeHealth(node, q)
 	if err != nil {
-		return res, fmt.Errorf("read consul checks of node %s: %w", node, err)
-	}
-	health := map[string]string{}
-	for _, c := range checks {
-		health[c.ServiceID] = c.Status
+		return res, err
 	}
 	existing := map[string]*consul.AgentService{}
 	others := 0
@@ -182,6 +178,19 @@ func (p *Publisher) Sync(ctx context.Context, s Service) (Result, error) {
 	return res, nil
 }
 
+// nodeHealth reads the status of each instance's check on node, by service ID.
+func (p *Publisher) nodeHealth(node string, q *consul.QueryOptions) (map[string]string, error) {
+	checks, _, err := p.health.Node(node, q)
+	if err != nil {
+		return nil, fmt.Errorf("read consul checks of node %s: %w", node, err)
+	}
+	health := make(map[string]string, len(checks))
+	for _, c := range checks {
+		health[c.ServiceID] = c.Status
+	}
+	return health, nil
+}
+
 // MarkUnreachable marks every instance of owner's service name in cluster
 // critical (a member cluster nobody can reach: the readiness of its pods is
 // unknown, so nothing there should receive traffic), keeping the instances so
@@ -199,13 +208,9 @@ func (p *Publisher) MarkUnreachable(ctx context.Context, name, owner, cluster st
 	if current == nil {
 		return res, nil
 	}
-	checks, _, err := p.health.Node(node, q)
+	health, err := p.nodeHealth(node, q)
 	if err != nil {
-		return res, fmt.Errorf("read consul checks of node %s: %w", node, err)
-	}
-	health := map[string]string{}
-	for _, c := range checks {
-		health[c.ServiceID] = c.Status
+		return res, err
 	}
 	ids := make([]string, 0, len(current.Services))
 	for id, svc := range current.Services {

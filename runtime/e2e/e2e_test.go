@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,28 +100,7 @@ func TestBurstEndToEnd(t *testing.T) {
 func burstRounds(t *testing.T, ctx context.Context, addr string, n float64) {
 	t.Helper()
 	count := func() (float64, error) {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			return 0, err
-		}
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return 0, err
-		}
-		var sum float64
-		for _, line := range strings.Split(string(raw), "\n") {
-			if !strings.HasPrefix(line, "controller_runtime_reconcile_total{") || !strings.Contains(line, `controller="burstpolicy"`) {
-				continue
-			}
-			f := strings.Fields(line)
-			v, err := strconv.ParseFloat(f[len(f)-1], 64)
-			if err != nil {
-				return 0, fmt.Errorf("metric line %q: %w", line, err)
-			}
-			sum += v
-		}
-		return sum, nil
+		return metricSum(addr, "controller_runtime_reconcile_total", `controller="burstpolicy"`)
 	}
 	var start float64
 	waitFor(t, ctx, time.Minute, "the runtime's metrics endpoint", func() (bool, string) {

@@ -214,28 +214,38 @@ func stopLabProc(t *testing.T, labDir, name string) {
 // runtimeMetric sums a counter's series on the runtime's metrics endpoint.
 func runtimeMetric(t *testing.T, addr, name string) float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
+	v, err := metricSum(addr, name, "")
 	if err != nil {
 		t.Fatal(err)
+	}
+	return v
+}
+
+// metricSum sums the series of the metric name whose line contains match
+// on the runtime's metrics endpoint at addr.
+func metricSum(addr, name, match string) (float64, error) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return 0, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	var sum float64
 	for _, line := range strings.Split(string(raw), "\n") {
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
+		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") || !strings.Contains(line, match) {
 			continue
 		}
 		f := strings.Fields(line)
 		v, err := strconv.ParseFloat(f[len(f)-1], 64)
 		if err != nil {
-			t.Fatalf("metric line %q: %v", line, err)
+			return 0, fmt.Errorf("metric line %q: %w", line, err)
 		}
 		sum += v
 	}
-	return sum
+	return sum, nil
 }
 
 // hasEvent reports whether an Event with reason was recorded for the object
