@@ -856,6 +856,54 @@ current-context: dead
 			t.Errorf("MetricsAvailable %+v, want True", c)
 		}
 
+		// A MultiObjective strategy requests another total on the same
+		// Deployment: the policy's metrics keep deciding, and the operator
+		// is told of the conflict (Degraded, one Warning Event).
+		annotate := func(v string) {
+			t.Helper()
+			patch := []byte(`{"metadata":{"annotations":{"` + controller.BurstRequestedTotalAnnotation + `":` + v + `}}}`)
+			d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+			if err := bl.control.Patch(ctx, d, client.RawPatch(types.MergePatchType, patch)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		annotate(`"3"`)
+		burstEventually(t, wctx, "Degraded names the conflicting totals", func() (bool, string) {
+			p := bl.getPolicy(t, ctx, ns)
+			d := meta.FindStatusCondition(p.Status.Conditions, hcav1.ConditionDegraded)
+			return d != nil && d.Status == metav1.ConditionTrue && d.Reason == controller.BurstReasonConflictingTotals &&
+				strings.Contains(d.Message, controller.BurstRequestedTotalAnnotation) && strings.Contains(d.Message, "spec.metrics"), fmt.Sprintf("conditions %+v", p.Status.Conditions)
+		})
+		for range 3 { // a few more rounds: still 6 (the metrics win), one Event
+			time.Sleep(time.Second)
+			if s := bl.state(ctx, ns); !s.bursting(2, 4) {
+				t.Fatalf("the requested total changed the distribution: %s", s)
+			}
+		}
+		var evs eventsv1.EventList
+		if err := bl.control.List(ctx, &evs, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range evs.Items {
+			if e.Reason == controller.BurstReasonConflictingTotals && e.Type == corev1.EventTypeWarning {
+				n++
+				if e.Series != nil {
+					n += int(e.Series.Count) - 1
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d ConflictingTotals events, want 1 (once per conflict, not per round):\n%s", n, bl.eventNotes(t, ctx, ns))
+		}
+		annotate("null")
+		burstEventually(t, wctx, "Degraded clears with the conflict", func() (bool, string) {
+			p := bl.getPolicy(t, ctx, ns)
+			d := meta.FindStatusCondition(p.Status.Conditions, hcav1.ConditionDegraded)
+			return d != nil && d.Status == metav1.ConditionFalse, fmt.Sprintf("conditions %+v", p.Status.Conditions)
+		})
+		got = bl.getPolicy(t, ctx, ns)
+
 		// The metric disappears.
 		patch := []byte(`{"spec":{"metrics":[{"type":"PromQL","promql":{"query":"hca_burst_test_metric_that_does_not_exist","targetValue":"100"}}]}}`)
 		if err := bl.control.Patch(ctx, got, client.RawPatch(types.MergePatchType, patch)); err != nil {

@@ -34,6 +34,7 @@ const (
 	BurstReasonPublished         = "Published"
 	BurstReasonInputsAvailable   = "InputsAvailable"
 	BurstReasonFailedOver        = "FailedOver"
+	BurstReasonConflictingTotals = "ConflictingTotals"
 	burstMaxDecisionReasonLength = 1024
 )
 
@@ -232,6 +233,14 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 		degradedReason = BurstReasonMetricsMissing
 		degraded = append(degraded, "metrics are missing: the total is held")
 	}
+	for _, t := range results {
+		if t.conflict != "" {
+			if degradedReason == BurstReasonInputsAvailable {
+				degradedReason = BurstReasonConflictingTotals
+			}
+			degraded = append(degraded, t.conflict)
+		}
+	}
 	if len(failedOver) > 0 {
 		if degradedReason == BurstReasonInputsAvailable {
 			degradedReason = BurstReasonFailedOver
@@ -279,7 +288,14 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	if err := r.client.Status().Patch(ctx, p, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("patch status of burst policy %s/%s: %w", p.Namespace, p.Name, err)
 	}
-	for _, e := range burstConditionEvents(before.Status.Conditions, p.Status.Conditions) {
+	var conflicts []string
+	for _, t := range results {
+		if t.conflict != "" {
+			conflicts = append(conflicts, t.conflict)
+		}
+	}
+	events := append(burstConditionEvents(before.Status.Conditions, p.Status.Conditions), burstConflictEvents(before.Status.Conditions, conflicts)...)
+	for _, e := range events {
 		r.event(p, nil, e.kind, e.reason, "Observe", "%s", e.note)
 	}
 	return nil
@@ -304,6 +320,20 @@ func burstConditionEvents(before, after []metav1.Condition) []burstConditionEven
 			out = append(out, burstConditionEvent{corev1.EventTypeWarning, a.Reason, a.Message})
 		case b != nil && b.Status == metav1.ConditionFalse: // recovered (not the first True)
 			out = append(out, burstConditionEvent{corev1.EventTypeNormal, a.Reason, a.Message})
+		}
+	}
+	return out
+}
+
+// burstConflictEvents is a Warning Event per conflict of totals
+// (burstTotalConflict) that the Degraded condition before did not already
+// name: once when it starts, not every round.
+func burstConflictEvents(before []metav1.Condition, conflicts []string) []burstConditionEvent {
+	var out []burstConditionEvent
+	b := meta.FindStatusCondition(before, hcav1.ConditionDegraded)
+	for _, c := range conflicts {
+		if b == nil || b.Status != metav1.ConditionTrue || !strings.Contains(b.Message, c) {
+			out = append(out, burstConditionEvent{corev1.EventTypeWarning, BurstReasonConflictingTotals, c})
 		}
 	}
 	return out

@@ -2,8 +2,10 @@ package controller
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -48,6 +50,69 @@ func TestBurstConditionEvents(t *testing.T) {
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("events %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBurstTotalConflict(t *testing.T) {
+	n := int32(7)
+	tests := []struct {
+		name      string
+		source    burstTotalSource
+		requested *int32
+		fromSLO   bool
+		want      string // a part of the message; "" no conflict
+	}{
+		{"no request, total from the Deployment", burstTotalFromDeployment, nil, false, ""},
+		{"a request the policy follows", burstTotalFromDeployment, &n, false, ""},
+		{"no request, total from metrics", burstTotalFromAlgorithm, nil, false, ""},
+		{"a request beside spec.metrics", burstTotalFromAlgorithm, &n, false, "computes its own total from spec.metrics"},
+		{"a request beside an SLO's Burst strategy", burstTotalFromAlgorithm, &n, true, "from an SLO's Burst strategy"},
+		{"a request while metrics are held", burstTotalKeep, &n, false, "a total of 7 replicas"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := burstTotalConflict("web", tt.source, tt.requested, tt.fromSLO)
+			switch {
+			case tt.want == "" && got != "":
+				t.Errorf("conflict %q, want none", got)
+			case tt.want != "" && !strings.Contains(got, tt.want):
+				t.Errorf("conflict %q, want it to contain %q", got, tt.want)
+			case tt.want != "" && !strings.Contains(got, "Deployment web") || tt.want != "" && !strings.Contains(got, BurstRequestedTotalAnnotation):
+				t.Errorf("conflict %q names neither the Deployment nor the annotation", got)
+			}
+		})
+	}
+}
+
+func TestBurstConflictEvents(t *testing.T) {
+	a, b := "conflict A", "conflict B"
+	deg := func(st metav1.ConditionStatus, msg string) []metav1.Condition {
+		return []metav1.Condition{{Type: hcav1.ConditionDegraded, Status: st, Reason: BurstReasonConflictingTotals, Message: msg}}
+	}
+	tests := []struct {
+		name      string
+		before    []metav1.Condition
+		conflicts []string
+		want      int
+	}{
+		{"none", nil, nil, 0},
+		{"a new conflict", deg(metav1.ConditionFalse, "all inputs available"), []string{a}, 1},
+		{"first round", nil, []string{a}, 1},
+		{"already named: no repeat", deg(metav1.ConditionTrue, "x; "+a), []string{a}, 0},
+		{"a second one beside it", deg(metav1.ConditionTrue, a), []string{a, b}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := burstConflictEvents(tt.before, tt.conflicts)
+			if len(got) != tt.want {
+				t.Fatalf("%d events %v, want %d", len(got), got, tt.want)
+			}
+			for _, e := range got {
+				if e.kind != corev1.EventTypeWarning || e.reason != BurstReasonConflictingTotals {
+					t.Errorf("event %+v, want a Warning %s", e, BurstReasonConflictingTotals)
+				}
 			}
 		})
 	}

@@ -43,6 +43,26 @@ type burstTargetResult struct {
 	err        error
 	unplaced   int32
 	threshold  time.Duration
+	// conflict says why a total requested on the Deployment
+	// (BurstRequestedTotalAnnotation) was ignored ("" none).
+	conflict string
+}
+
+// burstTotalConflict says why a total requested on Deployment dep (by a
+// MultiObjective strategy, through BurstRequestedTotalAnnotation) is ignored:
+// the policy computes its own total, from an SLO's Burst strategy (fromSLO)
+// or from spec.metrics, and two controllers would otherwise each decide the
+// total. "" when there is no such conflict.
+func burstTotalConflict(dep string, source burstTotalSource, requested *int32, fromSLO bool) string {
+	if requested == nil || source == burstTotalFromDeployment {
+		return ""
+	}
+	by := "spec.metrics"
+	if fromSLO {
+		by = "an SLO's Burst strategy"
+	}
+	return fmt.Sprintf("Deployment %s requests a total of %d replicas (%s, written by a MultiObjective strategy) but this policy computes its own total from %s: the request is ignored; remove %s from the policy or the MultiObjective strategy from the SLO",
+		dep, *requested, BurstRequestedTotalAnnotation, by, by)
 }
 
 func burstInt32Annotation(d *appsv1.Deployment, key string) *int32 {
@@ -178,6 +198,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		res.metrics = mo
 		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason, in.NoScaleDown = mo.source, mo.total, mo.reason, mo.noScaleDown
 	}
+	res.conflict = burstTotalConflict(d.Name, in.TotalSource, in.RequestedTotal, strategy != nil)
 
 	plan, err := burstDecide(in)
 	if err != nil {
