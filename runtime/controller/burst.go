@@ -431,8 +431,11 @@ func (r *BurstReconciler) restorePrimary(ctx context.Context, d *appsv1.Deployme
 	if d.Spec.Replicas != nil {
 		ops = append(ops, burstJSONPatchOp{Op: "test", Path: "/spec/replicas", Value: *d.Spec.Replicas})
 	}
+	// Replicas moving back are in spec.replicas already.
+	moving, _ := burstMovingBack(d)
+	add = max(0, add-moving)
 	ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/spec/replicas", Value: burstPtrOr(d.Spec.Replicas, 1) + add})
-	for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation, BurstSLOAppliedAnnotation, BurstRequestedTotalAnnotation} {
+	for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation, BurstSLOAppliedAnnotation, BurstRequestedTotalAnnotation, BurstMovingBackAnnotation} {
 		if _, ok := d.Annotations[k]; ok {
 			ops = append(ops, burstJSONPatchOp{Op: "remove", Path: "/metadata/annotations/" + strings.ReplaceAll(k, "/", "~1")})
 		}

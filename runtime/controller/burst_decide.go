@@ -19,6 +19,15 @@ import (
 // itself is internal/scaling's (Place, ScaleBack and the algorithms); here it is
 // combined into one plan per target Deployment.
 
+const (
+	// burstMoveBackWait bounds how long burst replicas moving back wait for
+	// the primary's pods to be Ready before they go anyway.
+	burstMoveBackWait = 5 * time.Minute
+	// burstMoveBackRecheck is how often a round runs while replicas move
+	// back (pod watches wake it sooner).
+	burstMoveBackRecheck = 5 * time.Second
+)
+
 // burstTotalSource says where the total replica count (all clusters) of a target
 // comes from.
 type burstTotalSource int
@@ -74,6 +83,11 @@ type burstInput struct {
 	Unschedulable []time.Time
 	// PrimaryFit is how many more pods would fit in the primary's free capacity.
 	PrimaryFit int32
+	// RollingUpdate: the primary's active pods come from more than one pod
+	// template (a rollout is under way), so pods beyond spec.replicas are
+	// its surge pods; otherwise they are pods the ReplicaSet has yet to
+	// remove after a lower spec.replicas (the controller's own last write).
+	RollingUpdate bool
 
 	// Targets are the policy's burst targets, Current being the replicas of the
 	// target's copy there.
@@ -81,6 +95,14 @@ type burstInput struct {
 	// Drain are clusters that still hold copies but are no longer burst
 	// targets: their replicas go back to the primary.
 	Drain []scaling.BurstTarget
+
+	// MovingBack is how many replicas of the primary's spec.replicas are
+	// moving back from burst clusters (BurstMovingBackAnnotation), since
+	// MovingBackSince: their burst replicas still run until the primary's
+	// pods are Ready. Ready counts the primary's Ready pods.
+	MovingBack      int32
+	MovingBackSince time.Time
+	Ready           int32
 
 	// Failover is, per burst cluster, how its replicas count
 	// (scaling.Failover; absent: healthy). A written-off cluster's Current
@@ -113,6 +135,11 @@ type burstPlan struct {
 	// Unplaced is the part of a deficit no target could take (those pods stay
 	// Pending in the primary).
 	Unplaced int32
+	// MovingBack is how many of Primary are moving back from burst clusters
+	// whose replicas stay until the primary's pods are Ready, since
+	// MovingBackSince (0: none).
+	MovingBack      int32
+	MovingBackSince time.Time
 	// Blocked is the part of a reduction held back because it sits on an
 	// unreachable cluster.
 	Blocked int32
@@ -152,7 +179,11 @@ func burstWithCurrent(targets []scaling.BurstTarget, cur map[string]int32) []sca
 //     replicas, are placed over the targets with scaling.Place and removed
 //     from the primary (the total is unchanged);
 //   - with nothing pending or in flight in the primary and room there
-//     (PrimaryFit), burst replicas move back, most expensive first;
+//     (PrimaryFit), burst replicas move back, most expensive first, make
+//     before break: the primary grows first (MovingBack), and the burst
+//     replicas go once the primary's pods are all Ready (or after
+//     burstMoveBackWait); Unschedulable primary pods cancel the move, and a
+//     scale-up takes the moving replicas as its own;
 //   - copies in clusters that are no longer targets move back to the primary.
 //
 // Writes are ordered by the reconciler so that a crash between two of them
@@ -200,7 +231,10 @@ func burstDecide(in burstInput) (burstPlan, error) {
 		// it changes is the one the controller wrote.
 		base = *in.PrimaryWritten
 	}
-	current := base + burstNow
+	// Replicas moving back are in the primary's spec.replicas and still in
+	// the burst clusters: counted once.
+	surge := min(max(in.MovingBack, 0), base, burstNow)
+	current := base + burstNow - surge
 	notes := failoverNotes
 	var total int32
 	switch in.TotalSource {
@@ -242,6 +276,55 @@ func burstDecide(in burstInput) (burstPlan, error) {
 	plan := burstPlan{Total: total, Burst: maps.Clone(cur), Actions: failoverActions}
 	primary := base
 	all := append(append([]scaling.BurstTarget{}, in.Targets...), in.Drain...)
+
+	// A move back in flight (make before break, as a rolling update's surge):
+	// the burst replicas go once the primary's pods are Ready.
+	if surge > 0 {
+		switch {
+		case len(in.Unschedulable) > 0:
+			// No room after all: the extra primary replicas go (a ReplicaSet
+			// removes its unscheduled pods first, so as many of them are no
+			// longer counted), the burst replicas stay.
+			primary -= surge
+			plan.Actions = append(plan.Actions, "move-back-cancelled")
+			notes = append(notes, fmt.Sprintf("move back of %d cancelled: %d pods Unschedulable in %s", surge, len(in.Unschedulable), in.Primary))
+			in.Unschedulable = in.Unschedulable[min(int(surge), len(in.Unschedulable)):]
+		case total < current:
+			// A scale-down first cancels the move (its primary pods are the
+			// newest), then goes its usual way.
+			primary -= surge
+			plan.Actions = append(plan.Actions, "move-back-cancelled")
+			notes = append(notes, fmt.Sprintf("move back of %d cancelled by the scale-down", surge))
+		case total > current:
+			// A scale-up takes the replicas moving back as its own.
+			current += surge
+			notes = append(notes, fmt.Sprintf("the %d replicas moving back to %s count towards the scale-up", surge, in.Primary))
+		case in.Ready >= in.PrimarySpec || in.Now.Sub(in.MovingBackSince) >= burstMoveBackWait:
+			sb, err := scaling.ScaleBack(surge, in.Pod, in.Primary, 0, burstWithCurrent(all, plan.Burst))
+			if err != nil {
+				return burstPlan{}, fmt.Errorf("move back: %w", err)
+			}
+			var parts []string
+			for _, r := range sb.Reductions {
+				plan.Burst[r.Cluster] -= r.Replicas
+				parts = append(parts, fmt.Sprintf("%d from %s", r.Replicas, r.Cluster))
+			}
+			primary -= sb.Blocked // those stay where they are
+			why := fmt.Sprintf("its %d pods are Ready", in.Ready)
+			if in.Ready < in.PrimarySpec {
+				why = fmt.Sprintf("%d of its %d pods Ready after %v", in.Ready, in.PrimarySpec, burstMoveBackWait)
+			}
+			if len(parts) > 0 {
+				plan.Actions = append(plan.Actions, "move-back")
+				notes = append(notes, fmt.Sprintf("moved back %s to %s (%s)", strings.Join(parts, ", "), in.Primary, why))
+			}
+		default:
+			plan.Primary, plan.MovingBack, plan.MovingBackSince = primary, surge, in.MovingBackSince
+			plan.RequeueAfter = burstMoveBackRecheck
+			plan.Reason = strings.Join(append(notes, fmt.Sprintf("moving %d replicas back to %s: the burst replicas stay until its pods are Ready (%d of %d)", surge, in.Primary, in.Ready, in.PrimarySpec)), "; ")
+			return plan, nil
+		}
+	}
 
 	for _, d := range in.Drain {
 		if d.Current == 0 {
@@ -327,9 +410,11 @@ func burstDecide(in burstInput) (burstPlan, error) {
 	// cannot start while the old pods hold the capacity (with few replicas
 	// maxUnavailable rounds down to 0: the rollout would wait forever; with
 	// one replica fewer in the primary it proceeds, and the copy runs the new
-	// template).
+	// template). Without a rollout, pods beyond spec.replicas are the ones
+	// the ReplicaSet has not removed yet after the last lower spec.replicas:
+	// bursting them again would place the same replicas twice.
 	need := primary - in.Scheduled
-	if need <= 0 {
+	if need <= 0 && in.RollingUpdate {
 		need = in.Scheduled + in.Unassigned - in.PrimarySpec
 	}
 	deficit := max(0, min(ripe-removedPending, need))
@@ -362,20 +447,25 @@ func burstDecide(in burstInput) (burstPlan, error) {
 	burstAfter := plan.BurstTotal()
 	if deficit == 0 && total == current && !userChanged && len(in.Unschedulable) == 0 &&
 		in.Unassigned == 0 && in.Scheduled >= in.PrimarySpec && in.PrimaryFit > 0 && burstAfter > 0 {
+		// Make before break: the primary grows now; the burst replicas go
+		// once its new pods are Ready (the block above, next rounds).
 		k := min(in.PrimaryFit, burstAfter)
 		sb, err := scaling.ScaleBack(k, in.Pod, in.Primary, 0, burstWithCurrent(all, plan.Burst))
 		if err != nil {
 			return burstPlan{}, fmt.Errorf("move back: %w", err)
 		}
 		var parts []string
+		var moving int32
 		for _, r := range sb.Reductions {
-			plan.Burst[r.Cluster] -= r.Replicas
-			primary += r.Replicas
+			moving += r.Replicas
 			parts = append(parts, fmt.Sprintf("%d from %s", r.Replicas, r.Cluster))
 		}
-		if len(parts) > 0 {
-			plan.Actions = append(plan.Actions, "move-back")
-			notes = append(notes, fmt.Sprintf("%s has room for %d more: moved back %s", in.Primary, in.PrimaryFit, strings.Join(parts, ", ")))
+		if moving > 0 {
+			primary += moving
+			plan.MovingBack, plan.MovingBackSince = moving, in.Now
+			plan.RequeueAfter = burstMoveBackRecheck
+			plan.Actions = append(plan.Actions, "move-back-start")
+			notes = append(notes, fmt.Sprintf("%s has room for %d more: moving back %s, which stay until the new pods are Ready", in.Primary, in.PrimaryFit, strings.Join(parts, ", ")))
 		}
 	}
 	plan.Primary = primary

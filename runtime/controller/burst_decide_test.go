@@ -61,6 +61,7 @@ func TestBurstDecide(t *testing.T) {
 		burst        map[string]int32
 		actions      []string
 		requeueAfter time.Duration
+		movingBack   int32
 		unplaced     int32
 		skipped      []scaling.PlacementSkip
 	}{
@@ -191,13 +192,28 @@ func TestBurstDecide(t *testing.T) {
 			in: base(func(in *burstInput) {
 				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 3, burstI32(3), burstI32(3)
 				in.Scheduled, in.Unassigned, in.Unschedulable = 3, 1, burstAt(1, time.Minute)
+				in.RollingUpdate = true
 			}),
 			total: 3, primary: 2, burst: map[string]int32{"b1": 1}, actions: []string{"burst"},
+		},
+		{
+			// Seen in the lab: 10 replicas, 4 fit the primary; the round that
+			// burst 6 wrote the primary down to 4, and the next round (the
+			// same second) still listed its 4 Unschedulable pods: they were
+			// burst a second time (10 copies, 3 nodes ordered).
+			name: "the ReplicaSet has not removed the pods of the last lower spec.replicas yet: no second burst",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 4, burstI32(4), burstI32(10)
+				in.Scheduled, in.Unassigned, in.Unschedulable = 4, 4, burstAt(4, time.Minute)
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 6)}
+			}),
+			total: 10, primary: 4, burst: map[string]int32{"b1": 6},
 		},
 		{
 			name: "a rolling update's surge pod waits out the threshold",
 			in: base(func(in *burstInput) {
 				in.PrimarySpec, in.Scheduled, in.Unassigned, in.Unschedulable = 3, 3, 1, burstAt(1, 2*time.Second)
+				in.RollingUpdate = true
 			}),
 			total: 3, primary: 3, burst: map[string]int32{"b1": 0}, requeueAfter: 3 * time.Second,
 		},
@@ -228,12 +244,70 @@ func TestBurstDecide(t *testing.T) {
 			total: 7, primary: 6, burst: map[string]int32{"b1": 1, "b2": 0}, actions: []string{"scale-down"},
 		},
 		{
-			name: "room in the primary: replicas move back, most expensive first",
+			name: "room in the primary: the primary grows first, the burst replicas stay until its pods are Ready",
 			in: base(func(in *burstInput) {
-				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.PrimaryFit = 6, burstI32(6), burstI32(10), 6, 3
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.Ready, in.PrimaryFit = 6, burstI32(6), burstI32(10), 6, 6, 3
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, cheap), burstTgt("b2", 2, expensive)}
+			}),
+			total: 10, primary: 9, burst: map[string]int32{"b1": 2, "b2": 2}, actions: []string{"move-back-start"},
+			movingBack: 3, requeueAfter: burstMoveBackRecheck,
+		},
+		{
+			name: "moving back, 7 of 9 primary pods Ready: wait, nothing else",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.Ready, in.PrimaryFit = 9, burstI32(9), burstI32(10), 9, 7, 0
+				in.MovingBack, in.MovingBackSince = 3, burstT0.Add(-10*time.Second)
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, cheap), burstTgt("b2", 2, expensive)}
+			}),
+			total: 10, primary: 9, burst: map[string]int32{"b1": 2, "b2": 2}, movingBack: 3, requeueAfter: burstMoveBackRecheck,
+		},
+		{
+			name: "moving back, all primary pods Ready: the burst replicas go, most expensive first",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.Ready, in.PrimaryFit = 9, burstI32(9), burstI32(10), 9, 9, 0
+				in.MovingBack, in.MovingBackSince = 3, burstT0.Add(-10*time.Second)
 				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, cheap), burstTgt("b2", 2, expensive)}
 			}),
 			total: 10, primary: 9, burst: map[string]int32{"b1": 1, "b2": 0}, actions: []string{"move-back"},
+		},
+		{
+			name: "moving back, pods still not Ready after the wait: the burst replicas go anyway",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.Ready, in.PrimaryFit = 9, burstI32(9), burstI32(10), 9, 7, 0
+				in.MovingBack, in.MovingBackSince = 3, burstT0.Add(-burstMoveBackWait)
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, cheap), burstTgt("b2", 2, expensive)}
+			}),
+			total: 10, primary: 9, burst: map[string]int32{"b1": 1, "b2": 0}, actions: []string{"move-back"},
+		},
+		{
+			name: "moving back, 2 primary pods Unschedulable: cancelled, the primary shrinks back, the burst replicas stay",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.Ready, in.PrimaryFit = 9, burstI32(9), burstI32(10), 7, 7, 0
+				in.Unassigned, in.Unschedulable = 2, burstAt(2, time.Second)
+				in.MovingBack, in.MovingBackSince = 3, burstT0.Add(-10*time.Second)
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, cheap), burstTgt("b2", 2, expensive)}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 2, "b2": 2}, actions: []string{"move-back-cancelled"},
+		},
+		{
+			name: "moving back, the algorithm asks for 12: the moving replicas count towards it, the excess goes from the expensive cluster",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.Ready, in.PrimaryFit = 9, burstI32(9), burstI32(10), 9, 7, 0
+				in.MovingBack, in.MovingBackSince = 3, burstT0.Add(-10*time.Second)
+				in.TotalSource, in.AlgorithmTotal = burstTotalFromAlgorithm, 12
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, cheap), burstTgt("b2", 2, expensive)}
+			}),
+			total: 12, primary: 9, burst: map[string]int32{"b1": 2, "b2": 1}, actions: []string{"scale-down"},
+		},
+		{
+			name: "moving back, the algorithm asks for 14: one more in the primary",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal, in.Scheduled, in.Ready, in.PrimaryFit = 9, burstI32(9), burstI32(10), 9, 7, 0
+				in.MovingBack, in.MovingBackSince = 3, burstT0.Add(-10*time.Second)
+				in.TotalSource, in.AlgorithmTotal = burstTotalFromAlgorithm, 14
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 2, cheap), burstTgt("b2", 2, expensive)}
+			}),
+			total: 14, primary: 10, burst: map[string]int32{"b1": 2, "b2": 2}, actions: []string{"scale-up"},
 		},
 		{
 			name: "no move back while primary pods are in flight",
@@ -316,8 +390,14 @@ func TestBurstDecide(t *testing.T) {
 			}
 			// The total is always what the clusters add up to, except for
 			// replicas held on unreachable clusters.
-			if sum := got.Primary + got.BurstTotal(); sum != got.Total+got.Blocked {
-				t.Errorf("primary + burst = %d, want total %d + blocked %d", sum, got.Total, got.Blocked)
+			if got.MovingBack != tc.movingBack {
+				t.Errorf("moving back %d, want %d", got.MovingBack, tc.movingBack)
+			}
+			// The total is always what the clusters add up to, except for
+			// replicas held on unreachable clusters and those moving back
+			// (in the primary and still in a burst cluster).
+			if sum := got.Primary + got.BurstTotal(); sum != got.Total+got.Blocked+got.MovingBack {
+				t.Errorf("primary + burst = %d, want total %d + blocked %d + moving back %d", sum, got.Total, got.Blocked, got.MovingBack)
 			}
 		})
 	}
@@ -822,4 +902,49 @@ func TestBurstFailovers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzBurstDecide: for any counts, a plan never has negative replicas, keeps
+// the total within [Min, Max], and its clusters add up to the total plus
+// the replicas held on unreachable clusters and those moving back.
+func FuzzBurstDecide(f *testing.F) {
+	f.Add(int32(6), int32(6), int32(0), uint8(0), int32(6), int32(0), int32(3), int32(2), int32(2), int32(10), int32(0), false, true)
+	f.Add(int32(9), int32(9), int32(0), uint8(0), int32(7), int32(3), int32(0), int32(2), int32(2), int32(10), int32(12), true, true)
+	f.Add(int32(9), int32(7), int32(2), uint8(2), int32(7), int32(3), int32(0), int32(2), int32(2), int32(10), int32(0), false, false)
+	f.Add(int32(4), int32(4), int32(4), uint8(4), int32(4), int32(0), int32(0), int32(6), int32(0), int32(10), int32(0), false, true)
+	f.Fuzz(func(t *testing.T, spec, scheduled, unassigned int32, unsched uint8, ready, moving, fit, b1, b2, stored, algo int32, fromAlgo, reachable bool) {
+		for _, v := range []int32{spec, scheduled, unassigned, ready, moving, fit, b1, b2, stored, algo} {
+			if v < 0 || v > 1000 {
+				t.Skip()
+			}
+		}
+		in := burstInput{Now: burstT0, Threshold: 5 * time.Second, Min: 1, Max: 200, Mode: scaling.PlacementPriority,
+			Pod: scaling.PodRequests{CPUMilli: 1000, MemoryBytes: 1 << 30}, Primary: "private",
+			PrimarySpec: spec, PrimaryWritten: &spec, StoredTotal: &stored, Scheduled: scheduled, Unassigned: unassigned,
+			Unschedulable: burstAt(int(min(int32(unsched), unassigned)), time.Minute), Ready: ready, PrimaryFit: fit,
+			MovingBack: moving, MovingBackSince: burstT0.Add(-time.Minute),
+			Targets: []scaling.BurstTarget{burstTgt("b1", b1), burstTgt("b2", b2, func(t *scaling.BurstTarget) { t.Reachable = reachable })}}
+		if fromAlgo {
+			in.TotalSource, in.AlgorithmTotal = burstTotalFromAlgorithm, algo
+		}
+		got, err := burstDecide(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Primary < 0 || got.MovingBack < 0 || got.MovingBack > got.Primary {
+			t.Fatalf("primary %d moving back %d", got.Primary, got.MovingBack)
+		}
+		for c, n := range got.Burst {
+			if n < 0 {
+				t.Fatalf("%s: %d replicas", c, n)
+			}
+		}
+		if got.Total < in.Min || got.Total > in.Max {
+			t.Fatalf("total %d outside [%d, %d]", got.Total, in.Min, in.Max)
+		}
+		if sum := got.Primary + got.BurstTotal(); sum != got.Total+got.Blocked+got.MovingBack {
+			t.Fatalf("primary %d + burst %v = %d, want total %d + blocked %d + moving back %d (reason %q)",
+				got.Primary, got.Burst, sum, got.Total, got.Blocked, got.MovingBack, got.Reason)
+		}
+	})
 }

@@ -700,7 +700,12 @@ current-context: dead
 		pool := fmt.Sprintf("bp-f-%d", bl.id)
 		bl.pool(t, ctx, pool, "4")
 		ns := bl.namespace(t, ctx, "burst-f")
-		bl.deploy(t, ctx, ns, pool, 6)
+		// Pods are Ready 5 s after they start (kwok's pod-ready stage), so
+		// that removing the burst replicas before the primary's new pods
+		// are Ready shows.
+		bl.deploy(t, ctx, ns, pool, 6, func(d *appsv1.Deployment) {
+			d.Spec.Template.Annotations = map[string]string{"pod-ready.stage.kwok.x-k8s.io/delay": "5s"}
+		})
 		bl.startManager(t, ctx, clock.RealClock{})
 		if err := bl.control.Create(ctx, bl.policy(ns, 0, hcav1.ClusterName(bl.burst))); err != nil {
 			t.Fatal(err)
@@ -715,10 +720,39 @@ current-context: dead
 		if err := bl.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: pool, Count: 2, CPU: "4", Memory: "16Gi", Taints: []lab.Taint{taint}}); err != nil {
 			t.Fatal(err)
 		}
+		// Make before break: the copy shrinks only once the primary's 6
+		// pods are Ready; until then 6 replicas stay Ready in all.
+		readyPrimary := func() int {
+			var pods corev1.PodList
+			if err := bl.control.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"app": "web"}); err != nil {
+				return -1
+			}
+			n := 0
+			for i := range pods.Items {
+				if pods.Items[i].DeletionTimestamp == nil && burstTestPodReady(&pods.Items[i]) {
+					n++
+				}
+			}
+			return n
+		}
+		sawMoving := false
 		burstEventually(t, wctx, "replicas move back and the burst cluster is cleaned", func() (bool, string) {
 			s := bl.state(ctx, ns)
+			var d appsv1.Deployment
+			if err := bl.control.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, &d); err == nil {
+				_, moving := d.Annotations[controller.BurstMovingBackAnnotation]
+				sawMoving = sawMoving || moving
+			}
+			if len(s.copies) == 1 && ptr.Deref(s.copies[0].Spec.Replicas, 1) < 2 {
+				if r := readyPrimary(); r < 6 {
+					t.Fatalf("the copy shrank to %d while %d of the primary's 6 pods were Ready (break before make)", ptr.Deref(s.copies[0].Spec.Replicas, 1), r)
+				}
+			}
 			return s.cleaned(6) && s.pendingPods == 0 && s.phase == hcav1.PhaseWatching && s.consulAll == 6, s.String()
 		})
+		if !sawMoving {
+			t.Errorf("the primary never carried %s while the replicas moved back", controller.BurstMovingBackAnnotation)
+		}
 		if d := bl.getPolicy(t, ctx, ns).Status.LastDecision; d == nil || d.Desired != 6 || !strings.Contains(d.Reason, "moved back 2 from "+bl.burst) {
 			t.Errorf("last decision %+v, want a move back of 2", d)
 		}
@@ -976,4 +1010,14 @@ func closedPort(tb testing.TB) int {
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
 	return port
+}
+
+// burstTestPodReady reports whether pod's Ready condition is True.
+func burstTestPodReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }

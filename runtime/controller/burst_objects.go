@@ -55,6 +55,11 @@ const (
 	// no SLO Burst strategy or metrics drive the policy) and removes it in the
 	// patch that records the new BurstTotalAnnotation.
 	BurstRequestedTotalAnnotation = "hca.dev/burst-requested-total"
+	// BurstMovingBackAnnotation, on the primary Deployment, is a move back
+	// in flight: "<replicas>@<RFC 3339 time>", that many of spec.replicas
+	// moving back from burst clusters since then, whose burst replicas stay
+	// until the primary's pods are Ready (make before break).
+	BurstMovingBackAnnotation = "hca.dev/burst-moving-back"
 	// BurstFinalizer makes deleting a BurstPolicy remove its burst copies and
 	// Consul registrations first.
 	BurstFinalizer = "hca.dev/burst-cleanup"
@@ -97,6 +102,7 @@ var burstStripAnnotations = []string{
 	BurstTotalAnnotation,
 	BurstPrimaryAnnotation,
 	BurstRequestedTotalAnnotation,
+	BurstMovingBackAnnotation,
 }
 
 // burstDeploymentCopy builds the Deployment a burst cluster runs for src: same

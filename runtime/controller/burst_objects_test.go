@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -294,32 +295,70 @@ func TestBurstLabelValue(t *testing.T) {
 func TestBurstPrimaryPatch(t *testing.T) {
 	six := int32(6)
 	tests := []struct {
-		name string
-		d    *appsv1.Deployment
-		want string
+		name   string
+		d      *appsv1.Deployment
+		moving string
+		want   string
 	}{
-		{"annotated", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}},
+		{"a move back starts", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "2@2026-03-01T12:00:00Z",
+			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
+				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"},` +
+				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-moving-back","value":"2@2026-03-01T12:00:00Z"}]`},
+		{"a move back ends", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstMovingBackAnnotation: "2@2026-03-01T12:00:00Z"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
+			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
+				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"},` +
+				`{"op":"remove","path":"/metadata/annotations/hca.dev~1burst-moving-back"}]`},
+		{"annotated", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},
-		{"no annotations yet", &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &six}},
+		{"no annotations yet", &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations","value":{"hca.dev/burst-primary-replicas":"4","hca.dev/burst-total":"6"}}]`},
-		{"a requested total is taken", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstRequestedTotalAnnotation: "6"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}},
+		{"a requested total is taken", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstRequestedTotalAnnotation: "6"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"},` +
 				`{"op":"test","path":"/metadata/annotations/hca.dev~1burst-requested-total","value":"6"},{"op":"remove","path":"/metadata/annotations/hca.dev~1burst-requested-total"}]`},
-		{"replicas unset (1)", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{}}},
+		{"replicas unset (1)", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{}}}, "",
 			`[{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, err := json.Marshal(burstPrimaryPatch(tc.d, 4, 6))
+			raw, err := json.Marshal(burstPrimaryPatch(tc.d, 4, 6, tc.moving))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(raw) != tc.want {
 				t.Errorf("patch\n%s\nwant\n%s", raw, tc.want)
+			}
+		})
+	}
+}
+
+func TestBurstMovingBack(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, value string
+		present     bool
+		want        int32
+		since       time.Time
+	}{
+		{"absent", "", false, 0, time.Time{}},
+		{"written by the controller", burstMovingBackValue(3, at), true, 3, at},
+		{"no time", "3", true, 0, time.Time{}},
+		{"not a number", "x@2026-03-01T12:00:00Z", true, 0, time.Time{}},
+		{"negative", "-1@2026-03-01T12:00:00Z", true, 0, time.Time{}},
+		{"bad time", "3@yesterday", true, 0, time.Time{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &appsv1.Deployment{}
+			if tc.present {
+				d.Annotations = map[string]string{BurstMovingBackAnnotation: tc.value}
+			}
+			got, since := burstMovingBack(d)
+			if got != tc.want || !since.Equal(tc.since) {
+				t.Errorf("burstMovingBack(%q) = %d, %v; want %d, %v", tc.value, got, since, tc.want, tc.since)
 			}
 		})
 	}

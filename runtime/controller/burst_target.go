@@ -65,6 +65,27 @@ func burstTotalConflict(dep string, source burstTotalSource, requested *int32, f
 		dep, *requested, BurstRequestedTotalAnnotation, by, by)
 }
 
+// burstMovingBack reads d's BurstMovingBackAnnotation: how many replicas
+// move back since when; 0 when absent or malformed.
+func burstMovingBack(d *appsv1.Deployment) (int32, time.Time) {
+	v, ok := d.Annotations[BurstMovingBackAnnotation]
+	if !ok {
+		return 0, time.Time{}
+	}
+	n, at, ok := strings.Cut(v, "@")
+	k, err := strconv.ParseInt(n, 10, 32)
+	since, terr := time.Parse(time.RFC3339, at)
+	if !ok || err != nil || terr != nil || k < 0 {
+		return 0, time.Time{}
+	}
+	return int32(k), since
+}
+
+// burstMovingBackValue is BurstMovingBackAnnotation's value.
+func burstMovingBackValue(k int32, since time.Time) string {
+	return fmt.Sprintf("%d@%s", k, since.UTC().Format(time.RFC3339))
+}
+
 func burstInt32Annotation(d *appsv1.Deployment, key string) *int32 {
 	s, ok := d.Annotations[key]
 	if !ok {
@@ -134,12 +155,18 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		StoredTotal:    burstInt32Annotation(d, BurstTotalAnnotation),
 		RequestedTotal: burstInt32Annotation(d, BurstRequestedTotalAnnotation),
 	}
+	in.MovingBack, in.MovingBackSince = burstMovingBack(d)
+	templates := map[string]bool{} // pod-template-hash of the active pods
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		if !burstPodActive(pod) {
 			continue
 		}
+		templates[pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey]] = true
 		res.pods = append(res.pods, *pod)
+		if burstPodReady(pod) {
+			in.Ready++
+		}
 		scheduled, unsched, since := burstPodScheduling(pod)
 		switch {
 		case scheduled:
@@ -152,6 +179,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		}
 	}
 	res.pending = int32(len(in.Unschedulable))
+	in.RollingUpdate = len(templates) > 1
 
 	var burstNow int32
 	for _, v := range views {
@@ -190,11 +218,11 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 	switch {
 	case strategy != nil:
 		// An SLO's Burst strategy drives the total (it wins over spec.metrics).
-		mo, applied := r.totals.fromSLO(key, strategy, d, in.PrimarySpec+burstNow, minR, maxR, now)
+		mo, applied := r.totals.fromSLO(key, strategy, d, in.PrimarySpec+burstNow-min(in.MovingBack, in.PrimarySpec), minR, maxR, now)
 		res.metrics, res.sloApplied = mo, applied
 		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason = mo.source, mo.total, mo.reason
 	case r.totals.source != nil && len(p.Spec.Metrics) > 0:
-		mo := r.totals.fromMetrics(ctx, key, p, d, burstScheduledPods(d, res.pods, views), in.PrimarySpec+burstNow, now)
+		mo := r.totals.fromMetrics(ctx, key, p, d, burstScheduledPods(d, res.pods, views), in.PrimarySpec+burstNow-min(in.MovingBack, in.PrimarySpec), now)
 		res.metrics = mo
 		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason, in.NoScaleDown = mo.source, mo.total, mo.reason, mo.noScaleDown
 	}
@@ -287,7 +315,11 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 		total += n
 	}
 	res.total = plan.Total
-	if err := r.patchPrimary(ctx, d, primary, plan.Total, res.sloApplied); err != nil {
+	moving := ""
+	if plan.MovingBack > 0 {
+		moving = burstMovingBackValue(plan.MovingBack, plan.MovingBackSince)
+	}
+	if err := r.patchPrimary(ctx, d, primary, plan.Total, moving, res.sloApplied); err != nil {
 		errs = append(errs, err)
 		res.err = errors.Join(errs...)
 		res.primary = burstPtrOr(d.Spec.Replicas, 1)
@@ -373,6 +405,10 @@ func burstEventReason(actions []string) string {
 		return "ScaleDown"
 	case slices.Contains(actions, "move-back"):
 		return "MoveBack"
+	case slices.Contains(actions, "move-back-start"):
+		return "MoveBackStarted"
+	case slices.Contains(actions, "move-back-cancelled"):
+		return "MoveBackCancelled"
 	case slices.Contains(actions, "drain"):
 		return "Drain"
 	case slices.Contains(actions, "remove-stale"):
@@ -399,15 +435,15 @@ func burstDistribution(primaryName string, primary int32, burst map[string]int32
 // still what the decision read, so a concurrent scale by someone else fails the
 // patch and the round is retried (a resourceVersion precondition would also
 // fail on every status update of the Deployment controller).
-func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment, replicas, total int32, sloApplied string) error {
+func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment, replicas, total int32, moving, sloApplied string) error {
 	wantP, wantT := strconv.Itoa(int(replicas)), strconv.Itoa(int(total))
 	_, annotated := d.Annotations[BurstTotalAnnotation]
 	_, hasRequest := d.Annotations[BurstRequestedTotalAnnotation]
-	if sloApplied == "" && !hasRequest && burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
+	if sloApplied == "" && !hasRequest && d.Annotations[BurstMovingBackAnnotation] == moving && burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
 		d.Annotations[BurstPrimaryAnnotation] == wantP && d.Annotations[BurstTotalAnnotation] == wantT) {
 		return nil
 	}
-	ops := burstPrimaryPatch(d, replicas, total)
+	ops := burstPrimaryPatch(d, replicas, total, moving)
 	if sloApplied != "" {
 		if d.Annotations == nil {
 			ops[len(ops)-1].Value.(map[string]string)[BurstSLOAppliedAnnotation] = sloApplied
@@ -436,9 +472,10 @@ type burstJSONPatchOp struct {
 }
 
 // burstPrimaryPatch is the JSON patch that scales d from its current
-// spec.replicas (tested) to replicas and records the controller's annotations,
-// removing a requested total (BurstRequestedTotalAnnotation, tested) it took.
-func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32) []burstJSONPatchOp {
+// spec.replicas (tested) to replicas and records the controller's annotations
+// (the move back in flight, moving, when not ""), removing a requested total
+// (BurstRequestedTotalAnnotation, tested) it took.
+func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32, moving string) []burstJSONPatchOp {
 	esc := func(k string) string { return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1") }
 	ops := []burstJSONPatchOp{}
 	if d.Spec.Replicas != nil {
@@ -446,11 +483,19 @@ func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32) []burstJSONP
 	}
 	ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/spec/replicas", Value: replicas})
 	ann := map[string]string{BurstPrimaryAnnotation: strconv.Itoa(int(replicas)), BurstTotalAnnotation: strconv.Itoa(int(total))}
+	if moving != "" {
+		ann[BurstMovingBackAnnotation] = moving
+	}
 	if d.Annotations == nil {
 		return append(ops, burstJSONPatchOp{Op: "add", Path: "/metadata/annotations", Value: ann})
 	}
-	for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation} {
-		ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/metadata/annotations/" + esc(k), Value: ann[k]})
+	for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation, BurstMovingBackAnnotation} {
+		switch _, had := d.Annotations[k]; {
+		case ann[k] != "":
+			ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/metadata/annotations/" + esc(k), Value: ann[k]})
+		case had:
+			ops = append(ops, burstJSONPatchOp{Op: "remove", Path: "/metadata/annotations/" + esc(k)})
+		}
 	}
 	if requested, ok := d.Annotations[BurstRequestedTotalAnnotation]; ok {
 		// The requested total is taken: remove it, unless it changed since it

@@ -182,6 +182,7 @@ func TestCapacityACKLab(t *testing.T) {
 		_ = bl.clusters.SetNodePool(context.Background(), lab.PrivateCluster, lab.NodePool{Name: pool, Count: 0})
 	})
 	ns := bl.namespace(t, ctx, "capack")
+	bl.logEventsOnFailure(t, ns, name)
 	bl.deploy(t, ctx, ns, pool, 6)
 	// Private nodes by the test label; burst nodes by the pool's instance
 	// type (the ACK cluster's default workers are none).

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,8 +90,11 @@ func TestCapacityFaultsLab(t *testing.T) {
 	ns := bl.namespace(t, ctx, "capfault")
 	bl.deployOnTestPool(t, ctx, ns, pool, 6)
 
-	// The most the group was ever asked for, sampled all along.
+	// The most the group was ever asked for, sampled all along, and what
+	// the burst cluster looked like at each change (for a failure message).
 	var maxDesired atomic.Int32
+	var timeline []string
+	var burstPods func() (running, pending, nodes int)
 	desired := func() int32 {
 		st, err := cloud.DescribeNodegroup(ctx, name, region, "burst")
 		if err != nil {
@@ -98,6 +102,8 @@ func TestCapacityFaultsLab(t *testing.T) {
 		}
 		if st.Desired > maxDesired.Load() {
 			maxDesired.Store(st.Desired)
+			r, p, n := burstPods()
+			timeline = append(timeline, fmt.Sprintf("%s desired %d: running %d, pending %d, nodes %d", time.Now().Format("15:04:05.000"), st.Desired, r, p, n))
 		}
 		return st.Desired
 	}
@@ -130,7 +136,7 @@ func TestCapacityFaultsLab(t *testing.T) {
 		return n
 	}
 	var m *controller.Member
-	burstPods := func() (running, pending, nodes int) {
+	burstPods = func() (running, pending, nodes int) {
 		if m == nil {
 			return -1, -1, -1
 		}
@@ -178,8 +184,12 @@ func TestCapacityFaultsLab(t *testing.T) {
 	}
 
 	// 2. 10 replicas: 6 burst, 2 nodes' worth; the declared maximum is 1.
+	unavailable := events("CapacityUnavailable") // the throttling made some
 	bl.scale(t, ctx, ns, 10)
-	step("reason MaxReached", time.Minute, func() bool { return status().Reason == "MaxReached" && events("CapacityUnavailable") > 0 })
+	step("6 burst replicas, 4 on the one node, reason MaxReached", time.Minute, func() bool {
+		r, p, _ := burstPods()
+		return r == 4 && p == 2 && status().Reason == "MaxReached" && events("CapacityUnavailable") > unavailable
+	})
 	if events("MaxReached") == 0 {
 		t.Errorf("no MaxReached event")
 	}
@@ -207,7 +217,16 @@ func TestCapacityFaultsLab(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	if got := maxDesired.Load(); got != 2 {
-		t.Fatalf("the group was asked for up to %d nodes across the restart, want 2 (no double order)", got)
+		var evs eventsv1.EventList
+		_ = bl.control.List(ctx, &evs)
+		var notes []string
+		for _, e := range evs.Items {
+			if e.Regarding.Name == name || e.Regarding.Namespace == ns {
+				notes = append(notes, fmt.Sprintf("%s %s %s: %s", e.CreationTimestamp.Format("15:04:05"), e.Regarding.Kind, e.Reason, e.Note))
+			}
+		}
+		t.Fatalf("the group was asked for up to %d nodes across the restart, want 2 (no double order)\ntimeline:\n%s\nevents:\n%s",
+			got, strings.Join(timeline, "\n"), strings.Join(notes, "\n"))
 	}
 
 	// 4. No c5.xlarge capacity; 14 replicas need a third node.

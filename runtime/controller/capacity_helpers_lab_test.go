@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync/atomic"
+	"sort"
 	"testing"
 	"time"
 
@@ -261,4 +262,36 @@ func (bl *burstLab) hybridClusterReasons(tb testing.TB, ctx context.Context, nam
 		}
 	}
 	return strings.Join(reasons, ",")
+}
+
+// logEventsOnFailure logs, if the test fails, the Events of namespace ns and
+// of the HybridCluster hc in the control cluster, oldest first: what the
+// controllers decided, for the failure message.
+func (bl *burstLab) logEventsOnFailure(t *testing.T, ns, hc string) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		var evs eventsv1.EventList
+		if err := bl.control.List(context.Background(), &evs); err != nil {
+			t.Logf("list events: %v", err)
+			return
+		}
+		sort.SliceStable(evs.Items, func(i, j int) bool { return evs.Items[i].CreationTimestamp.Before(&evs.Items[j].CreationTimestamp) })
+		for _, e := range evs.Items {
+			if e.Namespace == ns || e.Regarding.Kind == "HybridCluster" && e.Regarding.Name == hc {
+				t.Logf("event %s %s %s/%s %s: %s", e.CreationTimestamp.Format("15:04:05"), e.Type, e.Regarding.Kind, e.Regarding.Name, e.Reason, e.Note)
+			}
+		}
+		var ps hcav1.BurstPolicyList
+		_ = bl.control.List(context.Background(), &ps, client.InNamespace(ns))
+		for _, p := range ps.Items {
+			t.Logf("policy %s: phase %s, last decision %+v, replicas %+v, conditions %+v", p.Name, p.Status.Phase, p.Status.LastDecision, p.Status.Replicas, p.Status.Conditions)
+		}
+		var ds appsv1.DeploymentList
+		_ = bl.control.List(context.Background(), &ds, client.InNamespace(ns))
+		for _, d := range ds.Items {
+			t.Logf("deployment %s: replicas %d, annotations %v, status %+v", d.Name, ptr.Deref(d.Spec.Replicas, 1), d.Annotations, d.Status)
+		}
+	})
 }
