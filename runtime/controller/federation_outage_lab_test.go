@@ -236,6 +236,7 @@ func TestFederatedScalingWithoutControlPlaneLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	restarted = true
+	backAt := time.Now()
 
 	// Back: the status shows what the members did, nothing lost or doubled.
 	eventually(t, ctx, "the status to show a at 5 and b at 1", func() (bool, string) {
@@ -247,6 +248,7 @@ func TestFederatedScalingWithoutControlPlaneLab(t *testing.T) {
 		return ca != nil && cb != nil && ca.CurrentReplicas == 5 && cb.CurrentReplicas == 1 && got.Status.CurrentReplicas == 6,
 			fmt.Sprintf("%+v", got.Status)
 	})
+	t.Logf("the status caught up %s after the control apiserver was started", time.Since(backAt).Round(time.Second))
 	for _, m := range fl.names {
 		var list autoscalingv2.HorizontalPodAutoscalerList
 		if err := fl.members[m].List(ctx, &list, client.InNamespace(ns)); err != nil {
@@ -274,6 +276,7 @@ func TestFederatedScalingWithoutControlPlaneLab(t *testing.T) {
 		ra, err := replicas(a)
 		return mm[a] == [2]int32{1, 6} && mm[b] == [2]int32{1, 4} && ra == 6, fmt.Sprintf("%s a replicas %d (%v)", desc, ra, err)
 	})
+	t.Logf("rebalanced and a at 6 replicas %s after the control apiserver was started", time.Since(backAt).Round(time.Second))
 
 	if err := fl.control.Delete(ctx, fa); err != nil {
 		t.Fatal(err)
