@@ -104,12 +104,6 @@ func TestBurstNamespaceTerminatingLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	created := time.Now()
-	burstEventually(t, wctx, "the policy Degraded naming the namespace being deleted", func() (bool, string) {
-		got := bl.getPolicy(t, ctx, ns)
-		c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionDegraded)
-		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == controller.BurstReasonNamespaceTerminating &&
-			strings.Contains(c.Message, bl.burst+": namespace "+ns+" is being deleted"), fmt.Sprintf("%+v", c)
-	})
 	// The window: 15 s after the creation.
 	time.Sleep(time.Until(created.Add(15 * time.Second)))
 	notes, counts := bl.policyEventsOf(t, ctx, ns, p.UID)
@@ -127,6 +121,14 @@ func TestBurstNamespaceTerminatingLab(t *testing.T) {
 			t.Errorf("%d %s Events while nothing could be placed; events:\n%s", n, reason, notes)
 		}
 	}
+	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
+	defer ccancel()
+	burstEventually(t, cctx, "the policy Degraded naming the namespace being deleted", func() (bool, string) {
+		got := bl.getPolicy(t, ctx, ns)
+		c := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionDegraded)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == controller.BurstReasonNamespaceTerminating &&
+			strings.Contains(c.Message, bl.burst+": namespace "+ns+" is being deleted"), fmt.Sprintf("%+v", c)
+	})
 	if s := bl.state(ctx, ns); len(s.copies) != 0 || s.primary != 6 {
 		t.Errorf("while the namespace is being deleted: %s; want no copy and the 6 replicas waiting in the primary", s)
 	}
