@@ -254,6 +254,12 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 	}
 	burstFailovers(p, views, now)
 	for _, v := range views {
+		if tm := r.opts.Telemetry; tm != nil && v.target != nil {
+			// The series exists at 0 before the first failover, so that
+			// increase() and rate() (and the dashboard's Failovers panel)
+			// see that one too.
+			tm.Failovers.WithLabelValues(p.Namespace+"/"+p.Name, v.name).Add(0)
+		}
 		if v.failover.Moved > 0 {
 			r.event(p, nil, corev1.EventTypeWarning, "FailedOver", "Failover",
 				"burst cluster %s unreachable since %s (longer than failoverAfter %v): %d replicas written off and placed again elsewhere; its stale replicas are removed when it answers",
@@ -524,6 +530,7 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) er
 	r.mu.Unlock()
 	if tm := r.opts.Telemetry; tm != nil {
 		tm.Replicas.DeletePartialMatch(map[string]string{"policy": p.Namespace + "/" + p.Name})
+		tm.Failovers.DeletePartialMatch(map[string]string{"policy": p.Namespace + "/" + p.Name})
 	}
 	return nil
 }

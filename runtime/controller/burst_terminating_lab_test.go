@@ -107,6 +107,7 @@ func TestBurstNamespaceTerminatingLab(t *testing.T) {
 	// The window: 15 s after the creation.
 	time.Sleep(time.Until(created.Add(15 * time.Second)))
 	notes, counts := bl.policyEventsOf(t, ctx, ns, p.UID)
+	t.Logf("the policy's Events in the 15 s after its creation:\n%s", notes)
 	if n := counts["Warning "+controller.BurstReasonNamespaceTerminating]; n != 1 {
 		t.Errorf("%d NamespaceTerminating Events in 15 s, want 1; events:\n%s", n, notes)
 	}
