@@ -183,6 +183,9 @@ func (c *Clusters) CreateCluster(ctx context.Context, spec ClusterSpec) (info *C
 		// tokens): it needs the rights of every controller, so it is a master.
 		{"controller-manager", "system:kube-controller-manager", []string{"system:masters"}, false},
 		{"scheduler", "system:kube-scheduler", nil, false},
+		// The aggregator's client certificate towards aggregated API servers
+		// (the lab's resource metrics API, loadsim.MetricsAPIHandler).
+		{"front-proxy-client", "front-proxy-client", nil, false},
 	} {
 		crt, key, err := ca.issue(leaf.cn, leaf.orgs, leaf.server)
 		if err != nil {
@@ -248,6 +251,15 @@ func (c *Clusters) CreateCluster(ctx context.Context, spec ClusterSpec) (info *C
 		"--service-account-key-file=" + filepath.Join(pki, "sa.pub"),
 		"--service-account-signing-key-file=" + filepath.Join(pki, "sa.key"),
 		"--authorization-mode=RBAC",
+		// API aggregation, so that a test can register an aggregated API
+		// (the resource metrics API a member cluster's HPA controller reads).
+		"--requestheader-client-ca-file=" + filepath.Join(pki, "ca.crt"),
+		"--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + filepath.Join(pki, "front-proxy-client.crt"),
+		"--proxy-client-key-file=" + filepath.Join(pki, "front-proxy-client.key"),
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--enable-priority-and-fairness=false",
 		// No node lifecycle controller runs (kwok nodes have no kubelet whose

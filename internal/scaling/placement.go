@@ -65,6 +65,10 @@ type BurstTarget struct {
 	Current int32
 	// Reachable reports whether the last probe reached the cluster.
 	Reachable bool
+	// NotReady, when not empty, says why a reachable cluster cannot take
+	// replicas yet (the workload's namespace there is being deleted): it
+	// is skipped by Place; its current replicas are left to ScaleBack.
+	NotReady string
 	// FreeCPUMilli and FreeMemoryBytes are the cluster's free (allocatable
 	// minus requested) capacity. Negative values count as 0.
 	FreeCPUMilli, FreeMemoryBytes int64
@@ -78,6 +82,9 @@ type SkipReason string
 const (
 	// SkipUnreachable: the cluster did not answer its last probe.
 	SkipUnreachable SkipReason = "unreachable"
+	// SkipNotReady: the cluster answers but cannot take replicas yet
+	// (BurstTarget.NotReady).
+	SkipNotReady SkipReason = "not-ready"
 	// SkipAtMax: the target already runs MaxReplicas replicas.
 	SkipAtMax SkipReason = "at-max"
 	// SkipNoCapacity: not one pod fits in the free CPU and memory.
@@ -195,6 +202,9 @@ func Place(deficit int32, pod PodRequests, targets []BurstTarget, mode Placement
 func candidateFor(i int, t BurstTarget, pod PodRequests) (placeCandidate, SkipReason) {
 	if !t.Reachable {
 		return placeCandidate{}, SkipUnreachable
+	}
+	if t.NotReady != "" {
+		return placeCandidate{}, SkipNotReady
 	}
 	headroom := int64(math.MaxInt32)
 	if t.MaxReplicas > 0 {

@@ -172,6 +172,25 @@ func TestPlace(t *testing.T) {
 			skipped:  []PlacementSkip{{"down", SkipUnreachable}, {"full", SkipAtMax}, {"nomem", SkipNoCapacity}},
 		},
 		{
+			// The preferred target's namespace is being deleted: the
+			// deficit goes to the next one, the first keeps what it has.
+			name:    "a not-ready target is skipped, the next takes the deficit",
+			deficit: 3, pod: placePod, mode: PlacementPriority,
+			targets: []BurstTarget{
+				withTarget(placeRoomy("terminating", 50), func(t *BurstTarget) { t.Priority = 2; t.Current = 1; t.NotReady = "namespace shop is being deleted" }),
+				withTarget(placeRoomy("next", 50), func(t *BurstTarget) { t.Priority = 1 }),
+			},
+			want:    []PlacementAssignment{{"next", 3}},
+			skipped: []PlacementSkip{{"terminating", SkipNotReady}},
+		},
+		{
+			name:    "the only target not ready: all unplaced (wait)",
+			deficit: 2, pod: placePod, mode: PlacementCheapest,
+			targets:  []BurstTarget{withTarget(placeRoomy("terminating", 50), func(t *BurstTarget) { t.NotReady = "namespace shop is being deleted" })},
+			unplaced: 2,
+			skipped:  []PlacementSkip{{"terminating", SkipNotReady}},
+		},
+		{
 			name:    "negative free capacity counts as none",
 			deficit: 1, pod: placePod, mode: PlacementPriority,
 			targets:  []BurstTarget{{Name: "over", Reachable: true, FreeCPUMilli: -100, FreeMemoryBytes: -1}},

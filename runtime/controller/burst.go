@@ -131,6 +131,9 @@ type BurstReconciler struct {
 	// reported stuck, so that ReplacementsUnschedulable is emitted when the
 	// count changes, not every round (Events only; no decision reads it).
 	stuck map[string]int32
+	// waiting holds, per policy UID and cluster, the not-ready clusters
+	// already reported (one NamespaceTerminating Event per wait).
+	waiting map[string]bool
 }
 
 // NewBurstReconciler returns the burst controller. c must be the manager's
@@ -152,6 +155,7 @@ func NewBurstReconciler(c client.Client, opts BurstOptions) *BurstReconciler {
 		totals:  newBurstTotals(opts.Metrics, opts.MetricsInterval),
 		swept:   map[types.UID]bool{},
 		stuck:   map[string]int32{},
+		waiting: map[string]bool{},
 	}
 	if opts.Consul != nil {
 		r.publisher = &burstPublisher{catalog: opts.Consul}
@@ -250,6 +254,12 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 	}
 	burstFailovers(p, views, now)
 	for _, v := range views {
+		if tm := r.opts.Telemetry; tm != nil && v.target != nil {
+			// The series exists at 0 before the first failover, so that
+			// increase() and rate() (and the dashboard's Failovers panel)
+			// see that one too.
+			tm.Failovers.WithLabelValues(p.Namespace+"/"+p.Name, v.name).Add(0)
+		}
 		if v.failover.Moved > 0 {
 			r.event(p, nil, corev1.EventTypeWarning, "FailedOver", "Failover",
 				"burst cluster %s unreachable since %s (longer than failoverAfter %v): %d replicas written off and placed again elsewhere; its stale replicas are removed when it answers",
@@ -260,6 +270,8 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 			}
 		}
 	}
+
+	r.reportNotReady(p, views)
 
 	var results []*burstTargetResult
 	var errs []error
@@ -288,6 +300,9 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 		wait := v.failover.RequeueAfter
 		if !v.reachable() && !v.gone && (wait == 0 || wait > burstUnreachableRecheck) {
 			wait = burstUnreachableRecheck
+		}
+		if v.reachable() && !v.nsDeleting.IsZero() {
+			wait = burstNotReadyRecheck(now.Sub(v.nsDeleting)) // not an error: no backoff storm
 		}
 		if wait > 0 && (res.RequeueAfter == 0 || wait < res.RequeueAfter) {
 			res.RequeueAfter = wait
@@ -323,6 +338,31 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 		return ctrl.Result{}, err
 	}
 	return res, nil
+}
+
+// reportNotReady emits one Warning NamespaceTerminating Event when a burst
+// cluster of p starts to wait for its namespace to be deleted (not one per
+// round), and forgets the wait when it is over.
+func (r *BurstReconciler) reportNotReady(p *hcav1.BurstPolicy, views []*burstView) {
+	for _, v := range views {
+		key := string(p.UID) + "/" + v.name
+		why := ""
+		if v.reachable() {
+			why = v.notReady(p.Namespace)
+		}
+		r.mu.Lock()
+		seen := r.waiting[key]
+		if why == "" {
+			delete(r.waiting, key)
+		} else {
+			r.waiting[key] = true
+		}
+		r.mu.Unlock()
+		if why != "" && !seen {
+			r.event(p, nil, corev1.EventTypeWarning, BurstReasonNamespaceTerminating, "Burst",
+				"burst cluster %s is not ready: %s; no replicas are placed there until it is gone", v.name, why)
+		}
+	}
 }
 
 // firstSweep reports whether this is the first round for p since the
@@ -485,9 +525,15 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) er
 			delete(r.stuck, k)
 		}
 	}
+	for k := range r.waiting {
+		if strings.HasPrefix(k, string(p.UID)+"/") {
+			delete(r.waiting, k)
+		}
+	}
 	r.mu.Unlock()
 	if tm := r.opts.Telemetry; tm != nil {
 		tm.Replicas.DeletePartialMatch(map[string]string{"policy": p.Namespace + "/" + p.Name})
+		tm.Failovers.DeletePartialMatch(map[string]string{"policy": p.Namespace + "/" + p.Name})
 	}
 	return nil
 }

@@ -613,10 +613,14 @@ func TestBurstPlacementTarget(t *testing.T) {
 			h.Status.Free = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("4Gi")}
 		})}, 3, 2,
 			scaling.BurstTarget{Name: "b", Weight: 1, Current: 3, Reachable: true, Priority: 63, FreeCPUMilli: 2000, FreeMemoryBytes: 2 << 30}},
+		{"the namespace being deleted there: not ready, named with its time", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, hc: hc(0),
+			nsDeleting: time.Date(2026, 11, 25, 2, 0, 0, 0, time.UTC)}, 0, 0,
+			scaling.BurstTarget{Name: "b", Weight: 1, Reachable: true, Priority: 63, FreeCPUMilli: unlimited, FreeMemoryBytes: unlimited,
+				NotReady: "namespace shop is being deleted there (since 2026-11-25T02:00:00Z)"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := burstPlacementTarget(&tc.view, tc.cur, tc.unprobed, pod, false); got != tc.want {
+			if got := burstPlacementTarget(&tc.view, "shop", tc.cur, tc.unprobed, pod, false); got != tc.want {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
 		})
@@ -947,4 +951,25 @@ func FuzzBurstDecide(f *testing.F) {
 				got.Primary, got.Burst, sum, got.Total, got.Blocked, got.MovingBack, got.Reason)
 		}
 	})
+}
+
+// TestBurstNotReadyRecheck: half the time the namespace has been being
+// deleted, between 1 s and 30 s.
+func TestBurstNotReadyRecheck(t *testing.T) {
+	tests := []struct {
+		since, want time.Duration
+	}{
+		{0, time.Second},                       // just started: the floor
+		{1500 * time.Millisecond, time.Second}, // half is 750 ms: the floor
+		{4 * time.Second, 2 * time.Second},     // half
+		{20 * time.Second, 10 * time.Second},   // half
+		{60 * time.Second, 30 * time.Second},   // half is exactly the cap
+		{10 * time.Minute, 30 * time.Second},   // the cap
+		{-5 * time.Second, time.Second},        // a clock behind the apiserver's: the floor
+	}
+	for _, tc := range tests {
+		if got := burstNotReadyRecheck(tc.since); got != tc.want {
+			t.Errorf("burstNotReadyRecheck(%v) = %v, want %v", tc.since, got, tc.want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,16 @@ func (bl *burstLab) readFailoverCluster(ctx context.Context, member client.Clien
 	return c, nil
 }
 
+// failoverFault makes a burst cluster unreachable to the runtime
+// (inject) and reachable again (restore).
+type failoverFault struct {
+	what string // "the apiserver stopped", for messages
+	// clusterUp: the test's own client still reaches the cluster.
+	clusterUp bool
+	inject    func(t *testing.T, ctx context.Context, bl *burstLab, cluster string)
+	restore   func(t *testing.T, ctx context.Context, bl *burstLab, cluster string)
+}
+
 // TestBurstFailoverLab stops the kube-apiserver of the burst cluster that
 // holds a policy's burst replicas (the preferred of two targets), mid-burst:
 // after failoverAfter its replicas are placed again in the other target, its
@@ -103,6 +114,84 @@ func (bl *burstLab) readFailoverCluster(ctx context.Context, member client.Clien
 // back, its stale copy and the objects HCA made there are removed, and the
 // total is still 6.
 func TestBurstFailoverLab(t *testing.T) {
+	testFailover(t, failoverFault{
+		what: "its apiserver stopped",
+		inject: func(t *testing.T, ctx context.Context, bl *burstLab, cluster string) {
+			// SIGTERM: it stops listening at once, then takes a few seconds to exit.
+			if err := bl.clusters.StopAPIServer(ctx, cluster); err != nil {
+				t.Fatal(err)
+			}
+		},
+		restore: func(t *testing.T, ctx context.Context, bl *burstLab, cluster string) {
+			if err := bl.clusters.StartAPIServer(ctx, cluster); err != nil {
+				t.Fatal(err)
+			}
+		},
+	})
+}
+
+// TestBurstFailoverCredentialsRevokedLab is TestBurstFailoverLab with the
+// preferred cluster's credentials revoked (its kubeconfig Secret rewritten
+// with a token the apiserver does not know) for longer than failoverAfter:
+// the cluster is up and holds the stale copy, but the runtime cannot reach
+// it. When the good kubeconfig is put back, the stale copy is removed.
+func TestBurstFailoverCredentialsRevokedLab(t *testing.T) {
+	var good []byte
+	secret := func(cluster string) types.NamespacedName {
+		return types.NamespacedName{Namespace: "default", Name: "hc-" + cluster} // bl.register's
+	}
+	setKubeconfig := func(t *testing.T, ctx context.Context, bl *burstLab, cluster string, kubeconfig []byte) {
+		var sec corev1.Secret
+		if err := bl.control.Get(ctx, secret(cluster), &sec); err != nil {
+			t.Fatal(err)
+		}
+		if good == nil {
+			good = sec.Data["kubeconfig"]
+		}
+		sec.Data["kubeconfig"] = kubeconfig
+		if err := bl.control.Update(ctx, &sec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testFailover(t, failoverFault{
+		what:      "its credentials revoked",
+		clusterUp: true,
+		inject: func(t *testing.T, ctx context.Context, bl *burstLab, cluster string) {
+			var sec corev1.Secret
+			if err := bl.control.Get(ctx, secret(cluster), &sec); err != nil {
+				t.Fatal(err)
+			}
+			setKubeconfig(t, ctx, bl, cluster, revokedKubeconfig(t, sec.Data["kubeconfig"]))
+		},
+		restore: func(t *testing.T, ctx context.Context, bl *burstLab, cluster string) {
+			setKubeconfig(t, ctx, bl, cluster, good)
+		},
+	})
+}
+
+// revokedKubeconfig is kubeconfig with its user's credentials replaced by a
+// token the apiserver does not know.
+func revokedKubeconfig(t *testing.T, kubeconfig []byte) []byte {
+	t.Helper()
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range cfg.AuthInfos {
+		a.ClientCertificateData, a.ClientKeyData, a.ClientCertificate, a.ClientKey = nil, nil, "", ""
+		a.Token = "revoked-" + strconv.Itoa(int(time.Now().UnixNano()%1e6))
+	}
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// testFailover bursts into the preferred of two targets, injects fault
+// there, checks the failover to the other target, restores, and checks the
+// stale copy is cleaned with the total unchanged.
+func testFailover(t *testing.T, fault failoverFault) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	bl := newBurstLab(t, ctx)
@@ -165,13 +254,10 @@ func TestBurstFailoverLab(t *testing.T) {
 			fmt.Sprintf("primary=%d %s: %s (%v); %s: %s (%v)", primary(), down, d, err, bl.burst, o, err2)
 	})
 
-	// The fault: the preferred cluster's apiserver stops (SIGTERM: it stops
-	// listening at once, then takes a few seconds to exit).
+	// The fault, in the preferred cluster.
 	stopped := time.Now()
-	if err := bl.clusters.StopAPIServer(ctx, down); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("apiserver of %s stopped in %v", down, time.Since(stopped).Round(100*time.Millisecond))
+	fault.inject(t, ctx, bl, down)
+	t.Logf("%s: %s in %v", down, fault.what, time.Since(stopped).Round(100*time.Millisecond))
 	bl.policyObserved(t, ctx, ns) // a round notices (in production the prober's status update wakes it)
 
 	fctx, fcancel := context.WithTimeout(ctx, grace+90*time.Second)
@@ -192,7 +278,7 @@ func TestBurstFailoverLab(t *testing.T) {
 			deg != nil && deg.Status == metav1.ConditionTrue && deg.Reason == controller.BurstReasonFailedOver
 		return ok, fmt.Sprintf("primary=%d %s: %s (%v); %s: %s (%v); status %+v; degraded %+v", primary(), down, d, err, bl.burst, o, err2, got.Status.Replicas, deg)
 	})
-	t.Logf("replicas re-placed %v after the apiserver was told to stop (failoverAfter %v)", time.Since(stopped).Round(time.Second), grace)
+	t.Logf("replicas re-placed %v after %s (failoverAfter %v)", time.Since(stopped).Round(time.Second), fault.what, grace)
 	notes := bl.eventNotes(t, ctx, ns)
 	if want := fmt.Sprintf("burst cluster %s unreachable since", down); !strings.Contains(notes, "Warning FailedOver: "+want) || !strings.Contains(notes, "2 replicas written off") {
 		t.Errorf("no Warning FailedOver event naming %s and 2 replicas; events:\n%s", down, notes)
@@ -203,11 +289,15 @@ func TestBurstFailoverLab(t *testing.T) {
 
 	// The cluster comes back: the stale copy goes, nothing of the policy is
 	// left there, the total stays 6 (4 in the primary, 2 in bl.burst).
-	restarted := time.Now()
-	if err := bl.clusters.StartAPIServer(ctx, down); err != nil {
-		t.Fatal(err)
+	if fault.clusterUp {
+		// The stale copy is still there, out of the runtime's reach.
+		if d, err := bl.readFailoverCluster(ctx, downClient, down, ns); err != nil || d.copyReplicas != 2 {
+			t.Fatalf("before the restore %s holds %s (%v), want its stale copy of 2 replicas", down, d, err)
+		}
 	}
-	t.Logf("apiserver of %s ready again in %v", down, time.Since(restarted).Round(100*time.Millisecond))
+	restarted := time.Now()
+	fault.restore(t, ctx, bl, down)
+	t.Logf("%s: restored in %v", down, time.Since(restarted).Round(100*time.Millisecond))
 	rctx, rcancel := context.WithTimeout(ctx, 90*time.Second)
 	defer rcancel()
 	burstEventually(t, rctx, "the stale copy in "+down+" is removed and the total is 6", func() (bool, string) {
@@ -224,7 +314,7 @@ func TestBurstFailoverLab(t *testing.T) {
 			primary() == 4 && o.copyReplicas == 2 && o.passing == 2 && statusTotal == 6 && !marked
 		return ok, fmt.Sprintf("primary=%d %s: %s (%v); %s: %s (%v); status %+v", primary(), down, d, err, bl.burst, o, err2, got.Status.Replicas)
 	})
-	t.Logf("stale copy removed and %s cleaned %v after the restart began", down, time.Since(restarted).Round(time.Second))
+	t.Logf("stale copy removed and %s cleaned %v after the restore began", down, time.Since(restarted).Round(time.Second))
 	if c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionDegraded); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("Degraded condition %+v after the cluster is back, want False", c)
 	}

@@ -35,7 +35,11 @@ const (
 	BurstReasonInputsAvailable   = "InputsAvailable"
 	BurstReasonFailedOver        = "FailedOver"
 	BurstReasonConflictingTotals = "ConflictingTotals"
-	burstMaxDecisionReasonLength = 1024
+	// BurstReasonNamespaceTerminating: a burst cluster answers but the
+	// policy's namespace there is being deleted; nothing is placed there
+	// until it is gone.
+	BurstReasonNamespaceTerminating = "NamespaceTerminating"
+	burstMaxDecisionReasonLength    = 1024
 )
 
 // burstPhase sums up a round: Degraded while holding for missing metrics,
@@ -93,8 +97,11 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	}
 	reps := []hcav1.ClusterReplicas{prim}
 	var burstAfter int32
-	var unreachable, failedOver []string
+	var unreachable, failedOver, notReady []string
 	for _, v := range views {
+		if why := v.notReady(p.Namespace); v.reachable() && why != "" {
+			notReady = append(notReady, v.name+": "+why)
+		}
 		cr := hcav1.ClusterReplicas{Cluster: hcav1.ClusterName(v.name)}
 		for _, t := range results {
 			cr.Desired += t.achieved[v.name]
@@ -252,6 +259,12 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 			degradedReason = BurstReasonUnreachable
 		}
 		degraded = append(degraded, "burst clusters unreachable, skipped by placement: "+strings.Join(unreachable, "; "))
+	}
+	if len(notReady) > 0 {
+		if degradedReason == BurstReasonInputsAvailable {
+			degradedReason = BurstReasonNamespaceTerminating
+		}
+		degraded = append(degraded, "burst clusters not ready, skipped by placement until their namespace is gone: "+strings.Join(notReady, "; "))
 	}
 	if unplaced > 0 {
 		if degradedReason == BurstReasonInputsAvailable {

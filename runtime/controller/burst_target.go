@@ -197,7 +197,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		} else {
 			burstNow += cur // the written-off and stale replicas count as 0
 		}
-		t := burstPlacementTarget(v, cur, burstUnprobed(v, d, cur), req, p.Spec.Capacity != nil && p.Spec.Capacity.AllowSpot)
+		t := burstPlacementTarget(v, p.Namespace, cur, burstUnprobed(v, d, cur), req, p.Spec.Capacity != nil && p.Spec.Capacity.AllowSpot)
 		if v.target == nil || (v.target.MaxReplicas != nil && *v.target.MaxReplicas == 0) {
 			in.Drain = append(in.Drain, t)
 		} else {
@@ -389,7 +389,20 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 		if plan.Unplaced > 0 {
 			kind = corev1.EventTypeWarning
 		}
-		r.event(p, d, kind, burstEventReason(plan.Actions), strings.Join(plan.Actions, ","), "%s/%s: %s (total %d: %s)", d.Namespace, d.Name, plan.Reason, plan.Total, burstDistribution(string(p.Spec.PrimaryCluster), primary, res.achieved))
+		// A write that failed (its BurstFailed Event says why) makes the
+		// decision's outcome differ from the plan: not a Normal event.
+		var failed []string
+		for _, v := range views {
+			if v.failed {
+				failed = append(failed, v.name)
+			}
+		}
+		note := ""
+		if len(failed) > 0 {
+			kind = corev1.EventTypeWarning
+			note = "; not carried out in " + strings.Join(failed, ", ")
+		}
+		r.event(p, d, kind, burstEventReason(plan.Actions), strings.Join(plan.Actions, ","), "%s/%s: %s (total %d: %s%s)", d.Namespace, d.Name, plan.Reason, plan.Total, burstDistribution(string(p.Spec.PrimaryCluster), primary, res.achieved), note)
 		log.FromContext(ctx).Info("burst decision", "policy", p.Namespace+"/"+p.Name, "deployment", d.Name, "actions", plan.Actions, "total", plan.Total, "replicas", burstDistribution(string(p.Spec.PrimaryCluster), primary, res.achieved), "reason", plan.Reason)
 	}
 	res.err = errors.Join(errs...)

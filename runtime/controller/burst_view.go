@@ -51,6 +51,18 @@ type burstView struct {
 	// failoverPrior the state the status held before it.
 	failover      scaling.FailoverDecision
 	failoverPrior scaling.FailoverState
+	// nsDeleting is when the policy's namespace there began to be deleted
+	// (zero: it is not being deleted). Such a cluster answers but cannot
+	// take replicas until the namespace is gone (burstPlacementTarget).
+	nsDeleting time.Time
+}
+
+// notReady says why v, reachable, cannot take replicas yet ("": it can).
+func (v *burstView) notReady(namespace string) string {
+	if v.nsDeleting.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("namespace %s is being deleted there (since %s)", namespace, v.nsDeleting.UTC().Format(time.RFC3339))
 }
 
 func (v *burstView) reachable() bool { return v.err == nil }
@@ -128,6 +140,13 @@ func (l burstViewLoader) loadOne(ctx context.Context, p *hcav1.BurstPolicy, v *b
 			v.copies[d.Name] = d
 		}
 	}
+	// A namespace being deleted (a policy deleted and created again before
+	// its cleanup finished) refuses new objects until it is gone. An error
+	// here leaves the cluster as it was: the writes report it.
+	var ns corev1.Namespace
+	if err := m.Client.Get(cctx, client.ObjectKey{Name: p.Namespace}, &ns); err == nil && ns.DeletionTimestamp != nil {
+		v.nsDeleting = ns.DeletionTimestamp.Time
+	}
 	var pods corev1.PodList
 	if err := m.Client.List(cctx, &pods, client.InNamespace(p.Namespace), sel); err != nil {
 		v.err = fmt.Errorf("list pods in cluster %s: %w", v.name, err)
@@ -142,6 +161,14 @@ func (l burstViewLoader) loadOne(ctx context.Context, p *hcav1.BurstPolicy, v *b
 		}
 		v.noticed = noticed
 	}
+}
+
+// burstNotReadyRecheck is how soon a round looks again at a cluster whose
+// namespace has been being deleted for since: half that, between 1 s and
+// 30 s (a namespace usually goes within seconds; one held by a finalizer
+// is not polled every second for ever).
+func burstNotReadyRecheck(since time.Duration) time.Duration {
+	return min(max(since/2, time.Second), 30*time.Second)
 }
 
 // burstTargets returns the primary Deployments the policy targets, sorted by
@@ -285,8 +312,8 @@ func burstGrowable(hc *hcav1.HybridCluster, allowSpot bool) (cpuMilli, memBytes 
 // burstPlacementTarget converts a view into placement's view of a cluster;
 // unprobed replicas (burstUnprobed) are taken off the prober's free capacity,
 // what the cluster's node groups can still add (burstGrowable) is added.
-func burstPlacementTarget(v *burstView, current, unprobed int32, pod scaling.PodRequests, allowSpot bool) scaling.BurstTarget {
-	t := scaling.BurstTarget{Name: v.name, Current: current, Reachable: v.reachable(), Weight: 1,
+func burstPlacementTarget(v *burstView, namespace string, current, unprobed int32, pod scaling.PodRequests, allowSpot bool) scaling.BurstTarget {
+	t := scaling.BurstTarget{Name: v.name, Current: current, Reachable: v.reachable(), NotReady: v.notReady(namespace), Weight: 1,
 		FreeCPUMilli: math.MaxInt64 / 4, FreeMemoryBytes: math.MaxInt64 / 4}
 	if v.target != nil {
 		if v.target.Weight != nil {

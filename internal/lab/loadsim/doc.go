@@ -7,6 +7,10 @@
 // cluster) and exports per-pod Prometheus metrics: CPU usage, CPU request and
 // limit, request counts by status code and a latency histogram.
 //
+// [Sim.MetricsAPIHandler] serves the same per-pod CPU as the resource metrics
+// API (metrics.k8s.io/v1beta1) of one cluster, so that the cluster's own HPA
+// controller can scale on it once registered as an APIService.
+//
 // Scaling an app changes its pod count, which changes each pod's share of the
 // load and therefore the metrics an autoscaler reads: the loop autoscaling
 // tests need.

@@ -85,6 +85,8 @@ type podKey struct{ cluster, pod string }
 type podState struct {
 	key        podKey
 	res        workload.PodResources
+	labels     map[string]string // the pod's labels (for the metrics API's selectors)
+	containers []string          // the pod's container names
 	load       workload.PodLoad
 	lastTick   time.Time
 	cpuSeconds float64
@@ -96,8 +98,10 @@ type podState struct {
 }
 
 type observedPod struct {
-	name string
-	res  workload.PodResources
+	name       string
+	res        workload.PodResources
+	labels     map[string]string
+	containers []string
 }
 
 type observation struct {
@@ -331,7 +335,11 @@ func observeApp(ctx context.Context, cs kubernetes.Interface, k appKey) (pods []
 	for i := range list.Items {
 		p := &list.Items[i]
 		if ready(p) {
-			pods = append(pods, observedPod{name: p.Name, res: podResources(p)})
+			var names []string
+			for _, c := range p.Spec.Containers {
+				names = append(names, c.Name)
+			}
+			pods = append(pods, observedPod{name: p.Name, res: podResources(p), labels: p.Labels, containers: names})
 		}
 	}
 	return pods, false, nil
@@ -423,6 +431,7 @@ func (s *Sim) update(a *app, byCluster map[string]clusterResult, now time.Time) 
 			ps = &podState{key: k, lastTick: now}
 		}
 		ps.res = p.res
+		ps.labels, ps.containers = p.labels, p.containers
 		ps.load = loads[i]
 		ps.integrate(now)
 		next[k] = ps

@@ -90,6 +90,8 @@ func Panels() []Row {
 					{`max by (policy, cluster) (hca_ready_replicas{` + policySel + `})`, "{{policy}} {{cluster}} ready"}}},
 			{"Pending replicas", "Unschedulable pods per policy and cluster: what makes a policy burst.", TimeSeries, "short",
 				[]Target{{`max by (policy, cluster) (hca_pending_replicas{` + policySel + `})`, "{{policy}} {{cluster}}"}}},
+			{"Failovers", "Failovers away from an unreachable burst cluster per policy and cluster: its replicas written off after the policy's failoverAfter and placed elsewhere (each pairs with a Warning FailedOver Event). 0 while none.", TimeSeries, "short",
+				[]Target{{`sum by (policy, cluster) (increase(hca_burst_failovers_total{` + policySel + `}` + rate + `))`, "{{policy}} {{cluster}}"}}},
 		}},
 		{"SLOs", []Panel{
 			{"SLO compliance", "1 = met exactly, above 1 violated, below 1 outperformed.", TimeSeries, "percentunit",

@@ -136,3 +136,27 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultMetricsHavePanels: each counter the operating guide's fault table
+// gives as how a fault is reported is drawn by a panel of the dashboard.
+func TestFaultMetricsHavePanels(t *testing.T) {
+	tests := []struct{ metric, panel string }{
+		{"hca_burst_failovers_total", "Failovers"},
+		{"hca_consul_errors_total", "Consul sync"},
+		{"hca_cloud_api_throttles_total", "Cloud API calls"},
+		{"hca_metric_queries_total", "Metric queries"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.metric, func(t *testing.T) {
+			var panels []string
+			for _, q := range Queries() {
+				if slices.Contains(metricName.FindAllString(q.Expr, -1), tt.metric) {
+					panels = append(panels, q.Panel)
+				}
+			}
+			if !slices.Contains(panels, tt.panel) {
+				t.Errorf("%s is drawn by panels %v, want %q", tt.metric, panels, tt.panel)
+			}
+		})
+	}
+}
