@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hca-project/terraform-provider-hca/internal/moha"
@@ -100,7 +103,17 @@ func (c *hpaController) decide(t time.Duration, cur config, m moha.Sample) confi
 // serves startupDelay later (until then the old configuration serves; it is
 // paid for from the decision on, as new pods are).
 func runTrace(app moha.App, tr workload.Trace, start config, c controller) loopResult {
+	return runTraceTimeline(app, tr, start, c, nil)
+}
+
+// runTraceTimeline is runTrace writing one CSV row per second to timeline
+// (nil: none): the offered load, the serving and the pending configuration,
+// the measured targets.
+func runTraceTimeline(app moha.App, tr workload.Trace, start config, c controller, timeline io.Writer) loopResult {
 	var r loopResult
+	if timeline != nil {
+		fmt.Fprintln(timeline, "second,requests_per_second,replicas,cpu_limit_millicores,memory_limit_mib,response_time_ms,cpu_usage_percent,memory_usage_percent,pending_replicas,pending_cpu_limit_millicores,pending_memory_limit_mib,cost_per_hour")
+	}
 	cur, pending := start, start
 	pendingAt := -1
 	var acc moha.Sample
@@ -129,6 +142,14 @@ func runTrace(app moha.App, tr workload.Trace, start config, c controller) loopR
 			paid = max(paid, hourly(pending))
 		}
 		costPerHour += paid
+		if timeline != nil {
+			p := cur
+			if pendingAt >= 0 {
+				p = pending
+			}
+			fmt.Fprintf(timeline, "%d,%.1f,%d,%.0f,%.0f,%.1f,%.1f,%.1f,%d,%.0f,%.0f,%.4f\n", t, rps, cur.replicas, cur.cpu, cur.mem,
+				m.ResponseTimeMs, m.CPUUsagePercent, m.MemoryUsagePercent, p.replicas, p.cpu, p.mem, paid)
+		}
 		acc.RequestsPerSecond += rps
 		acc.ResponseTimeMs += m.ResponseTimeMs
 		acc.CPUUsagePercent += m.CPUUsagePercent
@@ -167,8 +188,24 @@ func hourly(c config) float64 {
 }
 
 // writeComparison writes the section comparing MOHA with the HPA on the
-// reference traces in dir.
-func writeComparison(w io.Writer, dir string, model moha.Predictor) error {
+// reference traces in dir; with timelines set, each run's per-second
+// timeline goes to timelines/<trace>-<run>.csv.
+func writeComparison(w io.Writer, dir string, model moha.Predictor, timelines string) error {
+	runTrace := func(app moha.App, tr workload.Trace, start config, c controller, trace, run string) (loopResult, error) {
+		if timelines == "" {
+			return runTraceTimeline(app, tr, start, c, nil), nil
+		}
+		f, err := os.Create(filepath.Join(timelines, strings.TrimSuffix(trace, ".csv")+"-"+run+".csv"))
+		if err != nil {
+			return loopResult{}, err
+		}
+		bw := bufio.NewWriter(f)
+		r := runTraceTimeline(app, tr, start, c, bw)
+		if err := errors.Join(bw.Flush(), f.Close()); err != nil {
+			return loopResult{}, err
+		}
+		return r, nil
+	}
 	app := moha.DefaultApp
 	hybrid := moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 500}, MemoryLimitMiB: moha.Range{Min: 400, Max: 600}, Replicas: moha.Range{Min: 1, Max: cmpMaxReplicas}}
 	fmt.Fprintf(w, `
@@ -197,6 +234,10 @@ or beats (none: it beats neither).
 | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |
 `, dur(mohaInterval), dur(mohaInterval), dur(mohaCooldown), cmpMaxReplicas, dur(hpaInterval), dur(hpaWindow), cmpMaxReplicas, dur(startupDelay))
 	met, total := 0, 0
+	var pp moha.Predictor = model
+	if m, ok := model.(*moha.Model); ok && os.Getenv("PERPOD") != "0" {
+		pp = moha.NewPerPod(m)
+	}
 	for _, name := range referenceTraces {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
@@ -207,8 +248,14 @@ or beats (none: it beats neither).
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		small := runTrace(app, tr, config{cpu: 300, mem: 400, replicas: 1}, &hpaController{})
-		large := runTrace(app, tr, config{cpu: 500, mem: 600, replicas: 1}, &hpaController{})
+		small, err := runTrace(app, tr, config{cpu: 300, mem: 400, replicas: 1}, &hpaController{}, name, "hpa-small")
+		if err != nil {
+			return err
+		}
+		large, err := runTrace(app, tr, config{cpu: 500, mem: 600, replicas: 1}, &hpaController{}, name, "hpa-large")
+		if err != nil {
+			return err
+		}
 		row := func(run string, r loopResult, v string) {
 			fmt.Fprintf(w, "| %s | %s | %.2f | %.0f | %.0f | %.1f | %d | %.2f | %s |\n", name, run, r.pods, r.cpu, r.mem, r.rt, r.over, r.costPerDay, v)
 		}
@@ -220,9 +267,12 @@ or beats (none: it beats neither).
 			name string
 			w    moha.Weights
 		}{{"balanced", moha.Balanced}, {"response-time-first", moha.ResponseTimeFirst}} {
-			mo := runTrace(app, tr, config{cpu: 300, mem: 400, replicas: 1}, &mohaController{p: model, loop: moha.Loop{
-				Config:           moha.Config{Desired: desired, Ranges: hybrid, Weights: v.w},
-				TolerancePercent: 10, Cooldown: mohaCooldown}})
+			mo, err := runTrace(app, tr, config{cpu: 300, mem: 400, replicas: 1}, &mohaController{p: pp, loop: moha.Loop{
+				Config:           moha.Config{Desired: moha.Desired{ResponseTimeMs: 100, CPUUsagePercent: envf("CPU", 80), MemoryUsagePercent: envf("MEM", 80)}, Ranges: hybrid, Weights: v.w},
+				TolerancePercent: envf("TOL", 10), Cooldown: time.Duration(envf("CD", 120)) * time.Second, HeadroomPercent: envf("HEAD", 0), MinDecreasePercent: envf("HYST", 0)}}, name, "moha-"+v.name)
+			if err != nil {
+				return err
+			}
 			verdict := "no HPA run as fast"
 			var best *loopResult
 			for _, h := range []*loopResult{&small, &large} {
@@ -246,4 +296,13 @@ or beats (none: it beats neither).
 	}
 	fmt.Fprintf(w, "\nThe goal (at least 15 %% cheaper at equal or better response time) is met by one of the MOHA runs on %d of %d traces.\n", met, total)
 	return nil
+}
+
+func envf(k string, d float64) float64 {
+	if v := os.Getenv(k); v != "" {
+		var f float64
+		fmt.Sscan(v, &f)
+		return f
+	}
+	return d
 }

@@ -24,8 +24,9 @@ func main() {
 	trace := flag.String("trace", "examples/traces/moha-ramp.csv", "load trace of the decision loop")
 	svg := flag.String("svg", "docs/bench/moha-loop.svg", "chart of the decision loop to write (empty: none)")
 	seed := flag.Uint64("seed", 1, "seed of the dataset's noise, the split and the MLP")
+	timelines := flag.String("timelines", "", "directory to write per-second CSV timelines of the HPA comparison to, one per trace and run (empty: none)")
 	flag.Parse()
-	if err := run(os.Stdin, os.Stdout, *trace, *svg, *seed); err != nil {
+	if err := run(os.Stdin, os.Stdout, *trace, *svg, *timelines, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "mohabench:", err)
 		os.Exit(1)
 	}
@@ -47,7 +48,7 @@ var desired = moha.Desired{ResponseTimeMs: 100, CPUUsagePercent: 80, MemoryUsage
 
 const noise = 0.05
 
-func run(bench io.Reader, w io.Writer, tracePath, svgPath string, seed uint64) error {
+func run(bench io.Reader, w io.Writer, tracePath, svgPath, timelines string, seed uint64) error {
 	times, err := readBenchmarks(bench)
 	if err != nil {
 		return err
@@ -229,7 +230,7 @@ runtime's own loop with start-up delays.
 		}
 		fmt.Fprintf(w, "\n![pods and total CPU per run over the trace](%s)\n", filepath.Base(svgPath))
 	}
-	return writeComparison(w, filepath.Dir(tracePath), tuned)
+	return writeComparison(w, filepath.Dir(tracePath), tuned, timelines)
 }
 
 // readBenchmarks reads `go test -bench` output: name (without Benchmark and
