@@ -32,6 +32,10 @@ const (
 	cmpMaxReplicas = 20
 )
 
+// mohaDesired is what the MOHA runs aim at with the CRD's defaults: 100 ms
+// (the bench's target), 85 % CPU and 80 % memory.
+var mohaDesired = moha.Desired{ResponseTimeMs: desired.ResponseTimeMs, CPUUsagePercent: 85, MemoryUsagePercent: 80}
+
 // referenceTraces are the repository's load traces the comparison runs on.
 var referenceTraces = []string{"flash-crowd.csv", "double-flash-crowd.csv", "secondary-peak.csv", "private-overflow.csv", "diurnal.csv", "week.csv", "moha-ramp.csv"}
 
@@ -190,7 +194,7 @@ func hourly(c config) float64 {
 // writeComparison writes the section comparing MOHA with the HPA on the
 // reference traces in dir; with timelines set, each run's per-second
 // timeline goes to timelines/<trace>-<run>.csv.
-func writeComparison(w io.Writer, dir string, model moha.Predictor, timelines string) error {
+func writeComparison(w io.Writer, dir string, model *moha.Model, timelines string) error {
 	runTrace := func(app moha.App, tr workload.Trace, start config, c controller, trace, run string) (loopResult, error) {
 		if timelines == "" {
 			return runTraceTimeline(app, tr, start, c, nil), nil
@@ -234,10 +238,7 @@ or beats (none: it beats neither).
 | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |
 `, dur(mohaInterval), dur(mohaInterval), dur(mohaCooldown), cmpMaxReplicas, dur(hpaInterval), dur(hpaWindow), cmpMaxReplicas, dur(startupDelay))
 	met, total := 0, 0
-	var pp moha.Predictor = model
-	if m, ok := model.(*moha.Model); ok && os.Getenv("PERPOD") != "0" {
-		pp = moha.NewPerPod(m)
-	}
+	pp := moha.NewPerPod(model)
 	for _, name := range referenceTraces {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
@@ -268,8 +269,8 @@ or beats (none: it beats neither).
 			w    moha.Weights
 		}{{"balanced", moha.Balanced}, {"response-time-first", moha.ResponseTimeFirst}} {
 			mo, err := runTrace(app, tr, config{cpu: 300, mem: 400, replicas: 1}, &mohaController{p: pp, loop: moha.Loop{
-				Config:           moha.Config{Desired: moha.Desired{ResponseTimeMs: 100, CPUUsagePercent: envf("CPU", 80), MemoryUsagePercent: envf("MEM", 80)}, Ranges: hybrid, Weights: v.w},
-				TolerancePercent: envf("TOL", 10), Cooldown: time.Duration(envf("CD", 120)) * time.Second, HeadroomPercent: envf("HEAD", 0), MinDecreasePercent: envf("HYST", 0)}}, name, "moha-"+v.name)
+				Config:           moha.Config{Desired: mohaDesired, Ranges: hybrid, Weights: v.w},
+				TolerancePercent: 10, Cooldown: mohaCooldown, HeadroomPercent: moha.DefaultHeadroomPercent, MinDecreasePercent: moha.DefaultMinDecreasePercent}}, name, "moha-"+v.name)
 			if err != nil {
 				return err
 			}
@@ -296,13 +297,4 @@ or beats (none: it beats neither).
 	}
 	fmt.Fprintf(w, "\nThe goal (at least 15 %% cheaper at equal or better response time) is met by one of the MOHA runs on %d of %d traces.\n", met, total)
 	return nil
-}
-
-func envf(k string, d float64) float64 {
-	if v := os.Getenv(k); v != "" {
-		var f float64
-		fmt.Sscan(v, &f)
-		return f
-	}
-	return d
 }
