@@ -72,6 +72,11 @@ const (
 	ReasonWithinTargets StepReason = "WithinTargets"
 	// ReasonBestIsCurrent: the best configuration is the current one.
 	ReasonBestIsCurrent StepReason = "BestIsCurrent"
+	// ReasonNoIncreaseNeeded: the best configuration raises the capacity
+	// but the measurements do not ask for more: the response time is within
+	// the limit and neither usage is above its band (a measurement of the
+	// current configuration outweighs the model's prediction of it).
+	ReasonNoIncreaseNeeded StepReason = "NoIncreaseNeeded"
 	// ReasonSmallGain: the best configuration lowers the capacity by less
 	// than the hysteresis (MinDecreasePercent).
 	ReasonSmallGain StepReason = "SmallGain"
@@ -105,9 +110,11 @@ func (r StepResult) Changed() bool { return r.Reason == ReasonScaled }
 //     within the ranges: hold (WithinTargets);
 //  3. otherwise [SafeDecide] with the limit [Loop.ResponseTimeLimitMs] and
 //     take the best variation: BestIsCurrent if it is the current
-//     configuration; Scaled at once if it raises the capacity (more total
-//     CPU, or as much CPU and more memory) or the current configuration is
-//     outside the ranges;
+//     configuration; Scaled at once if the current configuration is
+//     outside the ranges, or if it raises the capacity (more total CPU, or
+//     as much CPU and more memory) and the measurements ask for more (the
+//     response time over the limit or a usage above its band), else held
+//     (NoIncreaseNeeded);
 //  4. a decrease: held within the cooldown since lastScale (Cooldown) and
 //     when it cuts less than MinDecreasePercent (SmallGain), else Scaled.
 func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, error) {
@@ -147,8 +154,13 @@ func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, e
 	switch {
 	case best.CPULimitMilli == s.CPULimitMilli && best.MemoryLimitMiB == s.MemoryLimitMiB && best.Replicas == s.Replicas:
 		out.Reason = ReasonBestIsCurrent
-	case !inRanges || newCPU > curCPU || newCPU == curCPU && newMem > curMem:
-		// an increase, or back into the ranges: at once
+	case !inRanges:
+		// back into the ranges: at once
+	case newCPU > curCPU || newCPU == curCPU && newMem > curMem:
+		th := l.Thresholds()
+		if s.ResponseTimeMs <= th.ResponseTimeMs && s.CPUUsagePercent <= th.CPUUsagePercent.Max && s.MemoryUsagePercent <= th.MemoryUsagePercent.Max {
+			out.Reason = ReasonNoIncreaseNeeded
+		}
 	case !lastScale.IsZero() && now.Sub(lastScale) < l.Cooldown:
 		out.Reason = ReasonCooldown
 	case cut(curCPU, newCPU) < l.MinDecreasePercent && (newCPU != curCPU || cut(curMem, newMem) < l.MinDecreasePercent):

@@ -45,8 +45,17 @@ func TestStep(t *testing.T) {
 		// the fewest pods within 1 s, 4 of 270m (n >= 3.7: 926 ms) and 4 of
 		// 300m (n >= 3.33: 833 ms). They are the only ones within the limit;
 		// of them the fastest, 300m, with the first memory in variation
-		// order (from the response time, 360Mi) wins.
-		{"memory under the band: ranks", func() State { s := calm; s.MemoryUsagePercent = 69; return s }(), loop, time.Time{}, config{300, 360, 4}, ReasonScaled, true},
+		// order (from the response time, 360Mi) ranks first. It is an
+		// increase, but the measured 900 ms is within 1 s and neither usage
+		// is above its band: the measurement of the current configuration
+		// outweighs the stub's prediction, and it holds.
+		{"memory under the band: ranks, no increase needed", func() State { s := calm; s.MemoryUsagePercent = 69; return s }(), loop, time.Time{}, config{300, 400, 2}, ReasonNoIncreaseNeeded, true},
+		// The same at 91 % CPU, above the 70-90 % band, asks for more. Eq. 1
+		// now gives CPU 270 or ceil(341.25) = 342 and replicas 2 or
+		// ceil(2.275) = 3. Within 1 s: 3 of 342m (1000/1.026 = 975 ms) and
+		// the load variations' 4 of 270m (926 ms; 3 of 342m is already
+		// there); the faster, 270m × 4 with 360Mi, is made.
+		{"CPU over the band: the increase is made", func() State { s := calm; s.MemoryUsagePercent, s.CPUUsagePercent = 69, 91; return s }(), loop, time.Time{}, config{270, 360, 4}, ReasonScaled, true},
 		// The current configuration outside the ranges ranks even when the
 		// targets are met: memory range [500, 2000] lifts 360/345 to 500;
 		// the replicas as in the case before.
