@@ -221,22 +221,32 @@ against the Kubernetes HPA's defaults on the reference traces (goal: at least
 `+"`examples/traces`"+` is replayed second by second on the workload model
 (the synthetic service above, noise-free). MOHA is the runtime's own loop,
 `+"`moha.Step`"+` (the function the MultiObjective controller calls) with the
-CRD's defaults: a decision every %s from the means of the past %s, a %s cooldown
-after a change, usages 70-90 %%, at most 100 ms, balanced or response-time-first weights, the tuned
-SVR model, ranges 300m-500m, 400Mi-600Mi, 1-%d pods. The HPA scales pods of
+CRD's and the package's defaults: a decision every %s from the means of the
+past %s; desired 100 ms, 85 %% CPU and 80 %% memory, usages within 10 points;
+the response time kept %d %% under the desired one (a measured response time
+over 80 ms, or a usage above its band, asks for more; a configuration is taken
+only if the model predicts it within 80 ms, and the 12 variations of eq. 1 are
+joined by the fewest replicas predicted within it for each of their pod
+sizes); increases at once, decreases held for %s after a change and made only
+when they cut the total CPU by at least %d %%; balanced or
+response-time-first weights, the tuned SVR model (beyond the 5 replicas and
+1,000 req/s it was trained on, predicted at the same load per pod), ranges
+300m-500m, 400Mi-600Mi, 1-%d pods. The HPA scales pods of
 a fixed size on CPU at 80 %% of the request with its defaults (10 %% tolerance,
 %s sync, %s downscale stabilisation), 1-%d pods; it runs twice, with the
 smallest pods MOHA may choose (300m/400Mi, the paper's HPA) and the largest
 (500m/600Mi). Every change serves %s after the decision (pod start-up; a
-resize rolls the pods, simplified to the same delay) and is paid for from the
-decision on. Response time: mean weighted by the offered load; "over": seconds
-with the mean response time above 100 ms. Cost at the paper's prices. "vs
-HPA": MOHA's cost against the cheaper HPA run whose response time it matches
-or beats (none: it beats neither).
+resize rolls the pods, simplified to the same delay: the old pods serve until
+then) and is paid for from the decision on. Response time: mean weighted by
+the offered load; "over": seconds with the mean response time above 100 ms.
+Cost at the paper's prices. "vs HPA": MOHA's cost against the cheaper HPA run
+whose response time it matches or beats (none: it beats neither). The same
+traces, HPA runs, delays and prices as before the loop changed; the loop's
+defaults are one set for all seven traces.
 
 | trace | run | pods | CPU limit (m) | memory limit (Mi) | response time (ms) | over 100 ms (s) | cost per day ($) | vs HPA |
 | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |
-`, dur(mohaInterval), dur(mohaInterval), dur(mohaCooldown), cmpMaxReplicas, dur(hpaInterval), dur(hpaWindow), cmpMaxReplicas, dur(startupDelay))
+`, dur(mohaInterval), dur(mohaInterval), moha.DefaultHeadroomPercent, dur(mohaCooldown), moha.DefaultMinDecreasePercent, cmpMaxReplicas, dur(hpaInterval), dur(hpaWindow), cmpMaxReplicas, dur(startupDelay))
 	met, total := 0, 0
 	pp := moha.NewPerPod(model)
 	for _, name := range referenceTraces {
