@@ -225,12 +225,12 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 					"cpu":                        schema.StringAttribute{Computed: true, Description: "Its CPU limit."},
 					"memory":                     schema.StringAttribute{Computed: true, Description: "Its memory limit."},
 					"replicas":                   schema.Int64Attribute{Computed: true, Description: "Its replicas."},
-					"from":                       schema.StringAttribute{Computed: true, Description: "Which target eq. 1 computed CPU, memory and replicas from, e.g. `response_time/memory_usage/cpu_usage`."},
+					"from":                       schema.StringAttribute{Computed: true, Description: "Which target eq. 1 computed CPU, memory and replicas from, e.g. `response_time/memory_usage/cpu_usage`; `load/load/load` for the fewest replicas the model predicts within the response-time limit."},
 					"closeness":                  schema.StringAttribute{Computed: true, Description: "Its TOPSIS closeness in [0, 1], a decimal."},
 					"predicted_response_time_ms": schema.StringAttribute{Computed: true, Description: "The model's response time for it at the measured load."},
 				}},
 			"ready":      schema.BoolAttribute{Computed: true, Description: "Whether the runtime's `Ready` condition is True for the current spec; false before it decides."},
-			"conditions": conditionsResourceAttr("`Ready` (reason: `Scaled`, `BestIsCurrent`, `WithinTargets`, `Cooldown`, `SmallGain`), `Degraded` (`TargetNotFound`, `ModelInvalid`, `MetricsUnavailable`, `InvalidState`)"),
+			"conditions": conditionsResourceAttr("`Ready` (reason: `Scaled`, `BestIsCurrent`, `WithinTargets`, `NoIncreaseNeeded`, `Cooldown`, `SmallGain`), `Degraded` (`TargetNotFound`, `ModelInvalid`, `MetricsUnavailable`, `InvalidState`)"),
 		},
 	}
 	addQuantitySpelling(resp.Schema.Attributes)

@@ -266,7 +266,9 @@ type MultiObjectiveChoice struct {
 	// Replicas of the Deployment.
 	Replicas int32 `json:"replicas"`
 	// From says which target eq. 1 computed each parameter from
-	// (CPU/memory/replicas, e.g. "response_time/memory_usage/cpu_usage").
+	// (CPU/memory/replicas, e.g. "response_time/memory_usage/cpu_usage"), or
+	// "load/load/load" for the fewest replicas the model predicts within the
+	// response-time limit.
 	From string `json:"from"`
 	// Closeness is the TOPSIS score in [0, 1] (higher is better), as a decimal.
 	Closeness string `json:"closeness"`
