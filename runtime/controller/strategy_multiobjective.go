@@ -42,9 +42,11 @@ type instantQuerier interface {
 // MultiObjectiveStrategyReconciler acts on MultiObjectiveElasticityStrategies
 // (MOHA). Every spec.interval it gets the strategy, its target Deployment and
 // the model ConfigMap; measures request rate, response time and CPU and
-// memory usage (four PromQL queries); decides with moha.Step (cooldown, the
-// thresholds, eq. 1's 12 variations predicted by the model and ranked by
-// TOPSIS); and, when the winner differs from the current configuration,
+// memory usage (four PromQL queries); decides with moha.Step (the
+// thresholds, eq. 1's 12 variations and the load-sized replicas predicted by
+// the model, ranked by TOPSIS, the best within the response-time limit
+// chosen; increases at once, a cooldown and a hysteresis for decreases); and,
+// when the winner differs from the current configuration,
 // patches the Deployment's replicas and the container's CPU and memory
 // (requests = limits) in one optimistic-locked patch, which rolls the pods.
 //

@@ -32,6 +32,23 @@ const (
 	cmpMaxReplicas = 20
 )
 
+// chartTrace is the trace whose runs the comparison draws: the load step
+// beyond the private cluster, where the loop's timing matters most.
+const chartTrace = "private-overflow.csv"
+
+// writeChart writes runs' chart to path.
+func writeChart(path, title string, runs []loopResult) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeSVG(f, title, runs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // mohaDesired is what the MOHA runs aim at with the CRD's defaults: 100 ms
 // (the bench's target), 85 % CPU and 80 % memory.
 var mohaDesired = moha.Desired{ResponseTimeMs: desired.ResponseTimeMs, CPUUsagePercent: 85, MemoryUsagePercent: 80}
@@ -130,6 +147,9 @@ func runTraceTimeline(app moha.App, tr workload.Trace, start config, c controlle
 		}
 		rps, _ := tr.At(float64(t))
 		m := app.Measure(cur.cpu, cur.mem, cur.replicas, rps)
+		r.series = append(r.series, cur)
+		r.load = append(r.load, rps)
+		r.rts = append(r.rts, m.ResponseTimeMs)
 		n++
 		r.pods += float64(cur.replicas)
 		r.cpu += cur.cpu
@@ -193,8 +213,9 @@ func hourly(c config) float64 {
 
 // writeComparison writes the section comparing MOHA with the HPA on the
 // reference traces in dir; with timelines set, each run's per-second
-// timeline goes to timelines/<trace>-<run>.csv.
-func writeComparison(w io.Writer, dir string, model *moha.Model, timelines string) error {
+// timeline goes to timelines/<trace>-<run>.csv; with chart set, the runs on
+// chartTrace are drawn there.
+func writeComparison(w io.Writer, dir string, model *moha.Model, timelines, chart string) error {
 	runTrace := func(app moha.App, tr workload.Trace, start config, c controller, trace, run string) (loopResult, error) {
 		if timelines == "" {
 			return runTraceTimeline(app, tr, start, c, nil), nil
@@ -270,6 +291,8 @@ defaults are one set for all seven traces.
 		row := func(run string, r loopResult, v string) {
 			fmt.Fprintf(w, "| %s | %s | %.2f | %.0f | %.0f | %.1f | %d | %.2f | %s |\n", name, run, r.pods, r.cpu, r.mem, r.rt, r.over, r.costPerDay, v)
 		}
+		small.name, large.name = "HPA 300m/400Mi", "HPA 500m/600Mi"
+		charted := []loopResult{small, large}
 		row("HPA 300m/400Mi", small, "")
 		row("HPA 500m/600Mi", large, "")
 		total++
@@ -300,12 +323,22 @@ defaults are one set for all seven traces.
 				}
 			}
 			row("MOHA "+v.name, mo, verdict)
+			mo.name = "MOHA " + v.name
+			charted = append(charted, mo)
+		}
+		if chart != "" && name == chartTrace {
+			if err := writeChart(chart, "private overflow: MOHA (runtime loop) against the HPA, per second", charted); err != nil {
+				return err
+			}
 		}
 		if anyMet {
 			met++
 		}
 	}
 	fmt.Fprintf(w, "\nThe goal (at least 15 %% cheaper at equal or better response time) is met by one of the MOHA runs on %d of %d traces.\n", met, total)
+	if chart != "" {
+		fmt.Fprintf(w, "\n![load, pods, total CPU and response time per second of the runs on %s](%s)\n", chartTrace, filepath.Base(chart))
+	}
 	night := app.Measure(300, 400, 1, 60)
 	pred := pp.Predict([moha.NumInputs]float64{300, 400, 1, 60})
 	fmt.Fprintf(w, `

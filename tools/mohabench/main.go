@@ -221,7 +221,7 @@ runtime's own loop with start-up delays.
 		if err != nil {
 			return err
 		}
-		if err := writeSVG(f, runs); err != nil {
+		if err := writeSVG(f, "MOHA ramp: a decision every minute (virtual time, workload model)", runs); err != nil {
 			f.Close()
 			return err
 		}
@@ -230,7 +230,11 @@ runtime's own loop with start-up delays.
 		}
 		fmt.Fprintf(w, "\n![pods and total CPU per run over the trace](%s)\n", filepath.Base(svgPath))
 	}
-	return writeComparison(w, filepath.Dir(tracePath), tuned, timelines)
+	chart := ""
+	if svgPath != "" {
+		chart = filepath.Join(filepath.Dir(svgPath), "moha-vs-hpa.svg")
+	}
+	return writeComparison(w, filepath.Dir(tracePath), tuned, timelines, chart)
 }
 
 // readBenchmarks reads `go test -bench` output: name (without Benchmark and
@@ -322,7 +326,7 @@ type loopResult struct {
 	pods, cpu, mem, rt, cpuUse, memUse, costPerDay float64
 	over                                           int
 	series                                         []config // per second
-	load                                           []float64
+	load, rts                                      []float64
 }
 
 // runLoop replays tr second by second on the workload model, deciding every
@@ -338,6 +342,7 @@ func runLoop(app moha.App, tr workload.Trace, start config, decide policy) loopR
 		m := app.Measure(cur.cpu, cur.mem, cur.replicas, rps)
 		r.series = append(r.series, cur)
 		r.load = append(r.load, rps)
+		r.rts = append(r.rts, m.ResponseTimeMs)
 		n++
 		r.pods += float64(cur.replicas)
 		r.cpu += cur.cpu
