@@ -228,7 +228,7 @@ runtime's own loop with start-up delays.
 		if err := f.Close(); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\n![pods and total CPU per run over the trace](%s)\n", filepath.Base(svgPath))
+		fmt.Fprintf(w, "\n![load, pods, total CPU and response time per run over the trace](%s)\n", filepath.Base(svgPath))
 	}
 	chart := ""
 	if svgPath != "" {
