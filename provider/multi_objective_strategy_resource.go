@@ -131,9 +131,9 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	subdomain := []validator.String{stringvalidator.LengthBetween(1, 253), stringvalidator.RegexMatches(clusterNameRE,
 		"must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")}
-	pct := func(desc string) schema.Int64Attribute {
-		return schema.Int64Attribute{CustomType: intType{}, Optional: true, Computed: true, Default: int64default.StaticInt64(80),
-			Description: desc + ", 1 to 100. Defaults to 80 (the paper's).", Validators: []validator.Int64{int64validator.Between(1, 100)}}
+	pct := func(desc string, def int64, why string) schema.Int64Attribute {
+		return schema.Int64Attribute{CustomType: intType{}, Optional: true, Computed: true, Default: int64default.StaticInt64(def),
+			Description: fmt.Sprintf("%s, 1 to 100. Defaults to %d (%s).", desc, def, why), Validators: []validator.Int64{int64validator.Between(1, 100)}}
 	}
 	weight := func(desc string) schema.Float64Attribute {
 		return schema.Float64Attribute{Required: true, Description: "Weight of " + desc + ", >= 0.", Validators: []validator.Float64{float64validator.AtLeast(0)}}
@@ -144,7 +144,7 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 	}
 	interval := durationAttr("Time between decisions, a Go duration. Defaults to `30s`.")
 	interval.Computed, interval.Default = true, stringdefault.StaticString("30s")
-	cooldown := durationAttr("How long after a change nothing changes again (the pods roll and the metrics settle), a Go duration. Defaults to `2m`.")
+	cooldown := durationAttr("Scale-down stabilisation: how long after a change no change lowers the capacity (the pods roll and the metrics settle); increases are made at once. A Go duration. Defaults to `2m`.")
 	cooldown.Computed, cooldown.Default = true, stringdefault.StaticString("2m")
 	resp.Schema = schema.Schema{
 		Description: "Manages a MultiObjectiveElasticityStrategy (hca.dev/v1alpha1, MOHA) and the ConfigMap holding its performance model. " +
@@ -178,8 +178,8 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 				Attributes: map[string]schema.Attribute{
 					"response_time_ms": schema.Int64Attribute{CustomType: intType{}, Required: true, Validators: []validator.Int64{int64validator.Between(1, math.MaxInt32)},
 						Description: "Desired average response time in milliseconds, 1 or more."},
-					"cpu_usage_percent":    pct("Desired CPU usage of a pod in % of its CPU limit"),
-					"memory_usage_percent": pct("Desired memory usage of a pod in % of its memory limit"),
+					"cpu_usage_percent":    pct("Desired CPU usage of a pod in % of its CPU limit", 85, "the paper's is 80; the strategy also keeps the predicted response time 20 % under the desired one"),
+					"memory_usage_percent": pct("Desired memory usage of a pod in % of its memory limit", 80, "the paper's"),
 				}},
 			"ranges": schema.SingleNestedAttribute{Required: true, Description: "Bounds of the three parameters; each minimum at most its maximum.",
 				Attributes: map[string]schema.Attribute{
@@ -225,12 +225,12 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 					"cpu":                        schema.StringAttribute{Computed: true, Description: "Its CPU limit."},
 					"memory":                     schema.StringAttribute{Computed: true, Description: "Its memory limit."},
 					"replicas":                   schema.Int64Attribute{Computed: true, Description: "Its replicas."},
-					"from":                       schema.StringAttribute{Computed: true, Description: "Which target eq. 1 computed CPU, memory and replicas from, e.g. `response_time/memory_usage/cpu_usage`."},
+					"from":                       schema.StringAttribute{Computed: true, Description: "Which target eq. 1 computed CPU, memory and replicas from, e.g. `response_time/memory_usage/cpu_usage`; `load/load/load` for the fewest replicas the model predicts within the response-time limit."},
 					"closeness":                  schema.StringAttribute{Computed: true, Description: "Its TOPSIS closeness in [0, 1], a decimal."},
 					"predicted_response_time_ms": schema.StringAttribute{Computed: true, Description: "The model's response time for it at the measured load."},
 				}},
 			"ready":      schema.BoolAttribute{Computed: true, Description: "Whether the runtime's `Ready` condition is True for the current spec; false before it decides."},
-			"conditions": conditionsResourceAttr("`Ready` (reason: `Scaled`, `BestIsCurrent`, `WithinTargets`, `Cooldown`), `Degraded` (`TargetNotFound`, `ModelInvalid`, `MetricsUnavailable`, `InvalidState`)"),
+			"conditions": conditionsResourceAttr("`Ready` (reason: `Scaled`, `BestIsCurrent`, `WithinTargets`, `NoIncreaseNeeded`, `Cooldown`, `SmallGain`), `Degraded` (`TargetNotFound`, `ModelInvalid`, `MetricsUnavailable`, `InvalidState`)"),
 		},
 	}
 	addQuantitySpelling(resp.Schema.Attributes)

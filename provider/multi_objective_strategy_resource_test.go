@@ -265,7 +265,7 @@ func TestAccMultiObjectiveStrategyResource(t *testing.T) {
 					resource.TestCheckResourceAttr(addr, "id", ns+"/"+name),
 					resource.TestCheckResourceAttr(addr, "model_config_map", name+"-moha-model"),
 					resource.TestCheckResourceAttr(addr, "ranges.min_replicas", "1"),
-					resource.TestCheckResourceAttr(addr, "desired.cpu_usage_percent", "80"),
+					resource.TestCheckResourceAttr(addr, "desired.cpu_usage_percent", "85"),
 					resource.TestCheckResourceAttr(addr, "interval", "30s"),
 					resource.TestCheckResourceAttr(addr, "ready", "false"),
 					resource.TestCheckNoResourceAttr(addr, "chosen"),

@@ -185,6 +185,10 @@ const (
 	FromResponseTime Target = "response_time"
 	FromCPUUsage     Target = "cpu_usage"
 	FromMemoryUsage  Target = "memory_usage"
+	// FromLoad: the fewest replicas the model predicts to serve the offered
+	// load within the response-time limit ([SafeDecide]); not one of the
+	// paper's targets.
+	FromLoad Target = "load"
 )
 
 // Variation is one candidate configuration: its parameters, the target each
@@ -273,19 +277,18 @@ func Decide(p Predictor, s State, c Config) (Decision, error) {
 	if err := errors.Join(s.validate(), c.Validate()); err != nil {
 		return Decision{}, fmt.Errorf("moha decision: %w", err)
 	}
-	vs := Variations(s, c.Desired, c.Ranges)
+	return rank(p, s, c, Variations(s, c.Desired, c.Ranges))
+}
+
+// rank predicts the targets of vs at s's load with p and ranks them with
+// TOPSIS on c's weights, best first.
+func rank(p Predictor, s State, c Config, vs []Variation) (Decision, error) {
 	matrix := make([][]float64, len(vs))
 	for i := range vs {
 		v := &vs[i]
-		pred := p.Predict([NumInputs]float64{v.CPULimitMilli, v.MemoryLimitMiB, float64(v.Replicas), s.RequestsPerSecond})
-		for t := range pred {
-			if !finite(pred[t]) {
-				return Decision{}, fmt.Errorf("moha decision: predicted %s %v for %v", Targets[t], pred[t], *v)
-			}
-			pred[t] = math.Max(pred[t], 0)
-			if t > 0 {
-				pred[t] = math.Min(pred[t], 100)
-			}
+		pred, err := predict(p, *v, s.RequestsPerSecond)
+		if err != nil {
+			return Decision{}, err
 		}
 		v.Predicted = pred
 		matrix[i] = []float64{pred[0], pred[1], pred[2], v.CPULimitMilli, v.MemoryLimitMiB, float64(v.Replicas)}
@@ -302,6 +305,22 @@ func Decide(p Predictor, s State, c Config) (Decision, error) {
 		ranked[r] = vs[i]
 	}
 	return Decision{Ranked: ranked}, nil
+}
+
+// predict is p's prediction for v at rps req/s, a negative prediction counted
+// as 0 and a usage as at most 100 %.
+func predict(p Predictor, v Variation, rps float64) ([NumTargets]float64, error) {
+	pred := p.Predict([NumInputs]float64{v.CPULimitMilli, v.MemoryLimitMiB, float64(v.Replicas), rps})
+	for t := range pred {
+		if !finite(pred[t]) {
+			return pred, fmt.Errorf("moha decision: predicted %s %v for %v", Targets[t], pred[t], v)
+		}
+		pred[t] = math.Max(pred[t], 0)
+		if t > 0 {
+			pred[t] = math.Min(pred[t], 100)
+		}
+	}
+	return pred, nil
 }
 
 // TOPSIS scores alternatives (rows of matrix) on criteria (columns) with the

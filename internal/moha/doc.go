@@ -17,6 +17,12 @@
 //     ([TOPSIS]) with weights ([Balanced], [ResponseTimeFirst],
 //     [ResourcesFirst]), clamped to the parameter ranges. [Thresholds] is the
 //     paper's check that no scaling is needed.
+//   - [Step] is the runtime's loop around it: [SafeDecide] (the variations
+//     joined by the fewest replicas predicted within the response-time limit,
+//     the best within the limit chosen), increases at once when the
+//     measurements ask for more, decreases after a cooldown and past a
+//     hysteresis ([Loop]); [PerPod] predicts beyond the training range at the
+//     same load per pod.
 //   - [Synthesize] generates a dataset from the workload model
 //     ([workload.ComputeMemory]) over the paper's grid, in virtual time.
 //

@@ -11,19 +11,49 @@ import (
 type Loop struct {
 	Config
 	// TolerancePercent is the band, in percentage points around the desired
-	// usages, within which (with the response time at most the desired one)
-	// nothing changes.
+	// usages, within which (with the response time within the limit) nothing
+	// changes.
 	TolerancePercent float64
-	// Cooldown after a change during which nothing changes again.
+	// Cooldown is the scale-down stabilisation: after a change, no change
+	// that lowers the capacity for this long. Increases are not held (the
+	// Kubernetes HPA's and Knative's asymmetry: scale up at once, scale down
+	// after a window).
 	Cooldown time.Duration
+	// HeadroomPercent keeps the response time this far under the desired
+	// one: the limit a measured response time must meet to hold and a
+	// chosen configuration's predicted one to be taken ([SafeDecide]) is
+	// desired × (1 - HeadroomPercent/100). 0: the desired response time
+	// itself, the paper's check.
+	HeadroomPercent float64
+	// MinDecreasePercent is the hysteresis of decreases: a change lowering
+	// the capacity is made only when it cuts the total CPU (replicas × CPU
+	// limit) by at least this many percent, or the total memory when the
+	// total CPU stays; smaller gains are not worth rolling the pods.
+	MinDecreasePercent float64
+}
+
+// The loop's defaults besides the CRD's: the response time kept 20 % under
+// the desired one, and decreases made only when they cut the total CPU (or
+// memory) by at least 10 %. Chosen on the seven reference traces of
+// docs/bench/moha.md together, not per trace.
+const (
+	DefaultHeadroomPercent    = 20
+	DefaultMinDecreasePercent = 10
+)
+
+// ResponseTimeLimitMs is the response time the loop keeps under:
+// the desired one less the headroom.
+func (l Loop) ResponseTimeLimitMs() float64 {
+	return l.Desired.ResponseTimeMs * (1 - l.HeadroomPercent/100)
 }
 
 // Thresholds are the paper's no-scaling check for l: a response time at most
-// the desired one and both usages within the desired ± the tolerance.
+// the limit ([Loop.ResponseTimeLimitMs]) and both usages within the desired ±
+// the tolerance.
 func (l Loop) Thresholds() Thresholds {
 	band := func(v float64) Range { return Range{Min: v - l.TolerancePercent, Max: v + l.TolerancePercent} }
 	return Thresholds{
-		ResponseTimeMs:     l.Desired.ResponseTimeMs,
+		ResponseTimeMs:     l.ResponseTimeLimitMs(),
 		CPUUsagePercent:    band(l.Desired.CPUUsagePercent),
 		MemoryUsagePercent: band(l.Desired.MemoryUsagePercent),
 	}
@@ -34,14 +64,24 @@ type StepReason string
 
 // The reasons of a [Step].
 const (
-	// ReasonCooldown: a change was made less than the cooldown ago.
+	// ReasonCooldown: the best configuration lowers the capacity and a
+	// change was made less than the cooldown ago.
 	ReasonCooldown StepReason = "Cooldown"
 	// ReasonWithinTargets: the thresholds are met and the configuration is
 	// within the ranges; nothing to do.
 	ReasonWithinTargets StepReason = "WithinTargets"
-	// ReasonBestIsCurrent: the TOPSIS winner is the current configuration.
+	// ReasonBestIsCurrent: the best configuration is the current one.
 	ReasonBestIsCurrent StepReason = "BestIsCurrent"
-	// ReasonScaled: the TOPSIS winner differs from the current configuration.
+	// ReasonNoIncreaseNeeded: the best configuration raises the capacity
+	// but the measurements do not ask for more: the response time is within
+	// the limit and neither usage is above its band (a measurement of the
+	// current configuration outweighs the model's prediction of it).
+	ReasonNoIncreaseNeeded StepReason = "NoIncreaseNeeded"
+	// ReasonSmallGain: the best configuration lowers the capacity by less
+	// than the hysteresis (MinDecreasePercent).
+	ReasonSmallGain StepReason = "SmallGain"
+	// ReasonScaled: the best configuration differs from the current one and
+	// is applied.
 	ReasonScaled StepReason = "Scaled"
 )
 
@@ -52,8 +92,8 @@ type StepResult struct {
 	MemoryLimitMiB float64
 	Replicas       int
 	Reason         StepReason
-	// Decision is the ranking; empty when the step held before ranking
-	// (cooldown, within targets).
+	// Decision is the ranking, best first; empty when the step held before
+	// ranking (within targets).
 	Decision Decision
 }
 
@@ -66,11 +106,17 @@ func (r StepResult) Changed() bool { return r.Reason == ReasonScaled }
 //
 //  1. invalid configuration or state: an error naming the field, nothing
 //     decided;
-//  2. within the cooldown since lastScale: hold (Cooldown);
-//  3. the thresholds met ([Loop.Thresholds]) and the current configuration
+//  2. the thresholds met ([Loop.Thresholds]) and the current configuration
 //     within the ranges: hold (WithinTargets);
-//  4. otherwise [Decide] and take the best variation: Scaled if it differs
-//     from the current configuration, else BestIsCurrent.
+//  3. otherwise [SafeDecide] with the limit [Loop.ResponseTimeLimitMs] and
+//     take the best variation: BestIsCurrent if it is the current
+//     configuration; Scaled at once if the current configuration is
+//     outside the ranges, or if it raises the capacity (more total CPU, or
+//     as much CPU and more memory) and the measurements ask for more (the
+//     response time over the limit or a usage above its band), else held
+//     (NoIncreaseNeeded);
+//  4. a decrease: held within the cooldown since lastScale (Cooldown) and
+//     when it cuts less than MinDecreasePercent (SmallGain), else Scaled.
 func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, error) {
 	hold := StepResult{CPULimitMilli: s.CPULimitMilli, MemoryLimitMiB: s.MemoryLimitMiB, Replicas: s.Replicas}
 	if l.TolerancePercent < 0 || !finite(l.TolerancePercent) {
@@ -79,15 +125,17 @@ func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, e
 	if l.Cooldown < 0 {
 		return StepResult{}, fmt.Errorf("moha step: cooldown %v must be >= 0", l.Cooldown)
 	}
+	if !(l.HeadroomPercent >= 0 && l.HeadroomPercent < 100) {
+		return StepResult{}, fmt.Errorf("moha step: headroom_percent %v must be >= 0 and < 100", l.HeadroomPercent)
+	}
+	if !(l.MinDecreasePercent >= 0 && l.MinDecreasePercent <= 100) {
+		return StepResult{}, fmt.Errorf("moha step: min_decrease_percent %v must be between 0 and 100", l.MinDecreasePercent)
+	}
 	if err := l.Config.Validate(); err != nil {
 		return StepResult{}, fmt.Errorf("moha step: %w", err)
 	}
 	if err := s.validate(); err != nil {
 		return StepResult{}, fmt.Errorf("moha step: %w", err)
-	}
-	if !lastScale.IsZero() && now.Sub(lastScale) < l.Cooldown {
-		hold.Reason = ReasonCooldown
-		return hold, nil
 	}
 	r := l.Ranges
 	inRanges := in(s.CPULimitMilli, r.CPULimitMilli) && in(s.MemoryLimitMiB, r.MemoryLimitMiB) && in(float64(s.Replicas), r.Replicas)
@@ -95,16 +143,36 @@ func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, e
 		hold.Reason = ReasonWithinTargets
 		return hold, nil
 	}
-	d, err := Decide(p, s, l.Config)
+	d, err := SafeDecide(p, s, l.Config, l.ResponseTimeLimitMs())
 	if err != nil {
 		return StepResult{}, fmt.Errorf("moha step: %w", err)
 	}
 	best := d.Best()
 	out := StepResult{CPULimitMilli: best.CPULimitMilli, MemoryLimitMiB: best.MemoryLimitMiB, Replicas: best.Replicas, Reason: ReasonScaled, Decision: d}
-	if best.CPULimitMilli == s.CPULimitMilli && best.MemoryLimitMiB == s.MemoryLimitMiB && best.Replicas == s.Replicas {
+	curCPU, curMem := s.CPULimitMilli*float64(s.Replicas), s.MemoryLimitMiB*float64(s.Replicas)
+	newCPU, newMem := best.CPULimitMilli*float64(best.Replicas), best.MemoryLimitMiB*float64(best.Replicas)
+	switch {
+	case best.CPULimitMilli == s.CPULimitMilli && best.MemoryLimitMiB == s.MemoryLimitMiB && best.Replicas == s.Replicas:
 		out.Reason = ReasonBestIsCurrent
+	case !inRanges:
+		// back into the ranges: at once
+	case newCPU > curCPU || newCPU == curCPU && newMem > curMem:
+		th := l.Thresholds()
+		if s.ResponseTimeMs <= th.ResponseTimeMs && s.CPUUsagePercent <= th.CPUUsagePercent.Max && s.MemoryUsagePercent <= th.MemoryUsagePercent.Max {
+			out.Reason = ReasonNoIncreaseNeeded
+		}
+	case !lastScale.IsZero() && now.Sub(lastScale) < l.Cooldown:
+		out.Reason = ReasonCooldown
+	case cut(curCPU, newCPU) < l.MinDecreasePercent && (newCPU != curCPU || cut(curMem, newMem) < l.MinDecreasePercent):
+		out.Reason = ReasonSmallGain
+	}
+	if out.Reason != ReasonScaled {
+		out.CPULimitMilli, out.MemoryLimitMiB, out.Replicas = hold.CPULimitMilli, hold.MemoryLimitMiB, hold.Replicas
 	}
 	return out, nil
 }
+
+// cut is how many percent to is below from.
+func cut(from, to float64) float64 { return (from - to) / from * 100 }
 
 func in(v float64, r Range) bool { return v >= r.Min && v <= r.Max && !math.IsNaN(v) }

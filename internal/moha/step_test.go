@@ -11,6 +11,11 @@ func TestStep(t *testing.T) {
 	loop := Loop{Config: Config{Desired: exampleDesired, Ranges: wideRanges, Weights: Weights{ResponseTime: 1}}, TolerancePercent: 10, Cooldown: 2 * time.Minute}
 	// calm: 1 s at 80 % and 75 %, inside the 70-90 % bands.
 	calm := State{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 2, RequestsPerSecond: 100, ResponseTimeMs: 900, CPUUsagePercent: 80, MemoryUsagePercent: 75}
+	overProvisioned := State{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 10, RequestsPerSecond: 100, ResponseTimeMs: 100, CPUUsagePercent: 20, MemoryUsagePercent: 75}
+	fixedSize := State{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 5, RequestsPerSecond: 100, ResponseTimeMs: 100, CPUUsagePercent: 20, MemoryUsagePercent: 75}
+	fewestLoop := loop
+	fewestLoop.Weights = Weights{Replicas: 1}
+	fewestLoop.Ranges = Ranges{CPULimitMilli: Range{300, 300}, MemoryLimitMiB: Range{400, 400}, Replicas: Range{1, 10}}
 	tests := []struct {
 		name      string
 		s         State
@@ -22,24 +27,39 @@ func TestStep(t *testing.T) {
 	}{
 		// exampleState (1.5 s, 90 %, 60 %) misses the thresholds; with all
 		// weight on the response time the stub's fastest variation wins,
-		// 450m × 3 with 600Mi (TestDecide's first case).
+		// 450m × 3 with 600Mi (TestDecide's first case), predicted
+		// 1000/1.35 = 741 ms, within 1 s. The load variations add nothing:
+		// the fewest pods within 1 s are 3 of 450m (1000/(0.45n) <= 1000:
+		// n >= 2.2) and 3 of 338m (n >= 2.96), both already there.
 		{"violated, never scaled: scales", exampleState, loop, time.Time{}, config{450, 600, 3}, ReasonScaled, true},
-		// The same 2 min 1 s after the last change: past the cooldown.
-		{"violated, cooldown over: scales", exampleState, loop, t0.Add(-121 * time.Second), config{450, 600, 3}, ReasonScaled, true},
-		// 1 min 59 s after: held as it is.
-		{"violated, in cooldown: holds", exampleState, loop, t0.Add(-119 * time.Second), config{300, 400, 2}, ReasonCooldown, false},
+		// 1 min 59 s after the last change: 1,350m in total instead of 600m
+		// is an increase, made at once (the cooldown holds decreases only).
+		{"violated, in cooldown: an increase goes at once", exampleState, loop, t0.Add(-119 * time.Second), config{450, 600, 3}, ReasonScaled, true},
 		{"within targets: holds", calm, loop, time.Time{}, config{300, 400, 2}, ReasonWithinTargets, false},
 		// Memory usage 69 % is outside 70-90 %: ranks. Eq. 1 gives CPU
 		// ceil(300×0.9) = 270 or 300×80/80 = 300, memory ceil(400×0.9) = 360
 		// or ceil(400×69/80) = ceil(345) = 345, replicas ceil(1.8), 2 and
-		// ceil(1.725), all 2. The stub's response time 1000/(cpu×replicas/1000)
-		// is lowest with 300m; of the two ties the first in variation order
-		// (memory from the response time) wins: the current CPU and replicas
-		// with 360Mi.
-		{"memory under the band: ranks", func() State { s := calm; s.MemoryUsagePercent = 69; return s }(), loop, time.Time{}, config{300, 360, 2}, ReasonScaled, true},
+		// ceil(1.725), all 2. The stub predicts 1000/(0.3×2) = 1,667 ms for
+		// 2 pods of 300m (it is not the service that measured 900 ms), over
+		// the 1 s limit, as are 2 of 270m (1,852 ms): the load variations add
+		// the fewest pods within 1 s, 4 of 270m (n >= 3.7: 926 ms) and 4 of
+		// 300m (n >= 3.33: 833 ms). They are the only ones within the limit;
+		// of them the fastest, 300m, with the first memory in variation
+		// order (from the response time, 360Mi) ranks first. It is an
+		// increase, but the measured 900 ms is within 1 s and neither usage
+		// is above its band: the measurement of the current configuration
+		// outweighs the stub's prediction, and it holds.
+		{"memory under the band: ranks, no increase needed", func() State { s := calm; s.MemoryUsagePercent = 69; return s }(), loop, time.Time{}, config{300, 400, 2}, ReasonNoIncreaseNeeded, true},
+		// The same at 91 % CPU, above the 70-90 % band, asks for more. Eq. 1
+		// now gives CPU 270 or ceil(341.25) = 342 and replicas 2 or
+		// ceil(2.275) = 3. Within 1 s: 3 of 342m (1000/1.026 = 975 ms) and
+		// the load variations' 4 of 270m (926 ms; 3 of 342m is already
+		// there); the faster, 270m × 4 with 360Mi, is made.
+		{"CPU over the band: the increase is made", func() State { s := calm; s.MemoryUsagePercent, s.CPUUsagePercent = 69, 91; return s }(), loop, time.Time{}, config{270, 360, 4}, ReasonScaled, true},
 		// The current configuration outside the ranges ranks even when the
-		// targets are met: memory range [500, 2000] lifts 360/345 to 500.
-		{"outside the ranges: ranks", calm, func() Loop { l := loop; l.Ranges.MemoryLimitMiB = Range{500, 2000}; return l }(), time.Time{}, config{300, 500, 2}, ReasonScaled, true},
+		// targets are met: memory range [500, 2000] lifts 360/345 to 500;
+		// the replicas as in the case before.
+		{"outside the ranges: ranks", calm, func() Loop { l := loop; l.Ranges.MemoryLimitMiB = Range{500, 2000}; return l }(), time.Time{}, config{300, 500, 4}, ReasonScaled, true},
 		// The winner equals the current configuration: 300m is the CPU
 		// range's max and min, 400Mi the memory's, 2 the replicas'.
 		{"best is current", exampleState, func() Loop {
@@ -47,6 +67,39 @@ func TestStep(t *testing.T) {
 			l.Ranges = Ranges{CPULimitMilli: Range{300, 300}, MemoryLimitMiB: Range{400, 400}, Replicas: Range{2, 2}}
 			return l
 		}(), time.Time{}, config{300, 400, 2}, ReasonBestIsCurrent, true},
+		// Too many pods: 10 of 300m at 20 % CPU. Eq. 1 gives replicas
+		// ceil(10×100/1000) = 1, ceil(10×20/80) = 3 and ceil(10×75/80) = 10;
+		// CPU 30 or 75, both lifted to the range's 100m; memory 40 (lifted
+		// to 100) or 375. The stub predicts 10000/n ms for n pods of 100m:
+		// only 10 are within 1 s (the load variations add nothing new), and
+		// of (100, 100, 10) and (100, 375, 10), tied on the response time,
+		// the first wins: 1,000m in total instead of 3,000m, a decrease.
+		{"decrease in cooldown: holds", overProvisioned, loop, t0.Add(-119 * time.Second), config{300, 400, 10}, ReasonCooldown, true},
+		{"decrease after the cooldown: scales", overProvisioned, loop, t0.Add(-121 * time.Second), config{100, 100, 10}, ReasonScaled, true},
+		// Hysteresis: 5 pods of 300m/400Mi (fixed sizes) at 20 % CPU, all
+		// weight on few replicas. Replicas from eq. 1: ceil(0.5) = 1,
+		// ceil(1.25) = 2, ceil(4.6875) = 5; the stub predicts 3,333, 1,667 and
+		// 667 ms; the fewest within 1 s are 4 (1000/(0.3n) <= 1000:
+		// n >= 3.33, 833 ms). Of 5 and 4, within the limit, 4 ranks first:
+		// a cut of (1500-1200)/1500 = 20 % of the total CPU.
+		{"decrease under the hysteresis: holds", fixedSize, func() Loop { l := fewestLoop; l.MinDecreasePercent = 25; return l }(), time.Time{}, config{300, 400, 5}, ReasonSmallGain, true},
+		{"decrease at the hysteresis: scales", fixedSize, func() Loop { l := fewestLoop; l.MinDecreasePercent = 20; return l }(), time.Time{}, config{300, 400, 4}, ReasonScaled, true},
+		// Headroom 50 %: the limit is 500 ms, and calm's 900 ms misses it.
+		// Eq. 1's variations (CPU 270 or 300, memory 360 or 375, 2
+		// replicas) are all predicted over 1.6 s; the load variations add 8
+		// pods of 270m (1000/(0.27n) <= 500: n >= 7.4, 463 ms) and 7 of 300m
+		// (n >= 6.67, 476 ms). With all weight on few replicas the 7 rank
+		// before the 8: 300m, the first memory (360Mi), 7 pods, an increase.
+		{"headroom: the fewest pods predicted within it", calm, func() Loop { l := loop; l.Weights, l.HeadroomPercent = Weights{Replicas: 1}, 50; return l }(), time.Time{}, config{300, 360, 7}, ReasonScaled, true},
+		// At most 3 pods, no variation reaches 500 ms (3 of 300m: 1,111 ms):
+		// the fastest is taken, 2 of 300m (1,667 ms; the 270m ones 1,852),
+		// the first memory, 360Mi: as much CPU, less memory, a decrease;
+		// never scaled and no hysteresis, so it is made.
+		{"headroom out of reach: the fastest", calm, func() Loop {
+			l := loop
+			l.Weights, l.HeadroomPercent, l.Ranges.Replicas = Weights{Replicas: 1}, 50, Range{1, 3}
+			return l
+		}(), time.Time{}, config{300, 360, 2}, ReasonScaled, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +131,8 @@ func TestStepInvalid(t *testing.T) {
 		{"range", func(l *Loop, _ *State) { l.Ranges.Replicas = Range{5, 3} }, "ranges.replicas: min 5 > max 3"},
 		{"tolerance", func(l *Loop, _ *State) { l.TolerancePercent = -1 }, "tolerance_percent -1 must be finite and >= 0"},
 		{"cooldown", func(l *Loop, _ *State) { l.Cooldown = -time.Second }, "cooldown -1s must be >= 0"},
+		{"headroom", func(l *Loop, _ *State) { l.HeadroomPercent = 100 }, "headroom_percent 100 must be >= 0 and < 100"},
+		{"hysteresis", func(l *Loop, _ *State) { l.MinDecreasePercent = -5 }, "min_decrease_percent -5 must be between 0 and 100"},
 		{"state", func(_ *Loop, s *State) { s.CPULimitMilli = 0 }, "current.cpu_limit_millicores: 0 must be finite and > 0"},
 	}
 	for _, tc := range tests {
@@ -93,8 +148,9 @@ func TestStepInvalid(t *testing.T) {
 }
 
 // FuzzStep: whatever the state and the times, a step that changes the
-// configuration lands within the ranges, never within the cooldown, and a
-// held step keeps the state's configuration.
+// configuration lands within the ranges and lowers the capacity of a
+// configuration within them never within the cooldown, and a held step keeps
+// the state's configuration.
 func FuzzStep(f *testing.F) {
 	s := exampleState
 	f.Add(s.CPULimitMilli, s.MemoryLimitMiB, s.Replicas, s.RequestsPerSecond, s.ResponseTimeMs, s.CPUUsagePercent, s.MemoryUsagePercent, int64(0), int64(120))
@@ -116,8 +172,11 @@ func FuzzStep(f *testing.F) {
 			}
 			return
 		}
-		if now.Sub(last) < l.Cooldown {
-			t.Fatalf("changed %v after the last change, cooldown %v", now.Sub(last), l.Cooldown)
+		curCPU, newCPU := cpu*float64(replicas), got.CPULimitMilli*float64(got.Replicas)
+		up := newCPU > curCPU || newCPU == curCPU && got.MemoryLimitMiB*float64(got.Replicas) > mem*float64(replicas)
+		inRanges := in(cpu, r.CPULimitMilli) && in(mem, r.MemoryLimitMiB) && in(float64(replicas), r.Replicas)
+		if now.Sub(last) < l.Cooldown && !up && inRanges {
+			t.Fatalf("lowered the capacity %v after the last change, cooldown %v: %+v from %+v", now.Sub(last), l.Cooldown, got, st)
 		}
 		if !in(got.CPULimitMilli, r.CPULimitMilli) || !in(got.MemoryLimitMiB, r.MemoryLimitMiB) || !in(float64(got.Replicas), r.Replicas) {
 			t.Fatalf("changed to %+v outside %+v", got, r)

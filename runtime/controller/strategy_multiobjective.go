@@ -42,9 +42,11 @@ type instantQuerier interface {
 // MultiObjectiveStrategyReconciler acts on MultiObjectiveElasticityStrategies
 // (MOHA). Every spec.interval it gets the strategy, its target Deployment and
 // the model ConfigMap; measures request rate, response time and CPU and
-// memory usage (four PromQL queries); decides with moha.Step (cooldown, the
-// thresholds, eq. 1's 12 variations predicted by the model and ranked by
-// TOPSIS); and, when the winner differs from the current configuration,
+// memory usage (four PromQL queries); decides with moha.Step (the
+// thresholds, eq. 1's 12 variations and the load-sized replicas predicted by
+// the model, ranked by TOPSIS, the best within the response-time limit
+// chosen; increases at once, a cooldown and a hysteresis for decreases); and,
+// when the winner differs from the current configuration,
 // patches the Deployment's replicas and the container's CPU and memory
 // (requests = limits) in one optimistic-locked patch, which rolls the pods.
 //
@@ -154,7 +156,7 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 	if s.Status.LastScaleTime != nil {
 		lastScale = s.Status.LastScaleTime.Time
 	}
-	step, err := moha.Step(model, state, multiObjectiveLoop(&s.Spec), lastScale, now)
+	step, err := moha.Step(moha.NewPerPod(model), state, multiObjectiveLoop(&s.Spec), lastScale, now)
 	if err != nil {
 		return r.degrade(ctx, again, &s, before, now, reasonInvalidState, err.Error())
 	}
@@ -286,16 +288,16 @@ func (r *MultiObjectiveStrategyReconciler) measure(ctx context.Context, s *hcav1
 // multiObjectiveLoop converts the spec for moha.Step.
 func multiObjectiveLoop(spec *hcav1.MultiObjectiveElasticityStrategySpec) moha.Loop {
 	d, rg := spec.Desired, spec.Ranges
-	pct := func(v int32) float64 {
+	pct := func(v int32, def float64) float64 {
 		if v == 0 {
-			return 80
+			return def
 		}
 		return float64(v)
 	}
 	minReplicas := max(rg.MinReplicas, 1)
 	l := moha.Loop{
 		Config: moha.Config{
-			Desired: moha.Desired{ResponseTimeMs: float64(d.ResponseTimeMillis), CPUUsagePercent: pct(d.CPUUsagePercent), MemoryUsagePercent: pct(d.MemoryUsagePercent)},
+			Desired: moha.Desired{ResponseTimeMs: float64(d.ResponseTimeMillis), CPUUsagePercent: pct(d.CPUUsagePercent, 85), MemoryUsagePercent: pct(d.MemoryUsagePercent, 80)},
 			Ranges: moha.Ranges{
 				CPULimitMilli:  moha.Range{Min: float64(rg.MinCPU.MilliValue()), Max: float64(rg.MaxCPU.MilliValue())},
 				MemoryLimitMiB: moha.Range{Min: mib(rg.MinMemory), Max: mib(rg.MaxMemory)},
@@ -303,8 +305,10 @@ func multiObjectiveLoop(spec *hcav1.MultiObjectiveElasticityStrategySpec) moha.L
 			},
 			Weights: weights(spec),
 		},
-		TolerancePercent: float64(spec.TolerancePercent),
-		Cooldown:         2 * time.Minute,
+		TolerancePercent:   float64(spec.TolerancePercent),
+		Cooldown:           2 * time.Minute,
+		HeadroomPercent:    moha.DefaultHeadroomPercent,
+		MinDecreasePercent: moha.DefaultMinDecreasePercent,
 	}
 	if spec.Cooldown != nil {
 		l.Cooldown = spec.Cooldown.Duration

@@ -24,8 +24,9 @@ func main() {
 	trace := flag.String("trace", "examples/traces/moha-ramp.csv", "load trace of the decision loop")
 	svg := flag.String("svg", "docs/bench/moha-loop.svg", "chart of the decision loop to write (empty: none)")
 	seed := flag.Uint64("seed", 1, "seed of the dataset's noise, the split and the MLP")
+	timelines := flag.String("timelines", "", "directory to write per-second CSV timelines of the HPA comparison to, one per trace and run (empty: none)")
 	flag.Parse()
-	if err := run(os.Stdin, os.Stdout, *trace, *svg, *seed); err != nil {
+	if err := run(os.Stdin, os.Stdout, *trace, *svg, *timelines, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "mohabench:", err)
 		os.Exit(1)
 	}
@@ -47,7 +48,7 @@ var desired = moha.Desired{ResponseTimeMs: 100, CPUUsagePercent: 80, MemoryUsage
 
 const noise = 0.05
 
-func run(bench io.Reader, w io.Writer, tracePath, svgPath string, seed uint64) error {
+func run(bench io.Reader, w io.Writer, tracePath, svgPath, timelines string, seed uint64) error {
 	times, err := readBenchmarks(bench)
 	if err != nil {
 		return err
@@ -220,16 +221,20 @@ runtime's own loop with start-up delays.
 		if err != nil {
 			return err
 		}
-		if err := writeSVG(f, runs); err != nil {
+		if err := writeSVG(f, "MOHA ramp: a decision every minute (virtual time, workload model)", runs); err != nil {
 			f.Close()
 			return err
 		}
 		if err := f.Close(); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\n![pods and total CPU per run over the trace](%s)\n", filepath.Base(svgPath))
+		fmt.Fprintf(w, "\n![load, pods, total CPU and response time per run over the trace](%s)\n", filepath.Base(svgPath))
 	}
-	return writeComparison(w, filepath.Dir(tracePath), tuned)
+	chart := ""
+	if svgPath != "" {
+		chart = filepath.Join(filepath.Dir(svgPath), "moha-vs-hpa.svg")
+	}
+	return writeComparison(w, filepath.Dir(tracePath), tuned, timelines, chart)
 }
 
 // readBenchmarks reads `go test -bench` output: name (without Benchmark and
@@ -321,7 +326,7 @@ type loopResult struct {
 	pods, cpu, mem, rt, cpuUse, memUse, costPerDay float64
 	over                                           int
 	series                                         []config // per second
-	load                                           []float64
+	load, rts                                      []float64
 }
 
 // runLoop replays tr second by second on the workload model, deciding every
@@ -337,6 +342,7 @@ func runLoop(app moha.App, tr workload.Trace, start config, decide policy) loopR
 		m := app.Measure(cur.cpu, cur.mem, cur.replicas, rps)
 		r.series = append(r.series, cur)
 		r.load = append(r.load, rps)
+		r.rts = append(r.rts, m.ResponseTimeMs)
 		n++
 		r.pods += float64(cur.replicas)
 		r.cpu += cur.cpu

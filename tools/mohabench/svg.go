@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// writeSVG draws three panels over the trace's seconds: the offered load, each
-// run's pods and each run's total CPU limit (pods × CPU limit, cores).
-func writeSVG(w io.Writer, runs []loopResult) error {
+// writeSVG draws four panels over the trace's seconds under title: the
+// offered load, each run's pods, each run's total CPU limit (pods × CPU limit,
+// cores) and each run's mean response time (capped at twice the desired).
+func writeSVG(w io.Writer, title string, runs []loopResult) error {
 	const width, panelH, left, top, gap = 760, 150, 60, 30, 40
 	colours := []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#7f7f7f", "#9467bd", "#d62728", "#17becf"}
 	panels := []struct {
@@ -22,13 +23,16 @@ func writeSVG(w io.Writer, runs []loopResult) error {
 		{"total CPU limit (cores)", func(r loopResult, t int) float64 {
 			return float64(r.series[t].replicas) * r.series[t].cpu / 1000
 		}, runs},
+		{fmt.Sprintf("response time (ms, capped at %.0f)", 2*desired.ResponseTimeMs), func(r loopResult, t int) float64 {
+			return min(r.rts[t], 2*desired.ResponseTimeMs)
+		}, runs},
 	}
 	legendH := 20 * ((len(runs) + 2) / 3)
 	height := top + len(panels)*(panelH+gap) + legendH
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
-	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="13">MOHA ramp: a decision every minute (virtual time, workload model)</text>`+"\n", left)
+	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="13">%s</text>`+"\n", left, title)
 	T := len(runs[0].series)
 	plotW := float64(width - left - 20)
 	for p, panel := range panels {

@@ -51,11 +51,14 @@ type MultiObjectiveDesired struct {
 	// +required
 	ResponseTimeMillis int32 `json:"responseTimeMillis"`
 
-	// CPUUsagePercent is the desired CPU usage of a pod, in % of its CPU limit.
+	// CPUUsagePercent is the desired CPU usage of a pod, in % of its CPU
+	// limit. The default 85 (the paper's is 80) is safe because the loop
+	// also keeps the model's predicted response time 20 % under the desired
+	// one.
 	//
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
-	// +kubebuilder:default=80
+	// +kubebuilder:default=85
 	// +optional
 	CPUUsagePercent int32 `json:"cpuUsagePercent,omitempty"`
 
@@ -239,8 +242,10 @@ type MultiObjectiveElasticityStrategySpec struct {
 	// +optional
 	Interval *metav1.Duration `json:"interval,omitempty"`
 
-	// Cooldown after a change during which nothing changes again (the pods
-	// restart and the metrics settle).
+	// Cooldown is the scale-down stabilisation: after a change, no change
+	// that lowers the capacity (total CPU, or memory at equal CPU) for this
+	// long, so the pods restart and the metrics settle. Increases are made
+	// at once, as the Kubernetes HPA and Knative do.
 	//
 	// +kubebuilder:default="2m"
 	// +optional
@@ -261,7 +266,9 @@ type MultiObjectiveChoice struct {
 	// Replicas of the Deployment.
 	Replicas int32 `json:"replicas"`
 	// From says which target eq. 1 computed each parameter from
-	// (CPU/memory/replicas, e.g. "response_time/memory_usage/cpu_usage").
+	// (CPU/memory/replicas, e.g. "response_time/memory_usage/cpu_usage"), or
+	// "load/load/load" for the fewest replicas the model predicts within the
+	// response-time limit.
 	From string `json:"from"`
 	// Closeness is the TOPSIS score in [0, 1] (higher is better), as a decimal.
 	Closeness string `json:"closeness"`
