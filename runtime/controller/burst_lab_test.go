@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -526,7 +527,9 @@ func TestBurstPolicyLab(t *testing.T) {
 			return s.bursting(2, 4), s.String()
 		})
 		p := bl.getPolicy(t, ctx, ns)
-		if d := p.Status.LastDecision; d == nil || d.Desired != 6 || !strings.Contains(d.Reason, "burst 2 to "+bl.burst) {
+		// The two pods may turn Unschedulable a moment apart and burst in
+		// two decisions of one replica each.
+		if d := p.Status.LastDecision; d == nil || d.Desired != 6 || !regexp.MustCompile(`burst [12] to `+regexp.QuoteMeta(bl.burst)).MatchString(d.Reason) {
 			t.Errorf("last decision %+v, want desired 6 and a reason naming the burst", d)
 		}
 		if c := meta.FindStatusCondition(p.Status.Conditions, hcav1.ConditionReady); c == nil || c.Status != metav1.ConditionTrue {
