@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +24,7 @@ import (
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
 	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
 	"github.com/hca-project/terraform-provider-hca/runtime/controller"
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
@@ -161,31 +161,12 @@ func TestBurstFailoverCredentialsRevokedLab(t *testing.T) {
 			if err := bl.control.Get(ctx, secret(cluster), &sec); err != nil {
 				t.Fatal(err)
 			}
-			setKubeconfig(t, ctx, bl, cluster, revokedKubeconfig(t, sec.Data["kubeconfig"]))
+			setKubeconfig(t, ctx, bl, cluster, labtest.RevokedKubeconfig(t, sec.Data["kubeconfig"]))
 		},
 		restore: func(t *testing.T, ctx context.Context, bl *burstLab, cluster string) {
 			setKubeconfig(t, ctx, bl, cluster, good)
 		},
 	})
-}
-
-// revokedKubeconfig is kubeconfig with its user's credentials replaced by a
-// token the apiserver does not know.
-func revokedKubeconfig(t *testing.T, kubeconfig []byte) []byte {
-	t.Helper()
-	cfg, err := clientcmd.Load(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range cfg.AuthInfos {
-		a.ClientCertificateData, a.ClientKeyData, a.ClientCertificate, a.ClientKey = nil, nil, "", ""
-		a.Token = "revoked-" + strconv.Itoa(int(time.Now().UnixNano()%1e6))
-	}
-	out, err := clientcmd.Write(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // testFailover bursts into the preferred of two targets, injects fault

@@ -2,9 +2,9 @@ package controller_test
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"sync/atomic"
-	"sort"
 	"testing"
 	"time"
 

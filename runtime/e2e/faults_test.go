@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -85,7 +84,7 @@ func TestFaultSuite(t *testing.T) {
 		must(t, s.priv.Get(ctx, key, &sec))
 		good := sec.Data["kubeconfig"]
 		// The same server and CA, a token the apiserver does not know.
-		revoked := revokedKubeconfig(t, good)
+		revoked := labtest.RevokedKubeconfig(t, good)
 		sec.Data["kubeconfig"] = revoked
 		must(t, s.priv.Update(ctx, &sec))
 		restore := func() {
@@ -262,25 +261,6 @@ func hasEvent(t *testing.T, s *burstScenario, kind, name, reason string) bool {
 		}
 	}
 	return false
-}
-
-// revokedKubeconfig is kubeconfig with its user's credentials replaced by a
-// token the apiserver does not know.
-func revokedKubeconfig(t *testing.T, kubeconfig []byte) []byte {
-	t.Helper()
-	cfg, err := clientcmd.Load(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range cfg.AuthInfos {
-		a.ClientCertificateData, a.ClientKeyData, a.ClientCertificate, a.ClientKey = nil, nil, "", ""
-		a.Token = "revoked-" + strconv.Itoa(int(time.Now().UnixNano()%1e6))
-	}
-	out, err := clientcmd.Write(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // readLogs is everything the scenario's runtimes logged so far.
