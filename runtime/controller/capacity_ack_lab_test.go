@@ -16,7 +16,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -183,16 +182,20 @@ func TestCapacityACKLab(t *testing.T) {
 	})
 	ns := bl.namespace(t, ctx, "capack")
 	bl.logEventsOnFailure(t, ns, name)
-	bl.deploy(t, ctx, ns, pool, 6)
 	// Private nodes by the test label; burst nodes by the pool's instance
-	// type (the ACK cluster's default workers are none).
-	sel := fmt.Sprintf(`{"spec":{"template":{"spec":{"nodeSelector":{"hca.dev/node-pool":null,"hca.dev/test-pool":null},`+
-		`"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[`+
-		`{"matchExpressions":[{"key":"hca.dev/test-pool","operator":"In","values":[%q]}]},`+
-		`{"matchExpressions":[{"key":%q,"operator":"In","values":[%q]}]}]}}}}}}}`, pool, controller.ACKNodePoolLabel, ack.poolID)
-	if err := bl.control.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, client.RawPatch(types.MergePatchType, []byte(sel))); err != nil {
-		t.Fatal(err)
-	}
+	// type (the ACK cluster's default workers are none). Set before the
+	// Deployment is created: changing the template afterwards starts a
+	// rollout whose surge pod bursts too, and the primary's share can then
+	// equal the 3 replicas the test scales to later, which the controller
+	// cannot tell from its own write.
+	bl.deploy(t, ctx, ns, pool, 6, func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.NodeSelector = nil
+		d.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{
+				{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "hca.dev/test-pool", Operator: corev1.NodeSelectorOpIn, Values: []string{pool}}}},
+				{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: controller.ACKNodePoolLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{ack.poolID}}}},
+			}}}}
+	})
 
 	mgr, err := ctrl.NewManager(bl.cfg, ctrl.Options{Scheme: bl.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
