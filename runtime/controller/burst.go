@@ -153,6 +153,7 @@ func NewBurstReconciler(c client.Client, opts BurstOptions) *BurstReconciler {
 		swept:   map[types.UID]bool{},
 		stuck:   map[string]int32{},
 	}
+	r.totals.telemetry = opts.Telemetry
 	if opts.Consul != nil {
 		r.publisher = &burstPublisher{catalog: opts.Consul}
 	}

@@ -62,6 +62,7 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return err
