@@ -298,8 +298,10 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 		if t.plan.RequeueAfter > 0 && (res.RequeueAfter == 0 || t.plan.RequeueAfter < res.RequeueAfter) {
 			res.RequeueAfter = t.plan.RequeueAfter
 		}
-		if t.metrics != nil && t.metrics.next > 0 && (res.RequeueAfter == 0 || t.metrics.next < res.RequeueAfter) {
-			res.RequeueAfter = t.metrics.next
+		if t.metrics != nil && t.metrics.next > 0 {
+			if wait := metricsRequeue(t.metrics.next, r.clock.Since(now)); res.RequeueAfter == 0 || wait < res.RequeueAfter {
+				res.RequeueAfter = wait
+			}
 		}
 	}
 	if err := r.patchStatus(ctx, p, deps, views, results, consulErr, now); err != nil {
@@ -324,6 +326,16 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 		return ctrl.Result{}, err
 	}
 	return res, nil
+}
+
+// metricsRequeue is when to reconcile again for the next metrics evaluation:
+// next was counted from the round's start, and the round took elapsed (cluster
+// reads, writes, the queue), so waiting next again would make every interval
+// late by a round's duration and the lateness add up. An evaluation already
+// due is requeued at once (1 ms: a zero RequeueAfter means no requeue). It is
+// pure.
+func metricsRequeue(next, elapsed time.Duration) time.Duration {
+	return max(next-elapsed, time.Millisecond)
 }
 
 // firstSweep reports whether this is the first round for p since the

@@ -58,7 +58,8 @@ type Config struct {
 	// Cycles is the number of 20 s SLO cycles measured (default 5).
 	Cycles int
 	// Warmup runs the runtime for this long after every SLO has been
-	// evaluated and every policy reconciled, before measuring (default 30 s).
+	// evaluated and every policy reconciled, before measuring (default 90 s:
+	// the 1-minute rate windows fill with samples, the compliances settle).
 	Warmup time.Duration
 	// Concurrency of the setup's and the cleanup's API calls (default 32).
 	Concurrency int
@@ -80,7 +81,7 @@ func (c *Config) defaults() error {
 		c.Cycles = 5
 	}
 	if c.Warmup <= 0 {
-		c.Warmup = 30 * time.Second
+		c.Warmup = 90 * time.Second
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = 32
@@ -130,7 +131,10 @@ type Result struct {
 	// RuntimeWritesPerSec the runtime's own to it, by method
 	// (rest_client_requests_total); RuntimeBurstRequestsPerSec its requests
 	// of any method to the burst cluster.
-	APIServerWritesPerSec      float64
+	APIServerWritesPerSec float64
+	// APIServerWrites are those writes per second by "VERB resource
+	// [subresource]".
+	APIServerWrites            map[string]float64
 	RuntimeWritesPerSec        map[string]float64
 	RuntimeBurstRequestsPerSec float64
 	// Errors are the runtime's hca_errors_total in the window.
@@ -615,19 +619,25 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 	res.PolicyLateP99, res.PolicyLateMax = pl.upperBound(0.99), pl.upperBound(1)
 
 	queries := func(s scrape) float64 {
-		by := s.sumBy("prometheus_http_requests_total", "handler", nil)
+		by := s.sumBy("prometheus_http_requests_total", []string{"handler"}, nil)
 		return by["/api/v1/query"] + by["/api/v1/query_range"]
 	}
 	res.PromQueriesPerCycle = (queries(after.prom) - queries(before.prom)) / cycles
 	res.RuntimeQueriesPerCycle = (after.runtime.sum("hca_metric_queries_total", nil) - before.runtime.sum("hca_metric_queries_total", nil)) / cycles
 
-	ab, aa := before.api.sumBy("apiserver_request_total", "verb", nil), after.api.sumBy("apiserver_request_total", "verb", nil)
-	for verb := range apiWrites {
-		res.APIServerWritesPerSec += (aa[verb] - ab[verb]) / secs
+	by := []string{"verb", "resource", "subresource"}
+	ab, aa := before.api.sumBy("apiserver_request_total", by, nil), after.api.sumBy("apiserver_request_total", by, nil)
+	res.APIServerWrites = map[string]float64{}
+	for k, v := range aa {
+		verb, _, _ := strings.Cut(k, " ")
+		if d := (v - ab[k]) / secs; apiWrites[verb] && d > 0 {
+			res.APIServerWritesPerSec += d
+			res.APIServerWrites[strings.TrimSpace(k)] = d
+		}
 	}
 	res.RuntimeWritesPerSec = map[string]float64{}
-	rb := before.runtime.sumBy("rest_client_requests_total", "method", map[string]string{"host": b.privSrv})
-	ra := after.runtime.sumBy("rest_client_requests_total", "method", map[string]string{"host": b.privSrv})
+	rb := before.runtime.sumBy("rest_client_requests_total", []string{"method"}, map[string]string{"host": b.privSrv})
+	ra := after.runtime.sumBy("rest_client_requests_total", []string{"method"}, map[string]string{"host": b.privSrv})
 	for m, v := range ra {
 		if apiWrites[m] {
 			res.RuntimeWritesPerSec[m] = (v - rb[m]) / secs

@@ -133,8 +133,9 @@ func (s scrape) sum(name string, want map[string]string) float64 {
 	return t
 }
 
-// sumBy is sum grouped by the value of label by.
-func (s scrape) sumBy(name, by string, want map[string]string) map[string]float64 {
+// sumBy is sum grouped by the values of the labels by, joined with a space
+// (a label the series lacks counts as "").
+func (s scrape) sumBy(name string, by []string, want map[string]string) map[string]float64 {
 	out := map[string]float64{}
 	f := s[name]
 	if f == nil {
@@ -144,12 +145,15 @@ func (s scrape) sumBy(name, by string, want map[string]string) map[string]float6
 		if !matches(m, want) {
 			continue
 		}
-		key := ""
+		vals := make([]string, len(by))
 		for _, l := range m.GetLabel() {
-			if l.GetName() == by {
-				key = l.GetValue()
+			for i, b := range by {
+				if l.GetName() == b {
+					vals[i] = l.GetValue()
+				}
 			}
 		}
+		key := strings.Join(vals, " ")
 		switch {
 		case m.Counter != nil:
 			out[key] += m.GetCounter().GetValue()

@@ -60,7 +60,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		{"Policy evaluation start after due: p99 / max", secs(r.PolicyLateP99) + " / " + secs(r.PolicyLateMax), ""},
 		{"Prometheus queries per SLO cycle (Prometheus' count / the runtime's)", fmt.Sprintf("%.0f / %.0f", r.PromQueriesPerCycle, r.RuntimeQueriesPerCycle), ""},
 		{"Runtime writes to the control cluster per second", fmt.Sprintf("%.1f (%s)", total, strings.Join(writes, ", ")), ""},
-		{"All clients' writes to the private API server per second (kwok included)", fmt.Sprintf("%.1f", r.APIServerWritesPerSec), ""},
+		{"All clients' writes to the private API server per second (kwok included), largest", fmt.Sprintf("%.1f (%s)", r.APIServerWritesPerSec, top(r.APIServerWrites, 5)), ""},
 		{"Runtime requests to the burst cluster per second", fmt.Sprintf("%.1f", r.RuntimeBurstRequestsPerSec), ""},
 		{"Runtime errors in the window (hca_errors_total)", fmt.Sprintf("%.0f", r.Errors), ""},
 		{"At the end: SLOs Ready with data / policies reconciled with data", fmt.Sprintf("%d / %d", r.SLOsReady, r.PoliciesReconciled), ""},
@@ -74,4 +74,26 @@ func WriteTable(w io.Writer, r *Result) error {
 		}
 	}
 	return nil
+}
+
+// top lists the n largest entries of m as "key value", largest first.
+func top(m map[string]float64, n int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			if m[a] > m[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	var out []string
+	for _, k := range keys[:min(n, len(keys))] {
+		out = append(out, fmt.Sprintf("%s %.1f", k, m[k]))
+	}
+	return strings.Join(out, ", ")
 }
