@@ -97,6 +97,9 @@ func (c *Config) defaults() error {
 
 // Result are a run's figures.
 type Result struct {
+	// Class is the run's runtime class and the value of BenchLabel on its
+	// objects.
+	Class                      string
 	Namespaces, SLOs, Policies int
 	// SetupTime: objects created and every pod Running; ReadyTime: from the
 	// runtime's start until every SLO was evaluated with data and every
@@ -201,7 +204,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			err = errors.Join(err, fmt.Errorf("cleanup: %w", cerr))
 		}
 	}()
-	res = &Result{Namespaces: cfg.Namespaces, SLOs: 2 * cfg.Namespaces, Policies: cfg.Policies, Cycles: cfg.Cycles}
+	res = &Result{Class: b.class, Namespaces: cfg.Namespaces, SLOs: 2 * cfg.Namespaces, Policies: cfg.Policies, Cycles: cfg.Cycles}
 	start := time.Now()
 	if err := b.setup(ctx); err != nil {
 		return nil, err

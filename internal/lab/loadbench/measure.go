@@ -187,19 +187,28 @@ func (s scrape) histogram(name string, want map[string]string) hist {
 			continue
 		}
 		hb := m.GetHistogram()
+		// The +Inf bucket, if the exposition lists it, is the sample count.
+		var buckets []*dto.Bucket
+		for _, b := range hb.GetBucket() {
+			if !math.IsInf(b.GetUpperBound(), 1) {
+				buckets = append(buckets, b)
+			}
+		}
 		if h.bounds == nil {
-			for _, b := range hb.GetBucket() {
+			for _, b := range buckets {
 				h.bounds = append(h.bounds, b.GetUpperBound())
 			}
 			h.bounds = append(h.bounds, math.Inf(1))
 			h.counts = make([]float64, len(h.bounds))
 		}
-		for i, b := range hb.GetBucket() {
+		for i, b := range buckets {
 			if i < len(h.counts)-1 {
-				h.counts[i] += float64(b.GetCumulativeCount())
+				// Non-integer counts (a gauge histogram, an exporter's
+				// extrapolated counter) parse into the float field.
+				h.counts[i] += float64(b.GetCumulativeCount()) + b.GetCumulativeCountFloat()
 			}
 		}
-		h.counts[len(h.counts)-1] += float64(hb.GetSampleCount())
+		h.counts[len(h.counts)-1] += float64(hb.GetSampleCount()) + hb.GetSampleCountFloat()
 		h.sum += hb.GetSampleSum()
 	}
 	return h
