@@ -46,6 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&cfg.Warmup, "warmup", 90*time.Second, "how long the runtime runs after every SLO was evaluated and every policy reconciled, before the measurement")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 32, "concurrent API calls of setup and cleanup")
 	fs.StringVar(&cfg.RuntimeBinary, "runtime", "", "hca-runtime binary to measure (default: go build ./runtime/cmd/hca-runtime into the lab directory)")
+	fs.StringVar(&cfg.ProfileDir, "profile", "", "save the runtime's CPU profile over the window and its heap profile at the end in this directory (go tool pprof)")
 	out := fs.String("out", "", "also write the table and its setup to this Markdown file")
 	if err := fs.Parse(args); err != nil {
 		return err

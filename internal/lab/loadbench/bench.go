@@ -66,6 +66,10 @@ type Config struct {
 	// ScrapeInterval of the exporter's series (default 10s; the lab's
 	// Prometheus scrapes everything else every second).
 	ScrapeInterval time.Duration
+	// ProfileDir, if set, receives the runtime's CPU profile over the
+	// window (cpu.pb.gz) and its heap profile at the end (heap.pb.gz),
+	// through its --pprof-bind-address.
+	ProfileDir string
 	// Log receives progress lines (nil: discarded).
 	Log io.Writer
 }
@@ -165,6 +169,7 @@ type bench struct {
 	srv      *http.Server
 	runtime  *exec.Cmd
 	metrics  string // the runtime's /metrics URL
+	pprof    string // the runtime's pprof base URL ("" without ProfileDir)
 	burstSrv string // the burst cluster's API server host
 	privSrv  string
 }
@@ -406,7 +411,7 @@ func (b *bench) waitPods(ctx context.Context) error {
 // startRuntime runs the hca-runtime binary for the run's class and waits
 // for /healthz.
 func (b *bench) startRuntime(ctx context.Context) error {
-	ports := make([]int, 2)
+	ports := make([]int, 3)
 	for i := range ports {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -420,9 +425,14 @@ func (b *bench) startRuntime(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("runtime log: %w", err)
 	}
-	cmd := exec.Command(b.cfg.RuntimeBinary, "run", "--kubeconfig="+b.cfg.Kubeconfig, "--prometheus-url="+b.cfg.PrometheusURL,
-		"--class="+b.class, fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", ports[0]),
-		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", ports[1]), "--log-format=json")
+	args := []string{"run", "--kubeconfig=" + b.cfg.Kubeconfig, "--prometheus-url=" + b.cfg.PrometheusURL,
+		"--class=" + b.class, fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", ports[0]),
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", ports[1]), "--log-format=json"}
+	if b.cfg.ProfileDir != "" {
+		args = append(args, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", ports[2]))
+		b.pprof = fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", ports[2])
+	}
+	cmd := exec.Command(b.cfg.RuntimeBinary, args...)
 	cmd.Stdout, cmd.Stderr = lf, lf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -578,6 +588,14 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	var profErr error
+	if b.pprof != "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			profErr = b.saveProfile(ctx, fmt.Sprintf("/profile?seconds=%d", int(res.Window.Seconds())-2), "cpu.pb.gz")
+		}()
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -605,6 +623,11 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 	after, err := b.snapshot(ctx)
 	if err != nil {
 		return err
+	}
+	if b.pprof != "" {
+		if err := errors.Join(profErr, b.saveProfile(ctx, "/heap", "heap.pb.gz")); err != nil {
+			return err
+		}
 	}
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.runtime.Process.Pid))
 	if err != nil {
@@ -661,6 +684,30 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 	}
 	res.Errors = after.runtime.sum("hca_errors_total", nil) - before.runtime.sum("hca_errors_total", nil)
 	return nil
+}
+
+// saveProfile saves the runtime's pprof path to name in ProfileDir.
+func (b *bench) saveProfile(ctx context.Context, path, name string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.pprof+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("profile %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile %s: %s", path, resp.Status)
+	}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("profile %s: %w", path, err)
+	}
+	if err := os.MkdirAll(b.cfg.ProfileDir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(b.cfg.ProfileDir, name), raw, 0o644)
 }
 
 func (b *bench) finalState(ctx context.Context, res *Result) error {

@@ -110,6 +110,7 @@ type runOptions struct {
 	class            string
 	kubeAPIQPS       float64
 	kubeAPIBurst     int
+	pprofAddr        string
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
@@ -135,6 +136,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.logFormat, "log-format", "json", "log format: json (one object a line, for log collectors) or text (key=value, for a terminal)")
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", DefaultKubeAPIQPS, "sustained requests per second to the control cluster's API server (client-go's default, 5, throttles the runtime at a few hundred SLOs)")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", DefaultKubeAPIBurst, "requests allowed in a burst above --kube-api-qps")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "", "address of Go's pprof endpoints (/debug/pprof/), for profiling (empty: off)")
 	fs.StringVar(&o.class, "class", "", "handle only the objects labelled hca.dev/class=<class> (HybridClusters, BurstPolicies, SLOs, strategies, FederatedAutoscalers), so several runtimes can share one control cluster (default: the objects without the label)")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err.Error()}
