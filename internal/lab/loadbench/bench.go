@@ -234,6 +234,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err := b.finalState(ctx, res); err != nil {
 		return nil, err
 	}
+	// The figures before the cleanup, which takes minutes at scale.
+	b.logf("measured:")
+	_ = WriteTable(cfg.Log, res)
 	return res, nil
 }
 
