@@ -123,6 +123,9 @@ type Result struct {
 	// bounds: histogram buckets, seconds).
 	SLOEvaluations, SLOExpected         float64
 	SLOLateP99, SLOLateMax, SLOBatchMax float64
+	// SLOBatchMean is the mean duration of a batch as the SLOs saw it
+	// (each SLO observes its batch's duration).
+	SLOBatchMean float64
 	// PolicyEvaluations are the policies' metric evaluations in the window,
 	// PolicyExpected policies x window / 15 s; lateness as for SLOs.
 	PolicyEvaluations, PolicyExpected float64
@@ -265,8 +268,8 @@ func (b *bench) setup(ctx context.Context) error {
 		return fmt.Errorf("install CRDs: %w", err)
 	}
 	nodes := (n + 199) / 200
-	b.logf("node pool %s: %d kwok nodes of 200 pods", poolName, nodes)
-	if err := b.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: poolName, Count: nodes, CPU: "64", Memory: "256Gi", Pods: 250}); err != nil {
+	b.logf("node pool %s: %d kwok nodes of 200 pods", poolName(b.class), nodes)
+	if err := b.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: poolName(b.class), Count: nodes, CPU: "64", Memory: "256Gi", Pods: 250}); err != nil {
 		return fmt.Errorf("node pool: %w", err)
 	}
 	if p > 0 {
@@ -652,6 +655,9 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 	res.SLOLateP99, res.SLOLateMax = sl.upperBound(0.99), sl.upperBound(1)
 	eval := after.runtime.histogram("hca_slo_evaluation_duration_seconds", nil).minus(before.runtime.histogram("hca_slo_evaluation_duration_seconds", nil))
 	res.SLOBatchMax = eval.upperBound(1)
+	if n := eval.count(); n > 0 {
+		res.SLOBatchMean = eval.sum / n
+	}
 	pl := late("burst")
 	res.PolicyEvaluations, res.PolicyExpected = pl.count(), float64(res.Policies)*secs/policyInterval.Seconds()
 	res.PolicyLateP99, res.PolicyLateMax = pl.upperBound(0.99), pl.upperBound(1)
@@ -818,8 +824,8 @@ func (b *bench) cleanup(ctx context.Context) error {
 		b.logf("%d namespaces terminating", len(left.Items))
 		_ = sleep(ctx, 5*time.Second)
 	}
-	if err := b.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: poolName, Count: 0}); err != nil {
-		errs = append(errs, fmt.Errorf("remove node pool %s: %w", poolName, err))
+	if err := b.clusters.SetNodePool(ctx, lab.PrivateCluster, lab.NodePool{Name: poolName(b.class), Count: 0}); err != nil {
+		errs = append(errs, fmt.Errorf("remove node pool %s: %w", poolName(b.class), err))
 	}
 	return errors.Join(errs...)
 }

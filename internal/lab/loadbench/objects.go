@@ -19,8 +19,6 @@ const (
 	// BenchLabel marks every object the benchmark creates (its value is the
 	// run's class), so that cleanup finds them all.
 	BenchLabel = "hca.dev/loadbench"
-	// poolName is the private cluster's node pool the pods run on.
-	poolName = "loadbench"
 	// podCPUMilli is each pod's CPU request.
 	podCPUMilli = 10
 	// sloInterval is every SLO's evaluationInterval (the default, written out).
@@ -44,6 +42,10 @@ func sloTypes(i int) [2]hcav1.SLOType {
 	return [2]hcav1.SLOType{sloMix[(2*i)%len(sloMix)], sloMix[(2*i+1)%len(sloMix)]}
 }
 
+// poolName is the private cluster's node pool a run's pods run on (one per
+// run, so that runs on one lab do not resize each other's).
+func poolName(class string) string { return class }
+
 // namespaceName is the name of namespace index i of a run.
 func namespaceName(class string, i int) string { return fmt.Sprintf("%s-%05d", class, i) }
 
@@ -64,7 +66,7 @@ func deployment(class, ns string) *appsv1.Deployment {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{"hca.dev/node-pool": poolName},
+					NodeSelector: map[string]string{"hca.dev/node-pool": poolName(class)},
 					Containers: []corev1.Container{{Name: "app", Image: "registry.example/web:1",
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU:    *resource.NewMilliQuantity(podCPUMilli, resource.DecimalSI),
