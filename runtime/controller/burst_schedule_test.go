@@ -66,3 +66,23 @@ func TestBurstScheduleFloor(t *testing.T) {
 		})
 	}
 }
+
+func TestMetricsRequeue(t *testing.T) {
+	tests := []struct {
+		name          string
+		next, elapsed time.Duration
+		want          time.Duration
+	}{
+		{"instant round: the whole interval", 15 * time.Second, 0, 15 * time.Second},
+		{"a 2 s round: 13 s left of 15", 15 * time.Second, 2 * time.Second, 13 * time.Second},
+		{"a round as long as the interval: due now", 15 * time.Second, 15 * time.Second, time.Millisecond},
+		{"a round longer than the interval: due now, never 0 (no requeue)", 2 * time.Second, 5 * time.Second, time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := metricsRequeue(tt.next, tt.elapsed); got != tt.want {
+				t.Fatalf("metricsRequeue(%v, %v) = %v, want %v", tt.next, tt.elapsed, got, tt.want)
+			}
+		})
+	}
+}

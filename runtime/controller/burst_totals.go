@@ -17,6 +17,7 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
+	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
 
 // BurstSLOAppliedAnnotation, on the primary Deployment, records which output
@@ -38,6 +39,8 @@ const BurstSLOAppliedAnnotation = "hca.dev/slo-applied"
 type burstTotals struct {
 	source   metrics.Source
 	interval time.Duration
+	// telemetry records how late each scheduled evaluation started (nil: not).
+	telemetry *telemetry.Metrics
 
 	mu    sync.Mutex
 	algos map[string]*burstAlgoState
@@ -138,6 +141,9 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 		out.source = burstTotalKeep
 		out.next = st.last.Add(interval).Sub(now)
 		return &out
+	}
+	if st != nil && st.fingerprint == fp {
+		t.telemetry.Late(telemetry.LoopBurst, now.Sub(st.last.Add(interval)))
 	}
 	if st == nil || st.fingerprint != fp {
 		st = &burstAlgoState{fingerprint: fp}

@@ -50,6 +50,9 @@ type sloEntry struct {
 	slo      *hcav1.ServiceLevelObjective // snapshot of the last reconciled object
 	interval time.Duration
 	next     time.Time
+	// evaluated: next is on the schedule (not the first evaluation of this
+	// generation, which is due at once), so lateness is measured against it.
+	evaluated bool
 }
 
 // sloEvaluator schedules and evaluates SLOs.
@@ -181,6 +184,10 @@ func (e *sloEvaluator) due(now time.Time) ([]*hcav1.ServiceLevelObjective, time.
 	for _, en := range e.entries {
 		if !en.next.After(now) {
 			due = append(due, en.slo)
+			if en.evaluated {
+				e.telemetry.Late(telemetry.LoopSLO, now.Sub(en.next))
+			}
+			en.evaluated = true
 			en.next = nextOnGrid(now, en.interval)
 		}
 		if d := en.next.Sub(now); wait < 0 || d < wait {

@@ -9,12 +9,35 @@ import (
 )
 
 // CountingSource wraps a metrics.Source and counts its queries by result in
-// hca_metric_queries_total. Nil m returns src itself.
+// hca_metric_queries_total. Nil m returns src itself. A metrics.BatchSource
+// stays one (each expression of a batch is counted).
 func (m *Metrics) CountingSource(src metrics.Source) metrics.Source {
 	if m == nil || src == nil {
 		return src
 	}
-	return countingSource{src: src, m: m}
+	c := countingSource{src: src, m: m}
+	if b, ok := src.(metrics.BatchSource); ok {
+		// Keep the batching: metrics.InstantManyOf falls back to one query
+		// per expression for a source that is not a BatchSource.
+		return countingBatchSource{countingSource: c, batch: b}
+	}
+	return c
+}
+
+// countingBatchSource is countingSource over a metrics.BatchSource: it counts
+// each expression of a batch by its result (the requests Prometheus receives
+// are fewer: merged expressions share one).
+type countingBatchSource struct {
+	countingSource
+	batch metrics.BatchSource
+}
+
+func (c countingBatchSource) InstantMany(ctx context.Context, exprs []metrics.Expr, at time.Time) []metrics.Result {
+	res := c.batch.InstantMany(ctx, exprs, at)
+	for _, r := range res {
+		c.m.MetricQueries.WithLabelValues(QueryResult(r.Err)).Inc()
+	}
+	return res
 }
 
 type countingSource struct {

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -18,6 +19,11 @@ type Metrics struct {
 	Replicas *prometheus.GaugeVec
 	// EvaluationSeconds is how long one SLO evaluation took.
 	EvaluationSeconds *prometheus.HistogramVec
+	// ScheduleLateness is how long after it was due a scheduled evaluation
+	// started, by loop: "slo" (an SLO's evaluationInterval) and "burst" (a
+	// BurstPolicy's metrics control interval). Its count is the evaluations
+	// run; tools/loadbench reads both to check the schedule at scale.
+	ScheduleLateness *prometheus.HistogramVec
 	// Errors counts reconcile errors by controller and kind.
 	Errors *prometheus.CounterVec
 	// ClusterReachable is 1 while a hybrid cluster answers probes.
@@ -72,6 +78,8 @@ func New(reg prometheus.Registerer) *Metrics {
 		Replicas:  gauge("hca_replicas", "Desired replicas per policy and cluster, as last set by the burst controller.", "policy", "cluster"),
 		EvaluationSeconds: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hca_slo_evaluation_duration_seconds",
 			Help: "Duration of one SLO evaluation.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"type"})),
+		ScheduleLateness: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hca_schedule_lateness_seconds",
+			Help: "How long after it was due a scheduled evaluation started, by loop (slo, burst).", Buckets: latenessBuckets}, []string{"loop"})),
 		Errors:           counter("hca_errors_total", "Errors by controller and kind.", "controller", "kind"),
 		ClusterReachable: gauge("hca_cluster_reachable", "1 while the hybrid cluster answers probes, else 0.", "cluster"),
 		NodeRequests:     counter("hca_node_requests_total", "Orders to grow a burst cluster's node group, by cluster, node group and result.", "cluster", "node_group", "result"),
@@ -91,8 +99,27 @@ func New(reg prometheus.Registerer) *Metrics {
 // names are the metric families New registers (histograms by family name).
 var (
 	namesMu sync.Mutex
-	names   = map[string]bool{"hca_slo_evaluation_duration_seconds": true}
+	names   = map[string]bool{"hca_slo_evaluation_duration_seconds": true, "hca_schedule_lateness_seconds": true}
 )
+
+// latenessBuckets of ScheduleLateness: 10 ms to about 82 s (a 20 s SLO
+// interval missed several times over is still in a bucket of its own).
+var latenessBuckets = prometheus.ExponentialBuckets(0.01, 2, 14)
+
+// The loop label values of ScheduleLateness.
+const (
+	LoopSLO   = "slo"
+	LoopBurst = "burst"
+)
+
+// Late records that an evaluation of loop started late after it was due (a
+// negative late, an evaluation started early by a change, counts as 0).
+func (m *Metrics) Late(loop string, late time.Duration) {
+	if m == nil {
+		return
+	}
+	m.ScheduleLateness.WithLabelValues(loop).Observe(max(late, 0).Seconds())
+}
 
 func addName(n string) {
 	namesMu.Lock()

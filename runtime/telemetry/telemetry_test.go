@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -229,5 +231,76 @@ func TestRegisterStatusCollectorTwice(t *testing.T) {
 	}
 	if n, err := testutil.GatherAndCount(reg, "hca_burst_phase"); err != nil || n != 4 {
 		t.Fatalf("hca_burst_phase series = %d (%v), want 4 from the second collector", n, err)
+	}
+}
+
+// batchSource answers InstantMany with one error per expression and records
+// the batch sizes it got.
+type batchSource struct {
+	fakeSource
+	errs    []error
+	batches []int
+}
+
+func (b *batchSource) InstantMany(_ context.Context, exprs []metrics.Expr, _ time.Time) []metrics.Result {
+	b.batches = append(b.batches, len(exprs))
+	out := make([]metrics.Result, len(exprs))
+	for i := range out {
+		out[i].Err = b.errs[i]
+	}
+	return out
+}
+
+// A counted BatchSource must stay one: metrics.InstantManyOf would otherwise
+// send one query per expression (the SLO loop's batching lost).
+func TestCountingSourceKeepsBatching(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	src := &batchSource{errs: []error{nil, metrics.ErrNoData, nil}}
+	counted := m.CountingSource(src)
+	if _, ok := counted.(metrics.BatchSource); !ok {
+		t.Fatalf("CountingSource(%T) = %T, not a metrics.BatchSource", src, counted)
+	}
+	res := metrics.InstantManyOf(context.Background(), counted, []metrics.Expr{metrics.Raw("a"), metrics.Raw("b"), metrics.Raw("c")}, time.Time{})
+	if len(res) != 3 || len(src.batches) != 1 || src.batches[0] != 3 {
+		t.Fatalf("got %d results in batches %v, want 3 results in one batch of 3", len(res), src.batches)
+	}
+	if ok, noData := testutil.ToFloat64(m.MetricQueries.WithLabelValues("ok")), testutil.ToFloat64(m.MetricQueries.WithLabelValues("no_data")); ok != 2 || noData != 1 {
+		t.Fatalf("counted ok=%v no_data=%v, want 2 and 1 (one per expression)", ok, noData)
+	}
+	if _, ok := m.CountingSource(fakeSource{}).(metrics.BatchSource); ok {
+		t.Fatal("a plain source became a BatchSource")
+	}
+}
+
+func TestLate(t *testing.T) {
+	var nilM *Metrics
+	nilM.Late(LoopSLO, time.Second)
+	m := New(prometheus.NewRegistry())
+	m.Late(LoopSLO, 300*time.Millisecond)
+	m.Late(LoopSLO, -time.Second) // started early: counts as on time
+	m.Late(LoopBurst, 2*time.Second)
+	tests := []struct {
+		loop      string
+		count     uint64
+		sum       float64
+		under20ms uint64 // observations in the buckets up to 20 ms
+	}{
+		{LoopSLO, 2, 0.3, 1},
+		{LoopBurst, 1, 2, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.loop, func(t *testing.T) {
+			var d dto.Metric
+			if err := m.ScheduleLateness.WithLabelValues(tt.loop).(prometheus.Histogram).Write(&d); err != nil {
+				t.Fatal(err)
+			}
+			h := d.GetHistogram()
+			if h.GetSampleCount() != tt.count || math.Abs(h.GetSampleSum()-tt.sum) > 1e-9 {
+				t.Fatalf("count %d sum %v, want %d and %v", h.GetSampleCount(), h.GetSampleSum(), tt.count, tt.sum)
+			}
+			if got := h.GetBucket()[1].GetCumulativeCount(); h.GetBucket()[1].GetUpperBound() != 0.02 || got != tt.under20ms {
+				t.Fatalf("bucket le=%v holds %d, want le=0.02 holding %d", h.GetBucket()[1].GetUpperBound(), got, tt.under20ms)
+			}
+		})
 	}
 }

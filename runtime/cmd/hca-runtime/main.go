@@ -21,6 +21,15 @@ import (
 	"github.com/hca-project/terraform-provider-hca/runtime/controller"
 )
 
+// Defaults of --kube-api-qps and --kube-api-burst: Karpenter's
+// (--kube-client-qps 200, --kube-client-burst 300). client-go's own, 5 and 10,
+// held the runtime to about 6 writes a second: 10,000 new SLOs took over half
+// an hour to get their first status (make bench-load).
+const (
+	DefaultKubeAPIQPS   = 200
+	DefaultKubeAPIBurst = 300
+)
+
 // version is set at build time: -ldflags "-X main.version=...".
 var version = "dev"
 
@@ -99,6 +108,9 @@ type runOptions struct {
 	logLevel         string
 	logFormat        string
 	class            string
+	kubeAPIQPS       float64
+	kubeAPIBurst     int
+	pprofAddr        string
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
@@ -122,12 +134,18 @@ func parseRunFlags(args []string, stderr io.Writer) (runOptions, error) {
 	fs.StringVar(&o.ackEndpoint, "ack-endpoint", "", "Alibaba Cloud CS (ACK) endpoint override (the lab's emulator); ACK node pools are scaled when ALIBABA_CLOUD_ACCESS_KEY_ID is set or this is given")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "json", "log format: json (one object a line, for log collectors) or text (key=value, for a terminal)")
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", DefaultKubeAPIQPS, "sustained requests per second to the control cluster's API server (client-go's default, 5, throttles the runtime at a few hundred SLOs)")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", DefaultKubeAPIBurst, "requests allowed in a burst above --kube-api-qps")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "", "address of Go's pprof endpoints (/debug/pprof/), for profiling (empty: off)")
 	fs.StringVar(&o.class, "class", "", "handle only the objects labelled hca.dev/class=<class> (HybridClusters, BurstPolicies, SLOs, strategies, FederatedAutoscalers), so several runtimes can share one control cluster (default: the objects without the label)")
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err.Error()}
 	}
 	if errs := validation.IsValidLabelValue(o.class); len(errs) > 0 {
 		return o, usageError{fmt.Sprintf("--class %q is not a valid label value: %s", o.class, strings.Join(errs, "; "))}
+	}
+	if o.kubeAPIQPS <= 0 || o.kubeAPIBurst < 1 {
+		return o, usageError{fmt.Sprintf("--kube-api-qps %v and --kube-api-burst %d: use a positive rate and a burst of at least 1", o.kubeAPIQPS, o.kubeAPIBurst)}
 	}
 	if fs.NArg() > 0 {
 		return o, usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}

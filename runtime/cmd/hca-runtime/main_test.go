@@ -30,6 +30,8 @@ func TestCommandErrors(t *testing.T) {
 		{"bad prometheus url", []string{"run", "--prometheus-url=localhost:9090"}, `--prometheus-url "localhost:9090": use an absolute http(s) URL`},
 		{"bad interval", []string{"run", "--cluster-probe-interval=soon"}, `--cluster-probe-interval "soon"`},
 		{"bad ack endpoint", []string{"run", "--ack-endpoint=cs.cn-hangzhou.aliyuncs.com"}, `--ack-endpoint "cs.cn-hangzhou.aliyuncs.com": use an absolute http(s) URL`},
+		{"zero api qps", []string{"run", "--kube-api-qps=0"}, `--kube-api-qps 0 and --kube-api-burst 300: use a positive rate`},
+		{"zero api burst", []string{"run", "--kube-api-burst=0"}, `--kube-api-qps 200 and --kube-api-burst 0: use a positive rate`},
 		{"bad autoscaling endpoint", []string{"run", "--autoscaling-endpoint=ftp://x"}, `--autoscaling-endpoint "ftp://x": use an absolute http(s) URL`},
 	}
 	for _, tt := range tests {
