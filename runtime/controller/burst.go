@@ -278,8 +278,6 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 		}
 	}
 
-	r.reportNotReady(p, views)
-
 	var results []*burstTargetResult
 	var errs []error
 	var primaryPods []corev1.Pod
@@ -295,6 +293,7 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 	if err := r.executeCleanup(ctx, p, deps, views, plan); err != nil {
 		errs = append(errs, err)
 	}
+	r.reportNotReady(p, views, burstSkippedNotReady(results))
 	consulErr := r.publisher.sync(ctx, p, primaryPods, views)
 	if consulErr != nil {
 		errs = append(errs, consulErr)
@@ -350,13 +349,15 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 }
 
 // reportNotReady emits one Warning NamespaceTerminating Event when a burst
-// cluster of p starts to wait for its namespace to be deleted (not one per
-// round), and forgets the wait when it is over.
-func (r *BurstReconciler) reportNotReady(p *hcav1.BurstPolicy, views []*burstView) {
+// cluster of p starts to wait for its namespace to be deleted while
+// placement wants it (skipped, from burstSkippedNotReady; not one per
+// round), and forgets the wait when it is over. A namespace the runtime
+// deletes itself, after the last copy there went, is no wait.
+func (r *BurstReconciler) reportNotReady(p *hcav1.BurstPolicy, views []*burstView, skipped map[string]bool) {
 	for _, v := range views {
 		key := string(p.UID) + "/" + v.name
 		why := ""
-		if v.reachable() {
+		if v.reachable() && skipped[v.name] {
 			why = v.notReady(p.Namespace)
 		}
 		r.mu.Lock()
@@ -382,6 +383,20 @@ func (r *BurstReconciler) reportNotReady(p *hcav1.BurstPolicy, views []*burstVie
 // pure.
 func metricsRequeue(next, elapsed time.Duration) time.Duration {
 	return max(next-elapsed, time.Millisecond)
+}
+
+// burstSkippedNotReady names the burst clusters placement skipped this
+// round because they were not ready.
+func burstSkippedNotReady(results []*burstTargetResult) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range results {
+		for _, s := range t.plan.Skipped {
+			if s.Reason == scaling.SkipNotReady {
+				out[s.Target] = true
+			}
+		}
+	}
+	return out
 }
 
 // firstSweep reports whether this is the first round for p since the

@@ -98,8 +98,9 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	reps := []hcav1.ClusterReplicas{prim}
 	var burstAfter int32
 	var unreachable, failedOver, notReady []string
+	skipped := burstSkippedNotReady(results)
 	for _, v := range views {
-		if why := v.notReady(p.Namespace); v.reachable() && why != "" {
+		if why := v.notReady(p.Namespace); v.reachable() && why != "" && skipped[v.name] {
 			notReady = append(notReady, v.name+": "+why)
 		}
 		cr := hcav1.ClusterReplicas{Cluster: hcav1.ClusterName(v.name)}

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -48,7 +49,9 @@ func labPost(t *testing.T, base, path string, body any) {
 //     while it lasts, one Throttled Event, not one per round; the group grows
 //     once the API answers again;
 //  2. a maximum too small for the burst: the group stays at its maximum,
-//     reason MaxReached, Events MaxReached and CapacityUnavailable;
+//     reason MaxReached and its Event; placement puts no more in the
+//     cluster than the group can hold, the rest waits in the primary
+//     (Degraded: replicas could not be placed);
 //  3. the runtime killed while nodes are requested: a fresh reconciler reads
 //     the desired size back from EKS and orders nothing twice;
 //  4. no capacity for the instance type: reason LaunchFailures and its Event;
@@ -173,7 +176,7 @@ func TestCapacityFaultsLab(t *testing.T) {
 	// 1. Throttling: every EKS call is refused (429) for the next 60 calls,
 	// the SDK's retries included; then the policy asks for 2 burst replicas.
 	labPost(t, base, "/lab/v1/throttling", emulator.ThrottleConfig{Next: 60, Cluster: name})
-	p := bl.capacityPolicy(t, ctx, ns, &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: 2 * time.Second}}, hcav1.ClusterName(name))
+	pol := bl.capacityPolicy(t, ctx, ns, &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: 2 * time.Second}}, hcav1.ClusterName(name))
 	step("reason Throttled while EKS refuses", time.Minute, func() bool { return status().Reason == "Throttled" })
 	step("the group grows once EKS answers: 2 replicas run on 1 node", 2*time.Minute, func() bool {
 		r, _, n := burstPods()
@@ -184,11 +187,19 @@ func TestCapacityFaultsLab(t *testing.T) {
 	}
 
 	// 2. 10 replicas: 6 burst, 2 nodes' worth; the declared maximum is 1.
-	unavailable := events("CapacityUnavailable") // the throttling made some
+	// Placement counts the room the group can still grow to: the burst
+	// cluster takes 4 (one node), the other 2 stay Pending in the primary
+	// and the policy says so.
 	bl.scale(t, ctx, ns, 10)
-	step("6 burst replicas, 4 on the one node, reason MaxReached", time.Minute, func() bool {
+	step("4 burst replicas on the one node, 2 unplaced, reason MaxReached", time.Minute, func() bool {
 		r, p, _ := burstPods()
-		return r == 4 && p == 2 && status().Reason == "MaxReached" && events("CapacityUnavailable") > unavailable
+		var got hcav1.BurstPolicy
+		if err := bl.control.Get(ctx, client.ObjectKeyFromObject(pol), &got); err != nil {
+			return false
+		}
+		d := meta.FindStatusCondition(got.Status.Conditions, hcav1.ConditionDegraded)
+		return r == 4 && p == 0 && status().Reason == "MaxReached" && d != nil && d.Status == metav1.ConditionTrue &&
+			strings.Contains(d.Message, "2 replicas could not be placed")
 	})
 	if events("MaxReached") == 0 {
 		t.Errorf("no MaxReached event")
@@ -245,7 +256,7 @@ func TestCapacityFaultsLab(t *testing.T) {
 	}
 
 	// 5. The policy goes: its copies go and the group returns to 0.
-	if err := bl.control.Delete(ctx, p); err != nil {
+	if err := bl.control.Delete(ctx, pol); err != nil {
 		t.Fatal(err)
 	}
 	step("no copy left and the group back at 0 nodes", 2*time.Minute, func() bool {
