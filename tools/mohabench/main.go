@@ -25,8 +25,9 @@ func main() {
 	svg := flag.String("svg", "docs/bench/moha-loop.svg", "chart of the decision loop to write (empty: none)")
 	seed := flag.Uint64("seed", 1, "seed of the dataset's noise, the split and the MLP")
 	timelines := flag.String("timelines", "", "directory to write per-second CSV timelines of the HPA comparison to, one per trace and run (empty: none)")
+	grid := flag.String("grid", "paper", "the dataset's grid: paper (40-1,000 req/s) or dense (with 10-90 req/s added; tried and not kept)")
 	flag.Parse()
-	if err := run(os.Stdin, os.Stdout, *trace, *svg, *timelines, *seed); err != nil {
+	if err := run(os.Stdin, os.Stdout, *trace, *svg, *timelines, *grid, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "mohabench:", err)
 		os.Exit(1)
 	}
@@ -48,7 +49,7 @@ var desired = moha.Desired{ResponseTimeMs: 100, CPUUsagePercent: 80, MemoryUsage
 
 const noise = 0.05
 
-func run(bench io.Reader, w io.Writer, tracePath, svgPath, timelines string, seed uint64) error {
+func run(bench io.Reader, w io.Writer, tracePath, svgPath, timelines, gridName string, seed uint64) error {
 	times, err := readBenchmarks(bench)
 	if err != nil {
 		return err
@@ -56,7 +57,15 @@ func run(bench io.Reader, w io.Writer, tracePath, svgPath, timelines string, see
 	if len(times) == 0 {
 		return fmt.Errorf("no benchmark results on stdin: pipe go test -run '^$' -bench . ./internal/moha/ into it (make moha-bench)")
 	}
-	samples, err := moha.Synthesize(moha.DefaultApp, moha.PaperGrid(), noise, seed)
+	g := moha.PaperGrid()
+	switch gridName {
+	case "paper":
+	case "dense":
+		g = moha.DenseGrid()
+	default:
+		return fmt.Errorf("-grid %q: want paper or dense", gridName)
+	}
+	samples, err := moha.Synthesize(moha.DefaultApp, g, noise, seed)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,101 @@
+package moha
+
+import "slices"
+
+// Measured is one remembered measurement: the mean response time a
+// configuration's pods served at a request rate per pod, measured over a
+// whole decision interval in which the configuration did not change.
+type Measured struct {
+	CPULimitMilli, MemoryLimitMiB float64
+	// RequestsPerSecondPerPod is the offered rate over the replicas.
+	RequestsPerSecondPerPod float64
+	ResponseTimeMs          float64
+}
+
+// Memory is a bounded table of measurements, oldest first: at most one per
+// pod size and whole request rate per pod (a newer one replaces it), at most
+// Capacity in all (the oldest go first). The zero value remembers nothing.
+//
+// Its key leaves the replica count out: the pods of a configuration are
+// identical and share the load evenly (the assumption [PerPod] already
+// predicts beyond the training range with), so one 300m/400Mi pod at 60
+// req/s measures what two of them at 120 req/s do, and a configuration the
+// loop ran with 1 pod at night answers for any count at that load per pod.
+type Memory struct {
+	Capacity int
+	Entries  []Measured
+}
+
+// DefaultMemoryCapacity is the loop's table size: 64 measurements.
+const DefaultMemoryCapacity = 64
+
+// MemoryTolerancePercent is how far a remembered measurement may be from
+// the configuration asked about and still answer for it: its rate per pod
+// from the asked one up to this much higher, its CPU and memory limits from
+// this much lower up to the asked ones. A pod's response time does not fall
+// as its load grows or its limits shrink (less CPU, or less memory and so
+// more GC work), so such a measurement bounds the asked configuration's
+// response time from above; one at a lower rate or with larger pods would
+// promise too much.
+const MemoryTolerancePercent = 10
+
+// Remember returns m with meas added (m is not modified). Measurements with
+// a non-positive rate or a response time that is not finite and >= 0 are
+// not kept.
+func (m Memory) Remember(meas Measured) Memory {
+	if !(meas.RequestsPerSecondPerPod > 0) || !finite(meas.RequestsPerSecondPerPod) || !(meas.ResponseTimeMs >= 0) || !finite(meas.ResponseTimeMs) || m.Capacity <= 0 {
+		return m
+	}
+	key := func(e Measured) bool {
+		return e.CPULimitMilli == meas.CPULimitMilli && e.MemoryLimitMiB == meas.MemoryLimitMiB &&
+			roundRate(e.RequestsPerSecondPerPod) == roundRate(meas.RequestsPerSecondPerPod)
+	}
+	out := slices.DeleteFunc(slices.Clone(m.Entries), key)
+	out = append(out, meas)
+	if len(out) > m.Capacity {
+		out = out[len(out)-m.Capacity:]
+	}
+	return Memory{Capacity: m.Capacity, Entries: out}
+}
+
+func roundRate(r float64) int64 { return int64(r + 0.5) }
+
+// Lookup is the remembered response time of pods of cpu/mem at rpsPerPod:
+// the lowest of the measurements that bound it from above within
+// MemoryTolerancePercent (the tightest bound; of equal ones the newest);
+// ok false when there is none.
+func (m Memory) Lookup(cpu, mem, rpsPerPod float64) (rtMs float64, ok bool) {
+	const f = MemoryTolerancePercent / 100.0
+	for _, e := range m.Entries {
+		if e.CPULimitMilli > cpu || e.CPULimitMilli < cpu*(1-f) ||
+			e.MemoryLimitMiB > mem || e.MemoryLimitMiB < mem*(1-f) ||
+			e.RequestsPerSecondPerPod < rpsPerPod || e.RequestsPerSecondPerPod > rpsPerPod*(1+f) {
+			continue
+		}
+		if !ok || e.ResponseTimeMs <= rtMs {
+			rtMs, ok = e.ResponseTimeMs, true
+		}
+	}
+	return rtMs, ok
+}
+
+// Remembered is a [Predictor] that prefers measurements to predictions: the
+// response time of a configuration Memory has measured, or bounded by a
+// measurement of slightly smaller pods or a slightly higher rate per pod
+// ([Memory.Lookup]), is the measured one; the usages, and everything
+// Memory does not know, are P's.
+type Remembered struct {
+	P      Predictor
+	Memory Memory
+}
+
+// Predict is P's prediction with the remembered response time, if any.
+func (r Remembered) Predict(in [NumInputs]float64) [NumTargets]float64 {
+	out := r.P.Predict(in)
+	if in[2] > 0 {
+		if rt, ok := r.Memory.Lookup(in[0], in[1], in[3]/in[2]); ok {
+			out[0] = rt
+		}
+	}
+	return out
+}
