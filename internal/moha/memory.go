@@ -29,15 +29,14 @@ type Memory struct {
 // DefaultMemoryCapacity is the loop's table size: 64 measurements.
 const DefaultMemoryCapacity = 64
 
-// MemoryTolerancePercent is how far a remembered measurement may be from
-// the configuration asked about and still answer for it: its rate per pod
-// from the asked one up to this much higher, its CPU and memory limits from
-// this much lower up to the asked ones. A pod's response time does not fall
-// as its load grows or its limits shrink (less CPU, or less memory and so
-// more GC work), so such a measurement bounds the asked configuration's
-// response time from above; one at a lower rate or with larger pods would
-// promise too much.
-const MemoryTolerancePercent = 10
+// MemoryRateTolerancePercent is how much higher than the rate asked about a
+// remembered rate per pod may be and still answer for it. A pod's response
+// time does not fall as its load grows, so a measurement at the same or a
+// slightly higher rate bounds the response time from above; one at a lower
+// rate would promise too much. (Letting slightly smaller pods answer as well,
+// by the same argument, was tried: it bounded more loosely and saved less on
+// diurnal and week, docs/bench/moha.md.)
+const MemoryRateTolerancePercent = 10
 
 // Remember returns m with meas added (m is not modified). Measurements with
 // a non-positive rate or a response time that is not finite and >= 0 are
@@ -61,28 +60,29 @@ func (m Memory) Remember(meas Measured) Memory {
 func roundRate(r float64) int64 { return int64(r + 0.5) }
 
 // Lookup is the remembered response time of pods of cpu/mem at rpsPerPod:
-// the lowest of the measurements that bound it from above within
-// MemoryTolerancePercent (the tightest bound; of equal ones the newest);
-// ok false when there is none.
+// among the measurements of that pod size at a rate per pod from rpsPerPod
+// up to MemoryRateTolerancePercent higher, the one at the lowest rate (the
+// newest of equal rates); ok false when there is none.
 func (m Memory) Lookup(cpu, mem, rpsPerPod float64) (rtMs float64, ok bool) {
-	const f = MemoryTolerancePercent / 100.0
+	best := -1.0
 	for _, e := range m.Entries {
-		if e.CPULimitMilli > cpu || e.CPULimitMilli < cpu*(1-f) ||
-			e.MemoryLimitMiB > mem || e.MemoryLimitMiB < mem*(1-f) ||
-			e.RequestsPerSecondPerPod < rpsPerPod || e.RequestsPerSecondPerPod > rpsPerPod*(1+f) {
+		if e.CPULimitMilli != cpu || e.MemoryLimitMiB != mem {
 			continue
 		}
-		if !ok || e.ResponseTimeMs <= rtMs {
-			rtMs, ok = e.ResponseTimeMs, true
+		r := e.RequestsPerSecondPerPod
+		if r < rpsPerPod || r > rpsPerPod*(1+MemoryRateTolerancePercent/100.0) {
+			continue
+		}
+		if best < 0 || r <= best {
+			best, rtMs, ok = r, e.ResponseTimeMs, true
 		}
 	}
 	return rtMs, ok
 }
 
 // Remembered is a [Predictor] that prefers measurements to predictions: the
-// response time of a configuration Memory has measured, or bounded by a
-// measurement of slightly smaller pods or a slightly higher rate per pod
-// ([Memory.Lookup]), is the measured one; the usages, and everything
+// response time of a pod size Memory has measured at the same or a slightly
+// higher rate per pod ([Memory.Lookup]) is the measured one; the usages, and everything
 // Memory does not know, are P's.
 type Remembered struct {
 	P      Predictor

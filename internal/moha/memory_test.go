@@ -66,29 +66,20 @@ func TestMemoryLookup(t *testing.T) {
 		wantRT    float64
 		wantFound bool
 	}{
-		// 60 and 64 req/s both bound 60 from above (64 <= 66): the lower
-		// response time, 15 ms.
-		{"exact: the tightest bound", 300, 400, 60, 15, true},
-		// 58: bounded by 60 (<= 63.8), not 64: 15 ms.
-		{"lower rate: a measurement above it", 300, 400, 58, 15, true},
+		// 60 and 64 req/s both within 60-66: the lower rate, 60 -> 15 ms.
+		{"exact rate", 300, 400, 60, 15, true},
+		// 58: within 58-63.8 only 60 (64 is over): 15 ms.
+		{"lower rate: the nearest measurement above", 300, 400, 58, 15, true},
 		// 62: 60 is below (would promise too much), 64 <= 68.2: 18 ms.
 		{"only a higher rate answers", 300, 400, 62, 18, true},
 		// 70: 64 is below, nothing within 70-77.
 		{"nothing at or above: none", 300, 400, 70, 0, false},
 		// 25: 30 > 25 × 1.1 = 27.5.
 		{"too far above: none", 300, 400, 25, 0, false},
-		// 500m/600Mi at 60: 500/600 (6 ms) and 480/600 (7 ms, 480 >= 450)
-		// both bound it: 6 ms.
 		{"same pod size", 500, 600, 60, 6, true},
-		// 490m: 500m is larger (would promise too much); 480m is within
-		// 441-490: 7 ms.
-		{"slightly smaller pods bound it", 490, 600, 60, 7, true},
-		// 320m/420Mi: 300/400 is within 288-320 and 378-420: 15 ms.
-		{"smaller CPU and memory within 10 %", 320, 420, 60, 15, true},
-		// 340m: 300 < 306.
-		{"pods too much smaller: none", 340, 400, 60, 0, false},
-		// 300m/380Mi: 400Mi is larger.
-		{"less memory than measured: none", 300, 380, 60, 0, false},
+		// 490m: only 480m and 500m are remembered, neither is 490m.
+		{"another pod size: none", 490, 600, 60, 0, false},
+		{"unknown pod size", 400, 400, 60, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

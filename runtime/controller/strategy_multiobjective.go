@@ -156,7 +156,13 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 	if s.Status.LastScaleTime != nil {
 		lastScale = s.Status.LastScaleTime.Time
 	}
-	step, err := moha.Step(moha.NewPerPod(model), state, multiObjectiveLoop(&s.Spec), lastScale, now)
+	mem := memoryFromStatus(s.Status.Remembered)
+	if settled(&s.Status, state, lastScale, now, interval) {
+		mem = mem.Remember(moha.Measured{CPULimitMilli: state.CPULimitMilli, MemoryLimitMiB: state.MemoryLimitMiB,
+			RequestsPerSecondPerPod: state.RequestsPerSecond / float64(state.Replicas), ResponseTimeMs: state.ResponseTimeMs})
+		s.Status.Remembered = memoryToStatus(mem)
+	}
+	step, err := moha.Step(moha.Remembered{P: moha.NewPerPod(model), Memory: mem}, state, multiObjectiveLoop(&s.Spec), lastScale, now)
 	if err != nil {
 		return r.degrade(ctx, again, &s, before, now, reasonInvalidState, err.Error())
 	}
@@ -431,6 +437,50 @@ func choice(v moha.Variation) hcav1.MultiObjectiveChoice {
 }
 
 // decimal renders a measured or predicted value with 4 significant digits.
+// settled reports whether the measurement of state describes its
+// configuration alone: the configuration is the one the last decision left
+// (status) and has not changed for two intervals (the measurement's window
+// and a rollout's).
+func settled(st *hcav1.MultiObjectiveElasticityStrategyStatus, state moha.State, lastScale, now time.Time, interval time.Duration) bool {
+	if st.LastDecisionTime == nil || st.CPU == nil || st.Memory == nil || state.Replicas < 1 {
+		return false
+	}
+	if int(st.Replicas) != state.Replicas || float64(st.CPU.MilliValue()) != state.CPULimitMilli || mib(*st.Memory) != state.MemoryLimitMiB {
+		return false
+	}
+	return lastScale.IsZero() || now.Sub(lastScale) >= 2*interval
+}
+
+// memoryFromStatus is the status's remembered measurements as a moha.Memory
+// of moha.DefaultMemoryCapacity; entries whose numbers do not parse are
+// dropped.
+func memoryFromStatus(ms []hcav1.MultiObjectiveMeasurement) moha.Memory {
+	m := moha.Memory{Capacity: moha.DefaultMemoryCapacity}
+	for _, e := range ms {
+		rate, err1 := strconv.ParseFloat(e.RequestsPerSecondPerPod, 64)
+		rt, err2 := strconv.ParseFloat(e.ResponseTimeMillis, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		m = m.Remember(moha.Measured{CPULimitMilli: float64(e.CPU.MilliValue()), MemoryLimitMiB: mib(e.Memory), RequestsPerSecondPerPod: rate, ResponseTimeMs: rt})
+	}
+	return m
+}
+
+// memoryToStatus is m for the status, the numbers as fixed-point decimals.
+func memoryToStatus(m moha.Memory) []hcav1.MultiObjectiveMeasurement {
+	out := make([]hcav1.MultiObjectiveMeasurement, len(m.Entries))
+	for i, e := range m.Entries {
+		out[i] = hcav1.MultiObjectiveMeasurement{
+			CPU:                     *resource.NewMilliQuantity(int64(e.CPULimitMilli), resource.DecimalSI),
+			Memory:                  *resource.NewQuantity(int64(e.MemoryLimitMiB)<<20, resource.BinarySI),
+			RequestsPerSecondPerPod: strconv.FormatFloat(e.RequestsPerSecondPerPod, 'f', 2, 64),
+			ResponseTimeMillis:      strconv.FormatFloat(e.ResponseTimeMs, 'f', 2, 64),
+		}
+	}
+	return out
+}
+
 func decimal(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
 func describeChange(s moha.State, step moha.StepResult) string {

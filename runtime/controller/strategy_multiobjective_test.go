@@ -136,3 +136,66 @@ func TestMultiObjectiveConfig(t *testing.T) {
 		t.Errorf("unknown container: %v", err)
 	}
 }
+
+func TestMultiObjectiveRemembered(t *testing.T) {
+	now := time.Unix(10_000, 0)
+	decided := metav1.NewTime(now.Add(-30 * time.Second))
+	status := hcav1.MultiObjectiveElasticityStrategyStatus{LastDecisionTime: &decided, Replicas: 2,
+		CPU: resource.NewMilliQuantity(300, resource.DecimalSI), Memory: resource.NewQuantity(400<<20, resource.BinarySI)}
+	state := moha.State{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 2, RequestsPerSecond: 120, ResponseTimeMs: 15}
+	tests := []struct {
+		name      string
+		status    func(*hcav1.MultiObjectiveElasticityStrategyStatus)
+		state     func(*moha.State)
+		lastScale time.Time
+		want      bool
+	}{
+		{"never scaled, same configuration", nil, nil, time.Time{}, true},
+		// Interval 30 s: a change 60 s ago has settled, 59 s ago not.
+		{"scaled two intervals ago", nil, nil, now.Add(-60 * time.Second), true},
+		{"scaled under two intervals ago", nil, nil, now.Add(-59 * time.Second), false},
+		{"no decision yet", func(s *hcav1.MultiObjectiveElasticityStrategyStatus) { s.LastDecisionTime = nil }, nil, time.Time{}, false},
+		{"replicas changed by someone else", nil, func(s *moha.State) { s.Replicas = 3 }, time.Time{}, false},
+		{"CPU changed", nil, func(s *moha.State) { s.CPULimitMilli = 350 }, time.Time{}, false},
+		{"memory changed", nil, func(s *moha.State) { s.MemoryLimitMiB = 450 }, time.Time{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st, s := *status.DeepCopy(), state
+			if tc.status != nil {
+				tc.status(&st)
+			}
+			if tc.state != nil {
+				tc.state(&s)
+			}
+			if got := settled(&st, s, tc.lastScale, now, 30*time.Second); got != tc.want {
+				t.Errorf("settled = %v, want %v", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("status round trip", func(t *testing.T) {
+		m := moha.Memory{Capacity: moha.DefaultMemoryCapacity}.
+			Remember(moha.Measured{CPULimitMilli: 300, MemoryLimitMiB: 400, RequestsPerSecondPerPod: 60, ResponseTimeMs: 15.25}).
+			Remember(moha.Measured{CPULimitMilli: 500, MemoryLimitMiB: 600, RequestsPerSecondPerPod: 123.456, ResponseTimeMs: 7})
+		st := memoryToStatus(m)
+		if len(st) != 2 || st[0].CPU.String() != "300m" || st[0].Memory.String() != "400Mi" || st[0].RequestsPerSecondPerPod != "60.00" || st[0].ResponseTimeMillis != "15.25" {
+			t.Fatalf("memoryToStatus = %+v", st)
+		}
+		// 123.456 is kept to two decimals: 123.46.
+		back := memoryFromStatus(st)
+		want := []moha.Measured{{CPULimitMilli: 300, MemoryLimitMiB: 400, RequestsPerSecondPerPod: 60, ResponseTimeMs: 15.25}, {CPULimitMilli: 500, MemoryLimitMiB: 600, RequestsPerSecondPerPod: 123.46, ResponseTimeMs: 7}}
+		if len(back.Entries) != 2 || back.Entries[0] != want[0] || back.Entries[1] != want[1] || back.Capacity != moha.DefaultMemoryCapacity {
+			t.Errorf("memoryFromStatus = %+v, want %v", back, want)
+		}
+	})
+	t.Run("unparsable entries dropped", func(t *testing.T) {
+		st := []hcav1.MultiObjectiveMeasurement{
+			{CPU: resource.MustParse("300m"), Memory: resource.MustParse("400Mi"), RequestsPerSecondPerPod: "x", ResponseTimeMillis: "1"},
+			{CPU: resource.MustParse("300m"), Memory: resource.MustParse("400Mi"), RequestsPerSecondPerPod: "30", ResponseTimeMillis: "9"},
+		}
+		if got := memoryFromStatus(st); len(got.Entries) != 1 || got.Entries[0].RequestsPerSecondPerPod != 30 {
+			t.Errorf("memoryFromStatus = %+v, want the second entry only", got)
+		}
+	})
+}

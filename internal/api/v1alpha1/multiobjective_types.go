@@ -326,6 +326,18 @@ type MultiObjectiveElasticityStrategyStatus struct {
 	// +optional
 	Candidates []MultiObjectiveChoice `json:"candidates,omitempty"`
 
+	// Remembered are measurements of configurations the strategy ran, oldest
+	// first: the mean response time its pods served at a request rate per
+	// pod, over an interval in which the configuration had not changed for
+	// two intervals. At most one per pod size and whole rate per pod, at most
+	// 64 (the oldest go). Decisions take a remembered response time over the
+	// model's prediction for the same pod size at the same or a slightly
+	// higher rate per pod (within 10 %).
+	//
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Remembered []MultiObjectiveMeasurement `json:"remembered,omitempty"`
+
 	// Conditions: Ready (the last decision was made and applied), Degraded.
 	//
 	// +listType=map
@@ -334,6 +346,18 @@ type MultiObjectiveElasticityStrategyStatus struct {
 	// +patchMergeKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// MultiObjectiveMeasurement is one remembered measurement: pods of CPU and
+// Memory limits served RequestsPerSecondPerPod at a mean of
+// ResponseTimeMillis (both decimals).
+type MultiObjectiveMeasurement struct {
+	CPU    resource.Quantity `json:"cpu"`
+	Memory resource.Quantity `json:"memory"`
+	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
+	RequestsPerSecondPerPod string `json:"requestsPerSecondPerPod"`
+	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
+	ResponseTimeMillis string `json:"responseTimeMillis"`
 }
 
 // MultiObjectiveElasticityStrategy scales a Deployment's replicas and its
