@@ -283,11 +283,41 @@ whose response time it matches or beats (none: it beats neither). The same
 traces, HPA runs, delays and prices as before the loop changed; the loop's
 defaults are one set for all seven traces.
 
+Each MOHA weighting runs twice: without memory (the loop before issue 12's
+low-load change) and "remembered", the runtime's loop now: it keeps the
+measured mean response time of every configuration that served a whole
+interval unchanged, per pod size and whole request rate per pod (at most
+%d, `+"`moha.Memory`"+`, in the strategy's `+"`status.remembered`"+`), and
+predicts with it (`+"`moha.Remembered`"+`): for a pod size it has measured at
+the same or an up to %d %% higher rate per pod, the measured response time
+replaces the model's (the usages stay the model's).
+
+The "oracle" rows bound what any schedule can reach: the cheapest cost of a
+configuration per second (CPU limit 300m-500m and memory limit 400Mi-600Mi
+in steps of %d, 1-%d pods), chosen with perfect foresight of the trace and
+no start-up delay, whose load-weighted mean response time is at most the HPA
+run's. The trace is a step function, so each of its rates is measured once
+over all configurations and only each rate's Pareto frontier (no cheaper
+configuration is as fast) is kept; two searches, the cheaper result shown:
+*threshold*, every second the cheapest configuration within θ ms (the fastest
+when none is), with the largest θ (found by binary search over the frontiers'
+response times) whose mean is within the bound; and *Lagrangian*, every second
+the configuration minimising cost per hour + λ × offered rate × response time,
+with the smallest λ (bisection) whose mean is within the bound (the optimum of
+the bound's convex relaxation). Since both are feasible schedules, the
+oracle's cost is attainable by a clairvoyant controller without delays; no
+real loop reaches it.
+
 | trace | run | pods | CPU limit (m) | memory limit (Mi) | response time (ms) | over 100 ms (s) | cost per day ($) | vs HPA |
 | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |
-`, dur(mohaInterval), dur(mohaInterval), moha.DefaultHeadroomPercent, dur(mohaCooldown), moha.DefaultMinDecreasePercent, cmpMaxReplicas, dur(hpaInterval), dur(hpaWindow), cmpMaxReplicas, dur(startupDelay))
-	met, total, attainable := 0, 0, 0
-	var bounds, achieved []float64
+`, dur(mohaInterval), dur(mohaInterval), moha.DefaultHeadroomPercent, dur(mohaCooldown), moha.DefaultMinDecreasePercent, cmpMaxReplicas, dur(hpaInterval), dur(hpaWindow), cmpMaxReplicas, dur(startupDelay),
+		moha.DefaultMemoryCapacity, moha.MemoryRateTolerancePercent, oracleStep, cmpMaxReplicas)
+	// Index 0: the loop without memory (before issue 12's change), 1: with
+	// remembered measurements (the runtime's loop now).
+	var met [2]int
+	total, attainable := 0, 0
+	var bounds []float64
+	var achieved [2][]float64
 	pp := moha.NewPerPod(model)
 	for _, name := range referenceTraces {
 		f, err := os.Open(filepath.Join(dir, name))
@@ -332,8 +362,8 @@ defaults are one set for all seven traces.
 			attainable++
 		}
 		bounds = append(bounds, oracleBest)
-		anyMet := false
-		bestSaving := math.Inf(-1)
+		var anyMet [2]bool
+		bestSaving := [2]float64{math.Inf(-1), math.Inf(-1)}
 		for _, v := range []struct {
 			name     string
 			w        moha.Weights
@@ -346,6 +376,10 @@ defaults are one set for all seven traces.
 			if err != nil {
 				return err
 			}
+			k := 0
+			if v.remember {
+				k = 1
+			}
 			verdict := "no HPA run as fast"
 			var best *loopResult
 			for _, h := range []*loopResult{&small, &large} {
@@ -355,11 +389,11 @@ defaults are one set for all seven traces.
 			}
 			if best != nil {
 				saving := 1 - mo.costPerDay/best.costPerDay
-				bestSaving = max(bestSaving, saving)
+				bestSaving[k] = max(bestSaving[k], saving)
 				verdict = fmt.Sprintf("%+.1f %% cost", -saving*100)
 				if saving >= 0.15 {
 					verdict += " (goal met)"
-					anyMet = true
+					anyMet[k] = true
 				}
 			}
 			row("MOHA "+v.name, mo, verdict)
@@ -371,13 +405,15 @@ defaults are one set for all seven traces.
 				return err
 			}
 		}
-		if anyMet {
-			met++
+		for k := range met {
+			if anyMet[k] {
+				met[k]++
+			}
+			achieved[k] = append(achieved[k], bestSaving[k])
 		}
-		achieved = append(achieved, bestSaving)
 	}
-	fmt.Fprintf(w, "\nThe goal (at least 15 %% cheaper at equal or better response time) is met by one of the MOHA runs on %d of %d traces.\n", met, total)
-	fmt.Fprint(w, "\n| trace | MOHA's best saving against an HPA run it matches | the oracle's best saving | 15 % attainable within the ranges |\n| --- | ---: | ---: | --- |\n")
+	fmt.Fprintf(w, "\nThe goal (at least 15 %% cheaper at equal or better response time) is met by one of the MOHA runs on %d of %d traces with remembered measurements, and on %d of %d without.\n", met[1], total, met[0], total)
+	fmt.Fprint(w, "\n| trace | MOHA's best saving, without memory | MOHA's best saving, remembered | oracle's best saving | 15 % attainable within the ranges |\n| --- | ---: | ---: | ---: | --- |\n")
 	for i, name := range referenceTraces {
 		pct := func(v float64) string {
 			if math.IsInf(v, -1) {
@@ -389,7 +425,7 @@ defaults are one set for all seven traces.
 		if bounds[i] >= 0.15 {
 			yes = "yes"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, pct(achieved[i]), pct(bounds[i]), yes)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", name, pct(achieved[0][i]), pct(achieved[1][i]), pct(bounds[i]), yes)
 	}
 	fmt.Fprintf(w, "\nThe oracle reaches 15 %% on %d of %d traces.\n", attainable, total)
 	if chart != "" {
@@ -424,14 +460,37 @@ writes one CSV per trace and run), and what changed:
 - **Small decreases rolled the pods.** A decrease is made only when it cuts the
   total CPU (or memory) by at least %d %%.
 
-Where the goal is still missed, the loop follows the model: on diurnal and
-week the nights (about 60 req/s) run 2 pods where the HPA runs 1, because the
-tuned SVR predicts %.0f ms for one 300m/400Mi pod at 60 req/s where the
-workload model measures %.0f ms (the grid's lowest rate is 40 req/s, and the
-model's response-time error is largest at low load), so the guard will not
-drop to 1 pod. MOHA is then faster than the small-pod HPA and slower than the
-large-pod one, and dearer than both. A model calibrated by the current
-configuration's measurements would be the next step.
-`, moha.DefaultHeadroomPercent, moha.DefaultMinDecreasePercent, pred[0], night.ResponseTimeMs)
+The low load (issue 12). On diurnal and week the nights (about 60 req/s) ran 2
+pods where the HPA runs 1: the tuned SVR predicts %.0f ms for one 300m/400Mi
+pod at 60 req/s where the workload model measures %.0f ms (the grid's lowest
+rate is 40 req/s, and the model's response-time error is largest at low
+load), so the guard would not drop to 1 pod. Tried, in order, with the rule
+that a change is kept only if no trace's goal outcome gets worse:
+
+- **A denser grid below 100 req/s** (10, 20, 30, 50, 60, 70 and 90 req/s
+  added, 4,000 samples; `+"`go run ./tools/mohabench -grid dense`"+`
+  reproduces it): the tuned SVR then predicts 56 ms for that pod, but the goal
+  was met on 4 traces instead of 5 (the MOHA ramp lost it: the balanced run
+  went to 137 ms, slower than both HPA runs) and on neither diurnal (both
+  runs slower than the small-pod HPA) nor week (+17 %% cost). Not kept:
+  the bench and `+"`moha collect`"+` keep the paper's grid.
+- **Remembered measurements** (the "remembered" rows): kept. The goal
+  outcome is unchanged on every trace (the same traces met), and the cost
+  falls where the loop revisits a pod size at a load per pod it has run
+  (the tables above). Letting a measurement of pods up to 10 %%
+  smaller answer too (it bounds the response time from above as well) was
+  tried and not kept: it saved less on diurnal and week (+0.1 %% and +18 %%
+  against -1.6 %% and +13 %%).
+
+Neither reaches 15 %% on diurnal and week, although the oracle says it is
+attainable there within the ranges (the table above): with perfect foresight
+and no start-up delay a schedule of these configurations is over 20 %%
+cheaper than the small-pod HPA at its response time. What the oracle does
+that the loop does not is run 1 small pod whenever the load allows and pay
+for capacity exactly when it is needed; the loop decides from the past
+interval's means, keeps %d %% response-time headroom, and its pod sizes come
+from eq. 1 (CPU and memory limits such as 307m/410Mi) that memory has mostly
+not measured at the night's load, so the model still answers for them.
+`, moha.DefaultHeadroomPercent, moha.DefaultMinDecreasePercent, pred[0], night.ResponseTimeMs, moha.DefaultHeadroomPercent)
 	return nil
 }
