@@ -1,6 +1,9 @@
 package moha
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Measured is one remembered measurement: the mean response time a
 // configuration's pods served at a request rate per pod, measured over a
@@ -13,8 +16,9 @@ type Measured struct {
 }
 
 // Memory is a bounded table of measurements, oldest first: at most one per
-// pod size and whole request rate per pod (a newer one replaces it), at most
-// Capacity in all (the oldest go first). The zero value remembers nothing.
+// pod size and rate bucket (rates per pod within a 10 % wide band on a log
+// scale; a newer one replaces it and goes last), at most Capacity in all (the
+// oldest go first). The zero value remembers nothing.
 //
 // Its key leaves the replica count out: the pods of a configuration are
 // identical and share the load evenly (the assumption [PerPod] already
@@ -26,8 +30,8 @@ type Memory struct {
 	Entries  []Measured
 }
 
-// DefaultMemoryCapacity is the loop's table size: 64 measurements.
-const DefaultMemoryCapacity = 64
+// DefaultMemoryCapacity is the loop's table size: 128 measurements.
+const DefaultMemoryCapacity = 128
 
 // MemoryRateTolerancePercent is how much higher than the rate asked about a
 // remembered rate per pod may be and still answer for it. A pod's response
@@ -57,7 +61,13 @@ func (m Memory) Remember(meas Measured) Memory {
 	return Memory{Capacity: m.Capacity, Entries: out}
 }
 
-func roundRate(r float64) int64 { return int64(r + 0.5) }
+// roundRate is r's bucket: floor(ln r / ln 1.1), a band
+// MemoryRateTolerancePercent wide on a log scale. (Buckets of a whole req/s
+// with 64 entries were tried: the day's many rates evicted a night's
+// measurements before the next night.)
+func roundRate(r float64) int64 {
+	return int64(math.Floor(math.Log(r) / math.Log1p(MemoryRateTolerancePercent/100.0)))
+}
 
 // Lookup is the remembered response time of pods of cpu/mem at rpsPerPod:
 // among the measurements of that pod size at a rate per pod from rpsPerPod

@@ -17,9 +17,10 @@ func TestMemoryRemember(t *testing.T) {
 	}{
 		{"zero capacity keeps nothing", 0, []Measured{m300(60, 15)}, nil},
 		{"kept in order", 4, []Measured{m300(60, 15), m300(30, 9)}, []Measured{m300(60, 15), m300(30, 9)}},
-		// 60.3 and 59.8 both round to 60 req/s per pod: the newer replaces
-		// the older and goes last.
-		{"same pod size and whole rate: replaced", 4, []Measured{m300(60.3, 15), m300(30, 9), m300(59.8, 14)}, []Measured{m300(30, 9), m300(59.8, 14)}},
+		// 56 and 58 req/s per pod share a bucket (ln 56/ln 1.1 = 42.2,
+		// ln 58/ln 1.1 = 42.6, both 42): the newer replaces the older and
+		// goes last. 62 (43.3) is another bucket.
+		{"same pod size and rate bucket: replaced", 4, []Measured{m300(56, 15), m300(30, 9), m300(58, 14), m300(62, 16)}, []Measured{m300(30, 9), m300(58, 14), m300(62, 16)}},
 		{"another pod size: kept", 4, []Measured{m300(60, 15), {CPULimitMilli: 500, MemoryLimitMiB: 400, RequestsPerSecondPerPod: 60, ResponseTimeMs: 7}},
 			[]Measured{m300(60, 15), {CPULimitMilli: 500, MemoryLimitMiB: 400, RequestsPerSecondPerPod: 60, ResponseTimeMs: 7}}},
 		{"over capacity: the oldest goes", 2, []Measured{m300(10, 5), m300(20, 6), m300(30, 9)}, []Measured{m300(20, 6), m300(30, 9)}},

@@ -329,12 +329,12 @@ type MultiObjectiveElasticityStrategyStatus struct {
 	// Remembered are measurements of configurations the strategy ran, oldest
 	// first: the mean response time its pods served at a request rate per
 	// pod, over an interval in which the configuration had not changed for
-	// two intervals. At most one per pod size and whole rate per pod, at most
-	// 64 (the oldest go). Decisions take a remembered response time over the
+	// two intervals. At most one per pod size and 10 % band of rate per pod,
+	// at most 128 (the oldest go). Decisions take a remembered response time over the
 	// model's prediction for the same pod size at the same or a slightly
 	// higher rate per pod (within 10 %).
 	//
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=128
 	// +optional
 	Remembered []MultiObjectiveMeasurement `json:"remembered,omitempty"`
 
