@@ -461,16 +461,15 @@ writes one CSV per trace and run), and what changed:
   total CPU (or memory) by at least %d %%.
 
 The low load (issue 12). On week the nights (about 60 req/s) run 2 pods
-where the HPA runs 1: the tuned SVR predicts %.0f ms for one 300m/400Mi pod at
+where the HPA runs 1 (the per-second timelines of the runs without memory): the tuned SVR predicts %.0f ms for one 300m/400Mi pod at
 60 req/s where the workload model measures %.0f ms (the grid's lowest rate is
 40 req/s, and the model's response-time error is largest at low load), so
 after the first day's peak the guard will not go back to 1 pod. (On diurnal
 the per-second timelines show the nights at 1 pod of 300m/400Mi, as the
 HPA's: the trace begins at night with 1 pod and a prediction alone never
 scales up; there MOHA is at about the HPA's cost and response time through
-the day: without memory cheaper by 4 %% but 1 ms slower balanced, and 2.5 %% cheaper at a
-better response time response-time-first.)
-Tried, in order, with the rule
+the day: without memory cheaper by 4 %% but 1 ms slower balanced, and 2.5 %%
+cheaper at a better response time response-time-first.) Tried, in order, with the rule
 that a change is kept only if no trace's goal outcome gets worse:
 
 - **A denser grid below 100 req/s** (10, 20, 30, 50, 60, 70 and 90 req/s
@@ -485,8 +484,8 @@ that a change is kept only if no trace's goal outcome gets worse:
   falls where the loop revisits a pod size at a load per pod it has run
   (the tables above). Two variants were measured and not kept (best saving
   on diurnal / week): entries per whole req/s per pod, at most 64 (1.6 %% /
-  -13.2 %%: a day's many rates evicted the night's measurements before the
-  next night), and that with measurements of pods up to 10 %% smaller
+  -13.2 %%; presumably a day's many rates evict a night's measurements
+  before the next night, not checked against the timelines), and that with measurements of pods up to 10 %% smaller
   answering too, as they bound the response time from above as well (-0.1 %%
   / -18.1 %%). The kept one, 10 %% rate bands and 128 entries, saves more on
   diurnal and a little less on week than the first.
