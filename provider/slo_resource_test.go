@@ -85,6 +85,9 @@ func sloAPIDefaults(s *hcav1.ServiceLevelObjectiveSpec) {
 		if v.MemoryStep == nil {
 			v.MemoryStep = qty("64Mi")
 		}
+		if v.ResizePolicy == "" {
+			v.ResizePolicy = "Recreate"
+		}
 	}
 }
 
@@ -107,7 +110,8 @@ func TestSLOConverters(t *testing.T) {
 	cost.Tolerance = types.StringValue("100m")
 	cost.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("Vertical"),
 		Vertical: &sloVertical{Container: types.StringValue("app"), MinCPU: types.StringValue("0.1"), MaxCPU: types.StringValue("2"),
-			MinMemory: types.StringValue("64Mi"), MaxMemory: types.StringValue("2Gi"), CPUStep: types.StringNull(), MemoryStep: types.StringValue("128Mi")}}
+			MinMemory: types.StringValue("64Mi"), MaxMemory: types.StringValue("2Gi"), CPUStep: types.StringNull(), MemoryStep: types.StringValue("128Mi"),
+			ResizePolicy: types.StringValue("InPlaceOrRecreate")}}
 
 	avail := minimalSLO()
 	avail.SLO = &sloObjective{Type: types.StringValue("availability"), Availability: &sloAvailability{
@@ -150,7 +154,7 @@ func TestSLOConverters(t *testing.T) {
 					TargetCostEfficiency: *qty("50"), MinRequestsPercentile: ptr32(0), HistogramMetric: "rt_seconds"}},
 				Tolerance: qty("0.1"), EvaluationInterval: dur("20s"),
 				ElasticityStrategy: hcav1.ElasticityStrategy{Kind: "Vertical", Vertical: &hcav1.VerticalStaticConfig{Container: "app",
-					MinCPU: *qty("100m"), MaxCPU: *qty("2"), MinMemory: *qty("64Mi"), MaxMemory: *qty("2Gi"), MemoryStep: qty("128Mi")}}},
+					MinCPU: *qty("100m"), MaxCPU: *qty("2"), MinMemory: *qty("64Mi"), MaxMemory: *qty("2Gi"), MemoryStep: qty("128Mi"), ResizePolicy: "InPlaceOrRecreate"}}},
 		},
 		{
 			name: "availability, burst with horizontal kept",
@@ -410,8 +414,8 @@ func TestSLOSchemaDescriptions(t *testing.T) {
 			t.Errorf("%s has no description", name)
 		}
 	})
-	if n != 59 {
-		t.Errorf("hca_slo has %d attributes, want 59 (update this test with the schema)", n)
+	if n != 60 {
+		t.Errorf("hca_slo has %d attributes, want 60 (update this test with the schema)", n)
 	}
 }
 
