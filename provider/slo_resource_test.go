@@ -489,8 +489,9 @@ func TestAccSLOResource(t *testing.T) {
       min_cpu     = "100m"
       max_cpu     = "2"
       min_memory  = "64Mi"
-      max_memory  = "2Gi"
-      memory_step = "128Mi"
+      max_memory    = "2Gi"
+      memory_step   = "128Mi"
+      resize_policy = "InPlaceOrRecreate"
     }
   }`
 	availability := `  target = { name = "web" }
@@ -574,7 +575,8 @@ func TestAccSLOResource(t *testing.T) {
 					e := s.ElasticityStrategy
 					v := e.Vertical
 					if e.Kind != "Vertical" || e.Horizontal.MinReplicas != 2 || v == nil || v.Container != "app" || v.MinCPU.Cmp(*qty("100m")) != 0 ||
-						v.MaxMemory.Cmp(*qty("2Gi")) != 0 || v.CPUStep.Cmp(*qty("100m")) != 0 || v.MemoryStep.Cmp(*qty("128Mi")) != 0 {
+						v.MaxMemory.Cmp(*qty("2Gi")) != 0 || v.CPUStep.Cmp(*qty("100m")) != 0 || v.MemoryStep.Cmp(*qty("128Mi")) != 0 ||
+						v.ResizePolicy != "InPlaceOrRecreate" {
 						return fmt.Errorf("strategy %+v vertical %+v", e, v)
 					}
 					return nil
