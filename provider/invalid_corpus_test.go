@@ -543,6 +543,7 @@ func invalidCorpus(f corpusFixtures) []corpusCase {
 
 		// ---- hca_multi_objective_strategy
 		r(mo, "name", match, "Attribute name", "", "name", `"Web"`),
+		r(mo, "resize_policy", match, "Attribute resize_policy", "", "resize_policy", `"InPlace"`),
 		r(mo, "namespace", match, "Attribute namespace", "", "namespace", `"Shop"`),
 		r(mo, "target name", match, "Attribute target.name", "", "target", `{ name = "web_1" }`),
 		r(mo, "model_file missing", "Invalid model_file", "model_file", "cannot read the model file", "model_file", `"/nonexistent/model.json"`),
