@@ -44,7 +44,9 @@ const PodResizeDelayAnnotation = "hca.dev/lab-pod-resize-delay"
 // Resizer is the lab's kubelet for in-place pod resize on kwok nodes.
 type Resizer struct {
 	Clusters *Clusters
-	// Delay is the default resize delay (0: DefaultPodResizeDelay).
+	// Delay is the resize delay of pods without PodResizeDelayAnnotation
+	// (0: none; the lab daemon passes DefaultPodResizeDelay unless
+	// $HCA_LAB_POD_RESIZE_DELAY says otherwise).
 	Delay time.Duration
 	// Interval between passes over the clusters' pods (0: 1 s).
 	Interval time.Duration
@@ -101,10 +103,7 @@ func (r *Resizer) pass(ctx context.Context, cs kubernetes.Interface, now time.Ti
 		}
 		addTo(used, p.Spec.NodeName, podRequests(p, true))
 	}
-	delay := r.Delay
-	if delay <= 0 {
-		delay = DefaultPodResizeDelay
-	}
+	delay := max(r.Delay, 0)
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		if p.Spec.NodeName == "" || p.DeletionTimestamp != nil || !needsKubelet(p) {

@@ -18,7 +18,7 @@ import (
 // and oidc and alicloud-sts, which serve over TLS: kube-apiserver and the
 // Alibaba Cloud SDK call https only) and the loop that must run beside them
 // (loadsim's and the lab's in-place pod resize, lab.Resizer).
-func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, awsPort, oidcPort int, bootDelay, podDelay time.Duration, logger *log.Logger) (map[string]http.Handler, func(context.Context) error, error) {
+func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, awsPort, oidcPort int, bootDelay, podDelay, resizeDelay time.Duration, logger *log.Logger) (map[string]http.Handler, func(context.Context) error, error) {
 	slogger := slog.New(slog.NewTextHandler(logger.Writer(), nil))
 	if bootDelay <= 0 {
 		bootDelay = -1 // the emulators' "none"
@@ -62,7 +62,7 @@ func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, aws
 	oidcMux := http.NewServeMux()
 	oidcMux.Handle(lab.OIDCIssuerPath+"/", http.StripPrefix(lab.OIDCIssuerPath, issuer.Handler()))
 	// The lab's kubelet part for in-place pod resize (kwok runs none).
-	resizer := &lab.Resizer{Clusters: clusters, Logf: logger.Printf}
+	resizer := &lab.Resizer{Clusters: clusters, Delay: resizeDelay, Logf: logger.Printf}
 	run := func(ctx context.Context) error {
 		go func() { _ = resizer.Run(ctx) }()
 		return sim.Run(ctx)
