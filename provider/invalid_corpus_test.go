@@ -543,6 +543,7 @@ func invalidCorpus(f corpusFixtures) []corpusCase {
 
 		// ---- hca_multi_objective_strategy
 		r(mo, "name", match, "Attribute name", "", "name", `"Web"`),
+		r(mo, "resize_policy", match, "Attribute resize_policy", "", "resize_policy", `"InPlace"`),
 		r(mo, "namespace", match, "Attribute namespace", "", "namespace", `"Shop"`),
 		r(mo, "target name", match, "Attribute target.name", "", "target", `{ name = "web_1" }`),
 		r(mo, "model_file missing", "Invalid model_file", "model_file", "cannot read the model file", "model_file", `"/nonexistent/model.json"`),
@@ -676,6 +677,7 @@ func invalidCorpus(f corpusFixtures) []corpusCase {
 		r(slo, "vertical min_cpu above max", "Invalid elasticity_strategy.vertical.min_cpu", "elasticity_strategy.vertical.min_cpu (2)", "must be <= max_cpu (500m)", "elasticity_strategy", `{ kind = "Vertical", vertical = { min_cpu = "2", max_cpu = "500m", min_memory = "64Mi", max_memory = "1Gi" } }`),
 		r(slo, "vertical min_memory zero", "Invalid elasticity_strategy.vertical.min_memory", "elasticity_strategy.vertical.min_memory", `got "0"`, "elasticity_strategy", `{ kind = "Vertical", vertical = { min_cpu = "1", max_cpu = "2", min_memory = "0", max_memory = "1Gi" } }`),
 		r(slo, "vertical cpu_step", "Invalid elasticity_strategy.vertical.cpu_step", "elasticity_strategy.vertical.cpu_step", "", "elasticity_strategy", `{ kind = "Vertical", vertical = { min_cpu = "1", max_cpu = "2", min_memory = "64Mi", max_memory = "1Gi", cpu_step = "0" } }`),
+		r(slo, "vertical resize_policy", match, "Attribute elasticity_strategy.vertical.resize_policy", "", "elasticity_strategy", `{ kind = "Vertical", vertical = { min_cpu = "1", max_cpu = "2", min_memory = "64Mi", max_memory = "1Gi", resize_policy = "InPlace" } }`),
 		r(slo, "vertical container", match, "Attribute elasticity_strategy.vertical.container", "", "elasticity_strategy", `{ kind = "Vertical", vertical = { container = "Web App", min_cpu = "1", max_cpu = "2", min_memory = "64Mi", max_memory = "1Gi" } }`),
 		r(slo, "tolerance", "Invalid tolerance", "tolerance", `got "1"`, "tolerance", `"1"`),
 		r(slo, "evaluation_interval", "Invalid evaluation_interval", "evaluation_interval", `got "500ms"`, "evaluation_interval", `"500ms"`),

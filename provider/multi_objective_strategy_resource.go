@@ -32,6 +32,7 @@ import (
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/moha"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
 
 var (
@@ -68,6 +69,7 @@ type multiObjectiveModel struct {
 	TolerancePercent types.Int64     `tfsdk:"tolerance_percent"`
 	Interval         durationString  `tfsdk:"interval"`
 	Cooldown         durationString  `tfsdk:"cooldown"`
+	ResizePolicy     types.String    `tfsdk:"resize_policy"`
 	Metrics          *moMetricsModel `tfsdk:"metrics"`
 	Replicas         types.Int64     `tfsdk:"replicas"`
 	CPU              types.String    `tfsdk:"cpu"`
@@ -210,6 +212,9 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 				Description: "Band in percentage points around the desired usages within which, with the response time at most the desired one, nothing changes; 0 to 100. Defaults to 10 (the paper's 70-90 %)."},
 			"interval": interval,
 			"cooldown": cooldown,
+			"resize_policy": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(string(scaling.ResizeRecreate)),
+				Validators:  []validator.String{stringvalidator.OneOf(string(scaling.ResizeRecreate), string(scaling.ResizeInPlaceOrRecreate))},
+				Description: "How a new pod size reaches the pods: `Recreate` (the default) patches the pod template, which rolls the pods; `InPlaceOrRecreate` resizes the running pods in place (the `pods/resize` subresource, Kubernetes 1.33 or later) without changing the template, resizes each new pod after it starts, and falls back to the rolling update where the cluster has no `pods/resize`, a BurstPolicy distributes the Deployment, or a pod's resize is refused, Infeasible, Deferred for more than 5 minutes or in progress for more than an hour."},
 			"metrics": schema.SingleNestedAttribute{Optional: true, Description: "PromQL queries of the four measured inputs; each unset one uses the default.",
 				Attributes: map[string]schema.Attribute{
 					"requests_per_second":  query("the request rate"),
@@ -572,6 +577,7 @@ func (m *multiObjectiveModel) toAPI() (*hcav1.MultiObjectiveElasticityStrategy, 
 	if sp.Cooldown, err = durationPtr(m.Cooldown, "cooldown"); err != nil {
 		return nil, err
 	}
+	sp.ResizePolicy = m.ResizePolicy.ValueString()
 	if mt := m.Metrics; mt != nil {
 		sp.Metrics = &hcav1.MultiObjectiveMetrics{RequestsPerSecond: mt.RequestsPerSecond.ValueString(), ResponseTimeMillis: mt.ResponseTimeMs.ValueString(),
 			CPUUsagePercent: mt.CPUUsagePercent.ValueString(), MemoryUsagePercent: mt.MemoryUsagePercent.ValueString()}
@@ -598,6 +604,10 @@ func multiObjectiveFromAPI(s *hcav1.MultiObjectiveElasticityStrategy, prior *mul
 		TolerancePercent: types.Int64Value(int64(sp.TolerancePercent)),
 		Interval:         keepDuration(prior.Interval, sp.Interval, ""),
 		Cooldown:         keepDuration(prior.Cooldown, sp.Cooldown, ""),
+		ResizePolicy:     types.StringValue(string(scaling.ResizeRecreate)),
+	}
+	if sp.ResizePolicy != "" {
+		m.ResizePolicy = types.StringValue(sp.ResizePolicy)
 	}
 	if sp.Container != "" {
 		m.Container = types.StringValue(sp.Container)

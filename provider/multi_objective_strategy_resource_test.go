@@ -155,6 +155,7 @@ func TestMultiObjectiveConverters(t *testing.T) {
 		CPULimit: types.Float64Value(0.02), MemoryLimit: types.Float64Value(0.02), Replicas: types.Float64Value(0.02)}
 	m.Metrics = &moMetricsModel{RequestsPerSecond: types.StringValue(`sum(rate(x[1m]))`), ResponseTimeMs: types.StringNull(),
 		CPUUsagePercent: types.StringNull(), MemoryUsagePercent: types.StringNull()}
+	m.ResizePolicy = types.StringValue("InPlaceOrRecreate")
 	s, err := m.toAPI()
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +172,9 @@ func TestMultiObjectiveConverters(t *testing.T) {
 	}
 	if sp.Interval.Duration != 30*time.Second || sp.Cooldown.Duration != 2*time.Minute || sp.Metrics.RequestsPerSecond != `sum(rate(x[1m]))` || sp.Metrics.CPUUsagePercent != "" {
 		t.Errorf("interval %v cooldown %v metrics %+v", sp.Interval, sp.Cooldown, sp.Metrics)
+	}
+	if sp.ResizePolicy != "InPlaceOrRecreate" {
+		t.Errorf("resize policy %q, want InPlaceOrRecreate", sp.ResizePolicy)
 	}
 
 	// Back: the spelling of quantities and durations is the prior's when
@@ -192,6 +196,16 @@ func TestMultiObjectiveConverters(t *testing.T) {
 	}
 	if got := back.Chosen.Attributes()["closeness"].(types.String).ValueString(); got != "0.8123" {
 		t.Errorf("chosen closeness %q", got)
+	}
+	if back.ResizePolicy.ValueString() != "InPlaceOrRecreate" {
+		t.Errorf("resize policy back %v", back.ResizePolicy)
+	}
+	// The API's empty value (an object written before the field) reads as
+	// the default.
+	old := s.DeepCopy()
+	old.Spec.ResizePolicy = ""
+	if b := multiObjectiveFromAPI(old, &m); b.ResizePolicy.ValueString() != "Recreate" {
+		t.Errorf("resize policy of an unset spec %v, want Recreate", b.ResizePolicy)
 	}
 	// A Ready condition of an older generation is not ready.
 	s.Generation = 3

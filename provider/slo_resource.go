@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
 
 var (
@@ -133,6 +134,8 @@ type sloVertical struct {
 	MaxMemory  types.String `tfsdk:"max_memory"`
 	CPUStep    types.String `tfsdk:"cpu_step"`
 	MemoryStep types.String `tfsdk:"memory_step"`
+	// ResizePolicy: Recreate or InPlaceOrRecreate.
+	ResizePolicy types.String `tfsdk:"resize_policy"`
 }
 
 type sloBurst struct {
@@ -313,6 +316,8 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 								Validators: []validator.String{positiveQuantity{example: "100m"}}},
 							"memory_step": schema.StringAttribute{Optional: true, Description: "Memory added or removed per step, a quantity greater than 0. The API's default is `64Mi`.",
 								Validators: []validator.String{positiveQuantity{example: "64Mi"}}},
+							"resize_policy": schema.StringAttribute{Optional: true, Description: "How a new size reaches the pods: `Recreate` (the API's default) patches the pod template, which rolls the pods; `InPlaceOrRecreate` resizes the running pods of a Deployment in place (the `pods/resize` subresource, Kubernetes 1.33 or later) without changing the template, resizes each new pod after it starts, and falls back to the rolling update where the cluster has no `pods/resize`, the target is a StatefulSet, or a pod's resize is refused, Infeasible, Deferred for more than 5 minutes or in progress for more than an hour.",
+								Validators: []validator.String{stringvalidator.OneOf(string(scaling.ResizeRecreate), string(scaling.ResizeInPlaceOrRecreate))}},
 						}},
 					"burst": schema.SingleNestedAttribute{Optional: true, Description: "Configuration of the Burst strategy.",
 						Attributes: map[string]schema.Attribute{
@@ -600,7 +605,7 @@ func (m *sloModel) toAPI() (*hcav1.ServiceLevelObjective, error) {
 			s.ElasticityStrategy.Horizontal = &hcav1.HorizontalStaticConfig{MinReplicas: int32(h.MinReplicas.ValueInt64()), MaxReplicas: int32(h.MaxReplicas.ValueInt64())}
 		}
 		if v := e.Vertical; v != nil {
-			out := &hcav1.VerticalStaticConfig{Container: v.Container.ValueString()}
+			out := &hcav1.VerticalStaticConfig{Container: v.Container.ValueString(), ResizePolicy: v.ResizePolicy.ValueString()}
 			for _, q := range []struct {
 				dst  *kresource.Quantity
 				v    types.String
@@ -754,13 +759,14 @@ func sloFromAPI(slo *hcav1.ServiceLevelObjective, prior *sloModel) sloModel {
 			pv = &sloVertical{}
 		}
 		m.ElasticityStrategy.Vertical = &sloVertical{
-			Container:  optString(pv.Container, v.Container, ""),
-			MinCPU:     keepQuantity(pv.MinCPU, &v.MinCPU),
-			MaxCPU:     keepQuantity(pv.MaxCPU, &v.MaxCPU),
-			MinMemory:  keepQuantity(pv.MinMemory, &v.MinMemory),
-			MaxMemory:  keepQuantity(pv.MaxMemory, &v.MaxMemory),
-			CPUStep:    keepDefaultQuantity(pv.CPUStep, v.CPUStep, "100m"),
-			MemoryStep: keepDefaultQuantity(pv.MemoryStep, v.MemoryStep, "64Mi"),
+			Container:    optString(pv.Container, v.Container, ""),
+			MinCPU:       keepQuantity(pv.MinCPU, &v.MinCPU),
+			MaxCPU:       keepQuantity(pv.MaxCPU, &v.MaxCPU),
+			MinMemory:    keepQuantity(pv.MinMemory, &v.MinMemory),
+			MaxMemory:    keepQuantity(pv.MaxMemory, &v.MaxMemory),
+			CPUStep:      keepDefaultQuantity(pv.CPUStep, v.CPUStep, "100m"),
+			MemoryStep:   keepDefaultQuantity(pv.MemoryStep, v.MemoryStep, "64Mi"),
+			ResizePolicy: optString(pv.ResizePolicy, v.ResizePolicy, string(scaling.ResizeRecreate)),
 		}
 	}
 	if b := e.Burst; b != nil {

@@ -85,6 +85,9 @@ func sloAPIDefaults(s *hcav1.ServiceLevelObjectiveSpec) {
 		if v.MemoryStep == nil {
 			v.MemoryStep = qty("64Mi")
 		}
+		if v.ResizePolicy == "" {
+			v.ResizePolicy = "Recreate"
+		}
 	}
 }
 
@@ -107,7 +110,8 @@ func TestSLOConverters(t *testing.T) {
 	cost.Tolerance = types.StringValue("100m")
 	cost.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("Vertical"),
 		Vertical: &sloVertical{Container: types.StringValue("app"), MinCPU: types.StringValue("0.1"), MaxCPU: types.StringValue("2"),
-			MinMemory: types.StringValue("64Mi"), MaxMemory: types.StringValue("2Gi"), CPUStep: types.StringNull(), MemoryStep: types.StringValue("128Mi")}}
+			MinMemory: types.StringValue("64Mi"), MaxMemory: types.StringValue("2Gi"), CPUStep: types.StringNull(), MemoryStep: types.StringValue("128Mi"),
+			ResizePolicy: types.StringValue("InPlaceOrRecreate")}}
 
 	avail := minimalSLO()
 	avail.SLO = &sloObjective{Type: types.StringValue("availability"), Availability: &sloAvailability{
@@ -150,7 +154,7 @@ func TestSLOConverters(t *testing.T) {
 					TargetCostEfficiency: *qty("50"), MinRequestsPercentile: ptr32(0), HistogramMetric: "rt_seconds"}},
 				Tolerance: qty("0.1"), EvaluationInterval: dur("20s"),
 				ElasticityStrategy: hcav1.ElasticityStrategy{Kind: "Vertical", Vertical: &hcav1.VerticalStaticConfig{Container: "app",
-					MinCPU: *qty("100m"), MaxCPU: *qty("2"), MinMemory: *qty("64Mi"), MaxMemory: *qty("2Gi"), MemoryStep: qty("128Mi")}}},
+					MinCPU: *qty("100m"), MaxCPU: *qty("2"), MinMemory: *qty("64Mi"), MaxMemory: *qty("2Gi"), MemoryStep: qty("128Mi"), ResizePolicy: "InPlaceOrRecreate"}}},
 		},
 		{
 			name: "availability, burst with horizontal kept",
@@ -410,8 +414,8 @@ func TestSLOSchemaDescriptions(t *testing.T) {
 			t.Errorf("%s has no description", name)
 		}
 	})
-	if n != 59 {
-		t.Errorf("hca_slo has %d attributes, want 59 (update this test with the schema)", n)
+	if n != 60 {
+		t.Errorf("hca_slo has %d attributes, want 60 (update this test with the schema)", n)
 	}
 }
 
@@ -485,8 +489,9 @@ func TestAccSLOResource(t *testing.T) {
       min_cpu     = "100m"
       max_cpu     = "2"
       min_memory  = "64Mi"
-      max_memory  = "2Gi"
-      memory_step = "128Mi"
+      max_memory    = "2Gi"
+      memory_step   = "128Mi"
+      resize_policy = "InPlaceOrRecreate"
     }
   }`
 	availability := `  target = { name = "web" }
@@ -570,7 +575,8 @@ func TestAccSLOResource(t *testing.T) {
 					e := s.ElasticityStrategy
 					v := e.Vertical
 					if e.Kind != "Vertical" || e.Horizontal.MinReplicas != 2 || v == nil || v.Container != "app" || v.MinCPU.Cmp(*qty("100m")) != 0 ||
-						v.MaxMemory.Cmp(*qty("2Gi")) != 0 || v.CPUStep.Cmp(*qty("100m")) != 0 || v.MemoryStep.Cmp(*qty("128Mi")) != 0 {
+						v.MaxMemory.Cmp(*qty("2Gi")) != 0 || v.CPUStep.Cmp(*qty("100m")) != 0 || v.MemoryStep.Cmp(*qty("128Mi")) != 0 ||
+						v.ResizePolicy != "InPlaceOrRecreate" {
 						return fmt.Errorf("strategy %+v vertical %+v", e, v)
 					}
 					return nil

@@ -72,6 +72,7 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 		"slo controller":                      &SLOReconciler{Client: mgr.GetClient(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class, StatusHeartbeat: d.SLOStatusHeartbeat},
 		"horizontal strategy controller":      &HorizontalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
 		"vertical strategy controller":        &VerticalStrategyReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
+		"in-place resize controller":          &InPlaceResizeReconciler{Client: mgr.GetClient(), Clock: d.Clock, Recorder: rec},
 		"multi-objective strategy controller": &MultiObjectiveStrategyReconciler{Client: mgr.GetClient(), Source: d.Metrics, Clock: d.Clock, Recorder: rec, Telemetry: d.Telemetry, Class: d.Class},
 		"federated autoscaler controller":     &FederatedAutoscalerReconciler{Client: mgr.GetClient(), Members: d.Members, Clock: d.Clock, Recorder: rec, Class: d.Class},
 	} {

@@ -25,6 +25,7 @@ import (
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/internal/moha"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
 
@@ -52,7 +53,10 @@ type instantQuerier interface {
 // intervals adds its measurement, moha.Memory); and,
 // when the winner differs from the current configuration,
 // patches the Deployment's replicas and the container's CPU and memory
-// (requests = limits) in one optimistic-locked patch, which rolls the pods.
+// (requests = limits) in one optimistic-locked patch, which rolls the pods;
+// with spec.resizePolicy InPlaceOrRecreate (and no BurstPolicy) the size goes
+// into the hca.dev/inplace-resources annotation instead of the template, in
+// the same patch, and InPlaceResizeReconciler resizes the pods in place.
 //
 // With a BurstPolicy on the Deployment (its hca.dev/burst-total annotation),
 // the replicas are the total across clusters: read from that annotation and
@@ -133,6 +137,13 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 		}
 		return ctrl.Result{}, fmt.Errorf("get target of multi-objective strategy %s: %w", req, err)
 	}
+	// The size in force: the template's, or the one applied in place.
+	original := dep.DeepCopy()
+	if v, ok := dep.Annotations[InPlaceResourcesAnnotation]; ok {
+		if want, err := ParseInPlaceResources(v); err == nil {
+			applyInPlace(&dep.Spec.Template.Spec, want)
+		}
+	}
 	model, err := r.model(ctx, &s)
 	if err != nil {
 		return r.degrade(ctx, again, &s, before, now, reasonModelInvalid, err.Error())
@@ -172,8 +183,17 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 	}
 
 	if step.Changed() {
-		patchBase := dep.DeepCopy()
+		patchBase := original
 		setConfig(&dep, idx, step, bursting, state.Replicas)
+		// The size goes into the template (Recreate, or a BurstPolicy whose
+		// copies follow the template) or the in-place annotation.
+		sized := dep.Spec.Template.Spec.DeepCopy()
+		dep.Spec.Template.Spec = *original.Spec.Template.Spec.DeepCopy()
+		policy := s.Spec.ResizePolicy
+		if bursting {
+			policy = string(scaling.ResizeRecreate)
+		}
+		writeSize(&dep, sized, policy)
 		if err := r.Client.Patch(ctx, &dep, client.MergeFromWithOptions(patchBase, client.MergeFromWithOptimisticLock{})); err != nil {
 			return ctrl.Result{}, fmt.Errorf("patch Deployment %s/%s of multi-objective strategy: %w", s.Namespace, dep.Name, err)
 		}

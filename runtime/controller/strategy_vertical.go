@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
@@ -30,7 +31,10 @@ import (
 // window of the direction since status.lastScaleTime. With staticConfig.container
 // set only that container changes; otherwise the pod's total request is
 // stepped and spread over the containers in proportion to their requests.
-// Limits, where set, keep their ratio to the request.
+// Limits, where set, keep their ratio to the request. With
+// staticConfig.resizePolicy InPlaceOrRecreate and a Deployment target the
+// size goes into its hca.dev/inplace-resources annotation instead of the pod
+// template, and InPlaceResizeReconciler resizes the running pods in place.
 //
 // Like the horizontal strategy it acts once per output (generation vs
 // status.observedGeneration); a held decision is retried when its window ends.
@@ -205,9 +209,16 @@ func (r *VerticalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	}
 	objBefore := obj.DeepCopyObject().(client.Object)
 	var podSpec *corev1.PodSpec
+	var deploy *appsv1.Deployment
 	switch w := obj.(type) {
 	case *appsv1.Deployment:
-		podSpec = &w.Spec.Template.Spec
+		// The size in force: the template's, or the one applied in place.
+		deploy, podSpec = w, w.Spec.Template.Spec.DeepCopy()
+		if v, ok := w.Annotations[InPlaceResourcesAnnotation]; ok {
+			if want, err := ParseInPlaceResources(v); err == nil {
+				applyInPlace(podSpec, want)
+			}
+		}
 	case *appsv1.StatefulSet:
 		podSpec = &w.Spec.Template.Spec
 	}
@@ -235,6 +246,9 @@ func (r *VerticalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.Req
 			direction = "down"
 		}
 		setRequests(podSpec, container, cur, d.Resources)
+		if deploy != nil {
+			writeSize(deploy, podSpec, vs.Spec.StaticConfig.ResizePolicy)
+		}
 		if err := r.Client.Patch(ctx, obj, client.MergeFromWithOptions(objBefore, client.MergeFromWithOptimisticLock{})); err != nil {
 			r.count("patch")
 			return ctrl.Result{}, fmt.Errorf("patch requests of %s %s/%s: %w", vs.Spec.Target.Kind, vs.Namespace, vs.Spec.Target.Name, err)
@@ -276,6 +290,23 @@ func (r *VerticalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// writeSize applies a new pod size to a Deployment: with resizePolicy
+// InPlaceOrRecreate into the hca.dev/inplace-resources annotation (the pods
+// are resized in place by InPlaceResizeReconciler, the template is left as
+// it is), otherwise into the pod template (a rolling update), dropping an
+// annotation left by an earlier in-place size.
+func writeSize(d *appsv1.Deployment, spec *corev1.PodSpec, policy string) {
+	if policy == string(scaling.ResizeInPlaceOrRecreate) {
+		if d.Annotations == nil {
+			d.Annotations = map[string]string{}
+		}
+		d.Annotations[InPlaceResourcesAnnotation] = FormatInPlaceResources(spec)
+		return
+	}
+	d.Spec.Template.Spec = *spec
+	delete(d.Annotations, InPlaceResourcesAnnotation)
 }
 
 func (r *VerticalStrategyReconciler) setHeld(key types.NamespacedName, gen int64, held bool) {

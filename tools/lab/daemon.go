@@ -16,8 +16,9 @@ import (
 
 // daemonHandlers builds the daemon's HTTP handlers by name (aws, ack, loadsim,
 // and oidc and alicloud-sts, which serve over TLS: kube-apiserver and the
-// Alibaba Cloud SDK call https only) and the loop that must run beside them.
-func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, awsPort, oidcPort int, bootDelay, podDelay time.Duration, logger *log.Logger) (map[string]http.Handler, func(context.Context) error, error) {
+// Alibaba Cloud SDK call https only) and the loop that must run beside them
+// (loadsim's and the lab's in-place pod resize, lab.Resizer).
+func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, awsPort, oidcPort int, bootDelay, podDelay, resizeDelay time.Duration, logger *log.Logger) (map[string]http.Handler, func(context.Context) error, error) {
 	slogger := slog.New(slog.NewTextHandler(logger.Writer(), nil))
 	if bootDelay <= 0 {
 		bootDelay = -1 // the emulators' "none"
@@ -60,5 +61,11 @@ func daemonHandlers(ctx context.Context, clusters *lab.Clusters, dir string, aws
 	}
 	oidcMux := http.NewServeMux()
 	oidcMux.Handle(lab.OIDCIssuerPath+"/", http.StripPrefix(lab.OIDCIssuerPath, issuer.Handler()))
-	return map[string]http.Handler{"aws": aws, "ack": ack, "loadsim": sim.Handler(), "oidc": oidcMux, "alicloud-sts": ack.STSHandler()}, sim.Run, nil
+	// The lab's kubelet part for in-place pod resize (kwok runs none).
+	resizer := &lab.Resizer{Clusters: clusters, Delay: resizeDelay, Logf: logger.Printf}
+	run := func(ctx context.Context) error {
+		go func() { _ = resizer.Run(ctx) }()
+		return sim.Run(ctx)
+	}
+	return map[string]http.Handler{"aws": aws, "ack": ack, "loadsim": sim.Handler(), "oidc": oidcMux, "alicloud-sts": ack.STSHandler()}, run, nil
 }

@@ -27,6 +27,7 @@ func serve(ctx context.Context, root string, args []string) error {
 	aliSTSPort := fs.Int("alicloud-sts-port", 0, "HTTPS port of the ACK emulator's Alibaba Cloud STS")
 	podDelay := fs.Duration("pod-startup-delay", 0, "how long pods of the clusters the emulators create stay Pending once bound (0: none)")
 	bootDelay := fs.Duration("node-boot-delay", lab.DefaultNodeBootDelay, "how long a node asked of the cloud emulators takes to be Ready (0: none)")
+	resizeDelay := fs.Duration("pod-resize-delay", envDuration("HCA_LAB_POD_RESIZE_DELAY", lab.DefaultPodResizeDelay), "how long an accepted in-place pod resize stays PodResizeInProgress (default from $HCA_LAB_POD_RESIZE_DELAY, which `lab up` passes on, else 1s; a pod's hca.dev/lab-pod-resize-delay annotation overrides it)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -35,7 +36,7 @@ func serve(ctx context.Context, root string, args []string) error {
 	}
 	logger := log.New(os.Stderr, "hca-lab ", log.LstdFlags|log.Lmicroseconds)
 	clusters := lab.NewClusters(*dir, &lab.Binaries{RepoDir: root})
-	handlers, run, err := daemonHandlers(ctx, clusters, *dir, *awsPort, *oidcPort, *bootDelay, *podDelay, logger)
+	handlers, run, err := daemonHandlers(ctx, clusters, *dir, *awsPort, *oidcPort, *bootDelay, *podDelay, *resizeDelay, logger)
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,22 @@ type VerticalStaticConfig struct {
 	// +kubebuilder:default="64Mi"
 	// +optional
 	MemoryStep *resource.Quantity `json:"memoryStep,omitempty"`
+
+	// ResizePolicy is how a new size reaches the pods of a Deployment.
+	// Recreate (the default) patches the pod template, which rolls the pods.
+	// InPlaceOrRecreate resizes the running pods in place (the pods/resize
+	// subresource, Kubernetes 1.33+) and leaves the template as it is: the
+	// runtime keeps the size in the Deployment's hca.dev/inplace-resources
+	// annotation and resizes each new pod after it starts; it falls back to
+	// patching the template (a rolling update) where the cluster has no
+	// pods/resize, the target is a StatefulSet, or a pod's resize is refused,
+	// Infeasible, Deferred for more than 5 minutes or in progress for more
+	// than an hour.
+	//
+	// +kubebuilder:validation:Enum=Recreate;InPlaceOrRecreate
+	// +kubebuilder:default=Recreate
+	// +optional
+	ResizePolicy string `json:"resizePolicy,omitempty"`
 }
 
 // BurstStaticConfig configures the Burst strategy.

@@ -251,6 +251,22 @@ type MultiObjectiveElasticityStrategySpec struct {
 	// +optional
 	Cooldown *metav1.Duration `json:"cooldown,omitempty"`
 
+	// ResizePolicy is how a new pod size reaches the pods. Recreate (the
+	// default) patches the pod template with the replicas, which rolls the
+	// pods. InPlaceOrRecreate writes the replicas and keeps the template:
+	// the size goes into the Deployment's hca.dev/inplace-resources
+	// annotation and the runtime resizes the running pods, and each new pod
+	// once it starts, through the pods/resize subresource (Kubernetes 1.33+);
+	// it falls back to the template patch where the cluster has no
+	// pods/resize, a BurstPolicy distributes the Deployment (the burst copies
+	// follow the template), or a pod's resize is refused, Infeasible,
+	// Deferred for more than 5 minutes or in progress for more than an hour.
+	//
+	// +kubebuilder:validation:Enum=Recreate;InPlaceOrRecreate
+	// +kubebuilder:default=Recreate
+	// +optional
+	ResizePolicy string `json:"resizePolicy,omitempty"`
+
 	// Metrics override the queries of the measured inputs.
 	//
 	// +optional

@@ -361,13 +361,21 @@ func ready(p *corev1.Pod) bool {
 
 // podResources sums CPU requests and limits and memory limits (MiB) over the
 // pod's containers; a container without a CPU limit counts its request as its
-// limit.
+// limit. A container runs with the resources the kubelet reports
+// (status.containerStatuses[].resources, which lag the spec during an
+// in-place resize), the spec's where none are reported.
 func podResources(p *corev1.Pod) workload.PodResources {
 	var r workload.PodResources
 	for _, c := range p.Spec.Containers {
-		r.MemoryLimit += float64(c.Resources.Limits.Memory().Value()) / (1 << 20)
-		req := c.Resources.Requests.Cpu().AsApproximateFloat64()
-		lim := c.Resources.Limits.Cpu().AsApproximateFloat64()
+		res := c.Resources
+		for _, cs := range p.Status.ContainerStatuses {
+			if cs.Name == c.Name && cs.Resources != nil {
+				res = *cs.Resources
+			}
+		}
+		r.MemoryLimit += float64(res.Limits.Memory().Value()) / (1 << 20)
+		req := res.Requests.Cpu().AsApproximateFloat64()
+		lim := res.Limits.Cpu().AsApproximateFloat64()
 		if lim == 0 {
 			lim = req
 		}
