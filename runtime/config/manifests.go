@@ -265,7 +265,8 @@ func Objects(o Options) ([]any, error) {
 // 90 % of its memory limit, in bytes, so that the Go garbage collector works
 // harder before the kernel kills the container (the other 10 % is left to
 // what the Go limit does not see: the binary's mapped pages, memory freed but
-// not yet returned to the kernel). Karpenter feeds limits.memory to GOMEMLIMIT likewise. No memory
+// not yet returned to the kernel). A resourceFieldRef to limits.memory would give the whole
+// limit and leave nothing for that, hence a computed value. No memory
 // limit: no GOMEMLIMIT (ok false).
 func GoMemLimit(r *corev1.ResourceRequirements) (string, bool) {
 	if r == nil {
