@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -197,6 +198,9 @@ func Objects(o Options) ([]any, error) {
 		sum := sha256.Sum256([]byte(a.AccessKeyID + "\x00" + a.AccessKeySecret))
 		podAnnotations[AlicloudChecksumAnnotation] = hex.EncodeToString(sum[:])
 	}
+	if v, ok := GoMemLimit(o.Resources); ok {
+		env = append(env, corev1.EnvVar{Name: "GOMEMLIMIT", Value: v})
+	}
 	args = append(args, o.ExtraArgs...)
 	falseV, trueV := false, true
 	uid := int64(65532)
@@ -255,4 +259,22 @@ func Objects(o Options) ([]any, error) {
 			Spec: corev1.ServiceSpec{Selector: map[string]string{"app.kubernetes.io/name": Name},
 				Ports: []corev1.ServicePort{{Name: "metrics", Port: 8080, TargetPort: intstr.FromString("metrics")}}}},
 	), nil
+}
+
+// GoMemLimit is the GOMEMLIMIT the runtime container gets for its resources:
+// 90 % of its memory limit, in bytes, so that the Go garbage collector works
+// harder before the kernel kills the container (the other 10 % is left to
+// what the Go limit does not see: the binary's mapped pages, memory freed but
+// not yet returned to the kernel). A resourceFieldRef to limits.memory would give the whole
+// limit and leave nothing for that, hence a computed value. No memory
+// limit: no GOMEMLIMIT (ok false).
+func GoMemLimit(r *corev1.ResourceRequirements) (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	l, ok := r.Limits[corev1.ResourceMemory]
+	if !ok || l.Value() <= 0 {
+		return "", false
+	}
+	return strconv.FormatInt(l.Value()/10*9, 10), true
 }

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -277,6 +278,9 @@ func TestObjectsAlicloud(t *testing.T) {
 	}
 	want := map[string]string{"ALIBABA_CLOUD_ACCESS_KEY_ID": config.AlicloudKeyIDKey, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": config.AlicloudKeySecretKey}
 	for _, e := range ctr.Env {
+		if e.Name == "GOMEMLIMIT" {
+			continue // no secret (TestObjectsGoMemLimit)
+		}
 		if r := e.ValueFrom; r == nil || r.SecretKeyRef == nil || r.SecretKeyRef.Name != config.AlicloudSecretName || r.SecretKeyRef.Key != want[e.Name] {
 			t.Errorf("env %s = %+v, want a reference to %s key %s", e.Name, e.ValueFrom, config.AlicloudSecretName, want[e.Name])
 		}
@@ -304,5 +308,70 @@ func TestObjectsAlicloud(t *testing.T) {
 
 	if _, err := config.Objects(config.Options{Image: "i", Alicloud: &config.Alicloud{AccessKeyID: id}}); err == nil || !strings.Contains(err.Error(), "alicloud access key ID and secret are both required") {
 		t.Errorf("half a key: %v, want the both-required error", err)
+	}
+}
+
+func TestGoMemLimit(t *testing.T) {
+	mem := func(q string) *corev1.ResourceRequirements {
+		return &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(q)}}
+	}
+	tests := []struct {
+		name   string
+		res    *corev1.ResourceRequirements
+		want   string
+		wantOK bool
+	}{
+		// 256 Mi = 268435456 bytes; a tenth rounded down 26843545, times 9.
+		{"256Mi", mem("256Mi"), "241591905", true},
+		// 300 MB = 300000000 bytes: 30000000 x 9.
+		{"300M", mem("300M"), "270000000", true},
+		// 1 Gi = 1073741824: 107374182 x 9.
+		{"1Gi", mem("1Gi"), "966367638", true},
+		{"cpu limit only", &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}, "", false},
+		{"no resources", nil, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := config.GoMemLimit(tt.res)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("GoMemLimit = %q, %v; want %q, %v", got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
+
+// TestObjectsGoMemLimit: the runtime container's environment carries
+// GOMEMLIMIT for its memory limit (the default one too), and none without a
+// memory limit.
+func TestObjectsGoMemLimit(t *testing.T) {
+	tests := []struct {
+		name string
+		res  *corev1.ResourceRequirements
+		want string // "" for no GOMEMLIMIT
+	}{
+		{"default 256Mi limit", nil, "241591905"},
+		{"512Mi", &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}}, "483183819"},
+		{"requests only", &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := config.Objects(config.Options{Image: "i", Resources: tt.res})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			for _, o := range objs {
+				if d, ok := o.(*appsv1.Deployment); ok {
+					for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+						if e.Name == "GOMEMLIMIT" {
+							got = e.Value
+						}
+					}
+				}
+			}
+			if got != tt.want {
+				t.Errorf("GOMEMLIMIT = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

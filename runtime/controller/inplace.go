@@ -243,7 +243,9 @@ func (r *InPlaceResizeReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		p := byName[name]
 		q := p.DeepCopy()
 		applyInPlace(&q.Spec, want)
-		err := r.Client.SubResource("resize").Patch(ctx, q, client.MergeFrom(p))
+		// A strategic merge patch carries only the containers' resources
+		// (merged by name), whatever the cache keeps of the pod's spec.
+		err := r.Client.SubResource("resize").Patch(ctx, q, client.StrategicMergeFrom(p))
 		switch {
 		case err == nil:
 			r.event(&d, corev1.EventTypeNormal, "ResizedInPlace", "pod %s resized in place", name)

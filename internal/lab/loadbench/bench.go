@@ -70,6 +70,10 @@ type Config struct {
 	// window (cpu.pb.gz) and its heap profile at the end (heap.pb.gz),
 	// through its --pprof-bind-address.
 	ProfileDir string
+	// MemoryLimitMiB is the memory limit of the runtime's container the run
+	// stands for: the runtime gets GOMEMLIMIT at 90 % of it, as the
+	// hca_runtime resource sets it (0: no GOMEMLIMIT, the Go default).
+	MemoryLimitMiB int
 	// Log receives progress lines (nil: discarded).
 	Log io.Writer
 }
@@ -105,6 +109,8 @@ type Result struct {
 	// objects.
 	Class                      string
 	Namespaces, SLOs, Policies int
+	// GoMemLimitMiB is the GOMEMLIMIT the runtime ran with (0: none).
+	GoMemLimitMiB int
 	// SetupTime: objects created and every pod Running; ReadyTime: from the
 	// runtime's start until every SLO was evaluated with data and every
 	// policy reconciled.
@@ -212,7 +218,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			err = errors.Join(err, fmt.Errorf("cleanup: %w", cerr))
 		}
 	}()
-	res = &Result{Class: b.class, Namespaces: cfg.Namespaces, SLOs: 2 * cfg.Namespaces, Policies: cfg.Policies, Cycles: cfg.Cycles}
+	res = &Result{Class: b.class, Namespaces: cfg.Namespaces, SLOs: 2 * cfg.Namespaces, Policies: cfg.Policies, Cycles: cfg.Cycles, GoMemLimitMiB: goMemLimitMiB(cfg.MemoryLimitMiB)}
 	start := time.Now()
 	if err := b.setup(ctx); err != nil {
 		return nil, err
@@ -439,6 +445,9 @@ func (b *bench) startRuntime(ctx context.Context) error {
 		b.pprof = fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", ports[2])
 	}
 	cmd := exec.Command(b.cfg.RuntimeBinary, args...)
+	if l := goMemLimitMiB(b.cfg.MemoryLimitMiB); l > 0 {
+		cmd.Env = append(os.Environ(), fmt.Sprintf("GOMEMLIMIT=%dMiB", l))
+	}
 	cmd.Stdout, cmd.Stderr = lf, lf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -829,3 +838,7 @@ func (b *bench) cleanup(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// goMemLimitMiB is 90 % of a container memory limit, what hca_runtime gives
+// the runtime as GOMEMLIMIT (0 for no limit).
+func goMemLimitMiB(limitMiB int) int { return limitMiB * 9 / 10 }

@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -83,10 +82,9 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 		LeaderElectionID:                    leaseName(o.class),
 		LeaderElectionNamespace:             o.leaderElectionNS,
 		LeaderElectionResourceLockInterface: lock,
-		// No controller reads managedFields; dropping them from the cache
-		// (as Karpenter and controller-runtime's own docs advise) is a large
-		// part of every cached object (make bench-load).
-		Cache:            cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		// What the informers keep: no managedFields, and of pods and
+		// nodes only what the controllers read (cache.go, make bench-load).
+		Cache:            controller.CacheOptions(),
 		PprofBindAddress: o.pprofAddr,
 	})
 	if err != nil {
