@@ -21,8 +21,11 @@ terraform {
   }
 }
 
-# Dynamic credentials only: no key, password or long-lived token is stored in
-# the workspace. Each run's workload identity tokens (OIDC, signed by HCP
+# Dynamic credentials only: the provider itself gets no stored key, password
+# or long-lived token (the one stored secret, private_cluster_token, is not the
+# provider's: it is what the runtime, a long-running controller with no
+# workload identity of its own there, uses to reach the private cluster; it
+# goes into a Kubernetes Secret). Each run's workload identity tokens (OIDC, signed by HCP
 # Terraform, valid for the run phase) are exchanged for short-lived credentials:
 # - the control cluster: the Kubernetes dynamic credentials' token file
 #   (TFC_KUBERNETES_PROVIDER_AUTH, TFC_KUBERNETES_WORKLOAD_IDENTITY_AUDIENCE),

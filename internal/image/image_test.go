@@ -210,7 +210,9 @@ func deployment(t *testing.T) *appsv1.Deployment {
 		Image: "ghcr.io/hca-project/hca-runtime:v" + testVersion, Replicas: 2,
 		PrometheusURL: "http://prometheus:9090", ConsulAddr: "consul:8500", LogLevel: "debug",
 		AWSRegion: "eu-west-1", EKSEndpoint: "https://eks.example", STSEndpoint: "https://sts.example",
-		ProbeInterval: 10 * time.Second, ControlInterval: 5 * time.Second,
+		AutoScalingEndpoint: "https://autoscaling.example",
+		Alicloud:            &config.Alicloud{AccessKeyID: "LTAI-test", AccessKeySecret: "test-secret", Endpoint: "https://cs.example"},
+		ProbeInterval:       10 * time.Second, ControlInterval: 5 * time.Second,
 	})
 	if err != nil {
 		t.Fatalf("runtime objects: %v", err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/prometheus/promql/parser"
+
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
 
@@ -47,6 +49,31 @@ func TestQueriesUseExportedMetrics(t *testing.T) {
 			if !slices.Contains(known, family) {
 				t.Errorf("%s / %s: %q queries %s, which the runtime does not export", q.Row, q.Panel, q.Expr, n)
 			}
+		}
+	}
+}
+
+// TestQueriesParse runs every query, with its Grafana variables expanded as
+// Grafana expands them, through Prometheus' own PromQL parser (issue 13: "every
+// PromQL expression in it parses"), so a syntax error fails without the lab.
+// Panels draw series over time: an expression must be an instant vector or a
+// scalar, never a range vector or a string.
+func TestQueriesParse(t *testing.T) {
+	for _, policy := range []string{".*", "web"} {
+		for _, q := range Queries() {
+			t.Run(q.Row+"/"+q.Panel+"/"+policy, func(t *testing.T) {
+				expr := Expand(q.Expr, policy, time.Minute)
+				if strings.Contains(expr, "$") {
+					t.Fatalf("%q keeps a variable Expand does not know", expr)
+				}
+				e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
+				if err != nil {
+					t.Fatalf("%q does not parse: %v", expr, err)
+				}
+				if ty := e.Type(); ty != parser.ValueTypeVector && ty != parser.ValueTypeScalar {
+					t.Fatalf("%q is a %s, not an instant vector or a scalar", expr, ty)
+				}
+			})
 		}
 	}
 }
