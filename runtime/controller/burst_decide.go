@@ -122,6 +122,10 @@ type burstPlan struct {
 	Actions []string
 	// Reason explains the decision for status and events.
 	Reason string
+	// TotalCause is what set the total when it changed (one of the
+	// burstCause values, "" when the total did not change): the reason of a
+	// scale-up or scale-down in hca_decisions_total.
+	TotalCause string
 	// RequeueAfter is when the next Unschedulable pod reaches the threshold
 	// (0: none waiting).
 	RequeueAfter time.Duration
@@ -232,9 +236,10 @@ func burstDecide(in burstInput) (burstPlan, error) {
 	current := base + burstNow - surge
 	notes := failoverNotes
 	var total int32
+	cause := burstCauseStored
 	switch in.TotalSource {
 	case burstTotalFromAlgorithm:
-		total = in.AlgorithmTotal
+		total, cause = in.AlgorithmTotal, burstCauseMetrics
 		if total != current && in.AlgorithmReason != "" {
 			notes = append(notes, in.AlgorithmReason)
 		}
@@ -246,12 +251,12 @@ func burstDecide(in burstInput) (burstPlan, error) {
 	default:
 		switch {
 		case in.RequestedTotal != nil:
-			total = *in.RequestedTotal
+			total, cause = *in.RequestedTotal, burstCauseRequested
 			if total != current {
 				notes = append(notes, fmt.Sprintf("total of %d replicas requested on the Deployment (%s)", total, BurstRequestedTotalAnnotation))
 			}
 		case userChanged:
-			total = in.PrimarySpec
+			total, cause = in.PrimarySpec, burstCauseDeployment
 			notes = append(notes, fmt.Sprintf("Deployment scaled to %d replicas", in.PrimarySpec))
 		case in.StoredTotal != nil:
 			total = *in.StoredTotal
@@ -265,10 +270,13 @@ func burstDecide(in burstInput) (burstPlan, error) {
 	}
 	if c := burstClamp(total, in.Min, in.Max); c != total {
 		notes = append(notes, fmt.Sprintf("total %d clamped to [%d, %d]", total, in.Min, in.Max))
-		total = c
+		total, cause = c, burstCauseBounds
 	}
 
 	plan := burstPlan{Total: total, Burst: maps.Clone(cur), Actions: failoverActions}
+	if total != current {
+		plan.TotalCause = cause
+	}
 	primary := base
 	all := append(append([]scaling.BurstTarget{}, in.Targets...), in.Drain...)
 
@@ -466,4 +474,44 @@ func burstDecide(in burstInput) (burstPlan, error) {
 	plan.Primary = primary
 	plan.Reason = strings.Join(notes, "; ")
 	return plan, nil
+}
+
+// What set a changed total (burstPlan.TotalCause): the policy's metrics
+// through its algorithm or an SLO, a total requested on the Deployment (a
+// MultiObjective strategy), the Deployment scaled by someone else, the
+// policy's min/max bounds (a schedule window raising the minimum among
+// them), or the total the controller stored.
+const (
+	burstCauseMetrics    = "metrics"
+	burstCauseRequested  = "requested-total"
+	burstCauseDeployment = "deployment-scaled"
+	burstCauseBounds     = "min-max"
+	burstCauseStored     = "stored"
+)
+
+// burstActionReason is the reason label of hca_decisions_total for one
+// action of a plan: a bounded set of values (never the free-text Reason), so
+// that an operator can count decisions by what caused them.
+func burstActionReason(action string, plan burstPlan) string {
+	switch action {
+	case "scale-up", "scale-down":
+		if plan.TotalCause != "" {
+			return plan.TotalCause
+		}
+		return burstCauseStored
+	case "burst":
+		return "unschedulable"
+	case "failover":
+		return "unreachable"
+	case "drain":
+		return "not-a-target"
+	case "move-back-start", "move-back":
+		return "primary-has-room"
+	case "move-back-cancelled":
+		return "primary-full"
+	case "adopt-stale", "remove-stale":
+		return "cluster-back"
+	default:
+		return "other"
+	}
 }

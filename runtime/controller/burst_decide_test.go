@@ -973,3 +973,56 @@ func TestBurstNotReadyRecheck(t *testing.T) {
 		}
 	}
 }
+
+// TestBurstDecisionReasons checks the reason label hca_decisions_total gets
+// for each action: what set a changed total, or what the action answers.
+func TestBurstDecisionReasons(t *testing.T) {
+	pod := scaling.PodRequests{CPUMilli: 1000, MemoryBytes: 1 << 30}
+	base := func(mod func(*burstInput)) burstInput {
+		in := burstInput{Now: burstT0, Threshold: 5 * time.Second, Min: 1, Max: 100, Mode: scaling.PlacementPriority,
+			Pod: pod, Primary: "private", PrimarySpec: 10, Scheduled: 10, PrimaryWritten: burstI32(10), StoredTotal: burstI32(10),
+			Targets: []scaling.BurstTarget{burstTgt("b1", 0)}}
+		mod(&in)
+		return in
+	}
+	for _, tc := range []struct {
+		name string
+		in   burstInput
+		want map[string]string // action: reason
+	}{
+		{"the algorithm scales up", base(func(in *burstInput) {
+			in.TotalSource, in.AlgorithmTotal = burstTotalFromAlgorithm, 14
+		}), map[string]string{"scale-up": "metrics"}},
+		{"the algorithm's total below min is raised to it", base(func(in *burstInput) {
+			in.TotalSource, in.AlgorithmTotal, in.Min = burstTotalFromAlgorithm, 4, 12
+		}), map[string]string{"scale-up": "min-max"}},
+		{"a stored total above a lowered max", base(func(in *burstInput) { in.Max = 8 }), map[string]string{"scale-down": "min-max"}},
+		{"the Deployment scaled by someone else", base(func(in *burstInput) { in.PrimarySpec = 6 }), map[string]string{"scale-down": "deployment-scaled"}},
+		{"a total requested on the Deployment", base(func(in *burstInput) { in.RequestedTotal = burstI32(13) }), map[string]string{"scale-up": "requested-total"}},
+		{"missing metrics hold the total: no decision", base(func(in *burstInput) {
+			in.TotalSource, in.AlgorithmTotal, in.NoScaleDown = burstTotalFromAlgorithm, 3, true
+		}), map[string]string{}},
+		{"Unschedulable pods burst", base(func(in *burstInput) {
+			in.Scheduled, in.Unassigned, in.Unschedulable = 6, 4, burstAt(4, 6*time.Second)
+		}), map[string]string{"burst": "unschedulable"}},
+		{"a scale-up whose new pods cannot run bursts too", base(func(in *burstInput) {
+			in.TotalSource, in.AlgorithmTotal = burstTotalFromAlgorithm, 12
+			in.Unassigned, in.Unschedulable = 2, burstAt(2, 6*time.Second)
+			in.Scheduled, in.PrimarySpec = 10, 10
+		}), map[string]string{"scale-up": "metrics", "burst": "unschedulable"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := burstDecide(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, a := range plan.Actions {
+				got[a] = burstActionReason(a, plan)
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Fatalf("reasons %v, want %v (actions %v, %s)", got, tc.want, plan.Actions, plan.Reason)
+			}
+		})
+	}
+}

@@ -380,7 +380,7 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 			alg = string(p.Spec.Algorithm.Name)
 		}
 		for _, a := range plan.Actions {
-			tm.Decisions.WithLabelValues(p.Namespace+"/"+p.Name, alg, a).Inc()
+			tm.Decisions.WithLabelValues(p.Namespace+"/"+p.Name, alg, a, burstActionReason(a, plan)).Inc()
 		}
 	}
 	if len(plan.Actions) > 0 {

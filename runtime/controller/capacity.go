@@ -91,8 +91,11 @@ type CapacityReconciler struct {
 	// Class selects the HybridClusters handled: those whose ClassLabel equals
 	// it ("": those without the label), as the other controllers.
 	Class string
-	// Telemetry, when set, counts node requests and releases.
+	// Telemetry, when set, counts node requests and releases and times
+	// ordered nodes to Ready.
 	Telemetry NodeRecorder
+
+	readyTimer readyTimer
 }
 
 // SetupWithManager registers the controller (HybridClusters; the rest is
@@ -165,6 +168,9 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 	}
 	use := nodeUsage(pods.Items)
 	groups := r.readGroups(ctx, hc, nodes.Items, use)
+	for _, g := range groups {
+		r.recordReady(hc.Name, g, nodes.Items)
+	}
 	sets, delays, err := r.demand(ctx, hc, groups, pods.Items)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -190,6 +196,9 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 		}
 		g.status.DesiredNodes, g.status.RequestedNodes = want, g.status.RequestedNodes+gr.Nodes
 		r.recordRequest(hc.Name, g.spec.Name, gr.Nodes, nil)
+		if r.Telemetry != nil {
+			r.readyTimer.ordered(hc.Name+"/"+g.spec.Name, gr.Nodes, now)
+		}
 		t := metav1.NewTime(now)
 		g.status.LastScaleTime = &t
 		r.event(hc, corev1.EventTypeNormal, "NodesRequested", "node group %s: %d -> %d nodes (%s, $%s per node-hour) for Pending burst replicas",

@@ -192,7 +192,7 @@ func (r *HorizontalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.R
 		hs.Status.LastScaleTime = &t
 	}
 	if r.Telemetry != nil {
-		r.Telemetry.Decisions.WithLabelValues(policy, "slo-horizontal", direction).Inc()
+		r.Telemetry.Decisions.WithLabelValues(policy, "slo-horizontal", direction, "slo-compliance").Inc()
 	}
 	hs.Status.ObservedGeneration = hs.Generation
 	hs.Status.CurrentReplicas = current

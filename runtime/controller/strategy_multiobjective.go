@@ -222,7 +222,7 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 		if step.Changed() {
 			direction = "change"
 		}
-		r.Telemetry.Decisions.WithLabelValues(req.String(), "moha", direction).Inc()
+		r.Telemetry.Decisions.WithLabelValues(req.String(), "moha", direction, string(step.Reason)).Inc()
 	}
 	if r.Recorder != nil && step.Changed() {
 		r.Recorder.Eventf(&s, &dep, corev1.EventTypeNormal, "Scaled", "Scale", "%s", msg)

@@ -258,7 +258,7 @@ func (r *VerticalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	}
 	r.setHeld(req.NamespacedName, vs.Generation, d.Stabilised)
 	if r.Telemetry != nil {
-		r.Telemetry.Decisions.WithLabelValues(req.String(), "slo-vertical", direction).Inc()
+		r.Telemetry.Decisions.WithLabelValues(req.String(), "slo-vertical", direction, "slo-compliance").Inc()
 	}
 	cpu := resource.NewMilliQuantity(d.Resources.CPUMilli, resource.DecimalSI)
 	mem := resource.NewQuantity(d.Resources.MemoryBytes, resource.BinarySI)

@@ -12,7 +12,9 @@ import (
 // Metrics are the runtime's own event series. Every method is safe on a nil
 // *Metrics (it does nothing), so that a hook in a controller is one line.
 type Metrics struct {
-	// Decisions counts scaling decisions by policy, algorithm and direction (up, down, hold).
+	// Decisions counts scaling decisions by policy, algorithm, direction (the
+	// action: scale-up, burst, ...; up, down or hold for SLO strategies) and
+	// reason (what caused it, from a bounded set).
 	Decisions *prometheus.CounterVec
 	// Replicas is the desired replica count per policy and cluster, as the
 	// burst controller last set it.
@@ -36,6 +38,9 @@ type Metrics struct {
 	NodeReleases *prometheus.CounterVec
 	// NodesRequested counts the nodes ordered by successful requests.
 	NodesRequested *prometheus.CounterVec
+	// NodeReadySeconds is the time from a node's order to its Ready
+	// condition, by cluster and node group (the runtime's own orders only).
+	NodeReadySeconds *prometheus.HistogramVec
 	// CloudCalls, CloudErrors and CloudThrottles count cloud API calls by
 	// service and operation; errors carry the API's error code.
 	CloudCalls, CloudErrors, CloudThrottles *prometheus.CounterVec
@@ -74,7 +79,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		return register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels))
 	}
 	return &Metrics{
-		Decisions: counter("hca_decisions_total", "Scaling decisions taken, by policy, algorithm and direction.", "policy", "algorithm", "direction"),
+		Decisions: counter("hca_decisions_total", "Scaling decisions taken, by policy, algorithm, direction and reason.", "policy", "algorithm", "direction", "reason"),
 		Replicas:  gauge("hca_replicas", "Desired replicas per policy and cluster, as last set by the burst controller.", "policy", "cluster"),
 		EvaluationSeconds: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hca_slo_evaluation_duration_seconds",
 			Help: "Duration of one SLO evaluation.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"type"})),
@@ -85,6 +90,8 @@ func New(reg prometheus.Registerer) *Metrics {
 		NodeRequests:     counter("hca_node_requests_total", "Orders to grow a burst cluster's node group, by cluster, node group and result.", "cluster", "node_group", "result"),
 		NodeReleases:     counter("hca_node_releases_total", "Orders to shrink a burst cluster's node group, by cluster, node group and result.", "cluster", "node_group", "result"),
 		NodesRequested:   counter("hca_nodes_requested_total", "Nodes ordered by successful node group requests, by cluster and node group.", "cluster", "node_group"),
+		NodeReadySeconds: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hca_node_ready_duration_seconds",
+			Help: "Time from the runtime's order of a burst node to the node's Ready condition, by cluster and node group.", Buckets: nodeReadyBuckets}, []string{"cluster", "node_group"})),
 		CloudCalls:       counter("hca_cloud_api_calls_total", "Cloud API calls, by service and operation.", "service", "operation"),
 		CloudErrors:      counter("hca_cloud_api_errors_total", "Cloud API calls that failed, by service, operation and error code.", "service", "operation", "code"),
 		CloudThrottles:   counter("hca_cloud_api_throttles_total", "Cloud API calls refused by throttling, by service and operation.", "service", "operation"),
@@ -99,8 +106,12 @@ func New(reg prometheus.Registerer) *Metrics {
 // names are the metric families New registers (histograms by family name).
 var (
 	namesMu sync.Mutex
-	names   = map[string]bool{"hca_slo_evaluation_duration_seconds": true, "hca_schedule_lateness_seconds": true}
+	names   = map[string]bool{"hca_slo_evaluation_duration_seconds": true, "hca_schedule_lateness_seconds": true, "hca_node_ready_duration_seconds": true}
 )
+
+// nodeReadyBuckets of NodeReadySeconds: 5 s to 20 min, finest around the
+// one to three minutes clouds take (the lab's default boot is 75 s).
+var nodeReadyBuckets = []float64{5, 15, 30, 45, 60, 75, 90, 120, 150, 180, 240, 300, 450, 600, 900, 1200}
 
 // latenessBuckets of ScheduleLateness: 10 ms to about 82 s (a 20 s SLO
 // interval missed several times over is still in a bucket of its own).
@@ -156,6 +167,15 @@ func (m *Metrics) NodeRequest(cluster, group string, nodes int32, err error) {
 	if err == nil {
 		m.NodesRequested.WithLabelValues(cluster, group).Add(float64(nodes))
 	}
+}
+
+// NodeReady records that a node ordered for a node group became Ready d
+// after the order.
+func (m *Metrics) NodeReady(cluster, group string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.NodeReadySeconds.WithLabelValues(cluster, group).Observe(d.Seconds())
 }
 
 // NodeRelease records an order to shrink a node group (err: its failure).

@@ -139,7 +139,7 @@ func TestExpositionPassesPromtool(t *testing.T) {
 	}
 	reg := prometheus.NewRegistry()
 	m := New(reg)
-	m.Decisions.WithLabelValues("shop/web", "frss", "up").Inc()
+	m.Decisions.WithLabelValues("shop/web", "frss", "scale-up", "metrics").Inc()
 	m.Replicas.WithLabelValues("shop/web", "private").Set(8)
 	m.EvaluationSeconds.WithLabelValues("Latency").Observe(0.01)
 	m.Errors.WithLabelValues("burst", "reconcile").Inc()

@@ -171,19 +171,23 @@ func tryScrape(addr string) map[string]*dto.MetricFamily {
 }
 
 // sample is the value of name's series whose labels include want (false: none).
+// labelsMatch tells whether m carries every label of want.
+func labelsMatch(m *dto.Metric, want map[string]string) bool {
+	for k, v := range want {
+		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == k && l.GetValue() == v }) {
+			return false
+		}
+	}
+	return true
+}
+
 func sample(fams map[string]*dto.MetricFamily, name string, want map[string]string) (float64, bool) {
 	f := fams[name]
 	if f == nil {
 		return 0, false
 	}
 	for _, m := range f.GetMetric() {
-		ok := true
-		for k, v := range want {
-			if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == k && l.GetValue() == v }) {
-				ok = false
-			}
-		}
-		if !ok {
+		if !labelsMatch(m, want) {
 			continue
 		}
 		switch {
@@ -368,7 +372,7 @@ func TestOperateBurstLab(t *testing.T) {
 		{"hca_replicas", map[string]string{"policy": key, "cluster": burst}, func(v float64) bool { return v >= 3 }, ">= 3"},
 		{"hca_ready_replicas", map[string]string{"policy": key, "cluster": burst}, func(v float64) bool { return v >= 3 }, ">= 3"},
 		{"hca_burst_ready_replicas", map[string]string{"policy": key}, func(v float64) bool { return v >= 3 }, ">= 3"},
-		{"hca_decisions_total", map[string]string{"policy": key, "direction": "burst"}, func(v float64) bool { return v >= 1 }, ">= 1"},
+		{"hca_decisions_total", map[string]string{"policy": key, "direction": "burst", "reason": "unschedulable"}, func(v float64) bool { return v >= 1 }, ">= 1"},
 		{"hca_cluster_reachable", map[string]string{"cluster": burst}, func(v float64) bool { return v == 1 }, "1"},
 		{"hca_build_info", map[string]string{"version": "dev"}, func(v float64) bool { return v == 1 }, "1"},
 		{"hca_consul_requests_total", map[string]string{"operation": "register"}, func(v float64) bool { return v >= 1 }, ">= 1"},
