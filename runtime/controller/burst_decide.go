@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,6 +100,14 @@ type burstInput struct {
 	MovingBackSince time.Time
 	Ready           int32
 
+	// Stuck is, per burst cluster, how many of the copy's pods there have
+	// been Unschedulable for Threshold although the cluster cannot make room
+	// for them (no node group that can still grow or whose nodes are
+	// booting): placement counted on room that was not there (a free
+	// capacity probed before other pods took it, nodes lost). They are
+	// placed again on the other targets (burstReplaceStuck).
+	Stuck map[string]int32
+
 	// Failover is, per burst cluster, how its replicas count
 	// (scaling.Failover; absent: healthy). A written-off cluster's Current
 	// (the replicas last known there) and a stale cluster's Current (the
@@ -118,7 +127,7 @@ type burstPlan struct {
 	// Burst is the replica count per burst (and drain) cluster after the plan.
 	Burst map[string]int32
 	// Actions name what changed, in order: "scale-up", "scale-down", "burst",
-	// "move-back", "drain". Empty: nothing to do.
+	// "move-back", "drain", "replace-pending", ... Empty: nothing to do.
 	Actions []string
 	// Reason explains the decision for status and events.
 	Reason string
@@ -447,6 +456,8 @@ func burstDecide(in burstInput) (burstPlan, error) {
 		notes = append(notes, note)
 	}
 
+	burstReplaceStuck(&in, &plan, &notes)
+
 	burstAfter := plan.BurstTotal()
 	if deficit == 0 && total == current && !userChanged && len(in.Unschedulable) == 0 &&
 		in.Unassigned == 0 && in.Scheduled >= in.PrimarySpec && in.PrimaryFit > 0 && burstAfter > 0 {
@@ -511,7 +522,37 @@ func burstActionReason(action string, plan burstPlan) string {
 		return "primary-full"
 	case "adopt-stale", "remove-stale":
 		return "cluster-back"
+	case "replace-pending":
+		return "unschedulable-there"
 	default:
 		return "other"
+	}
+}
+
+// burstReplaceStuck places the replicas stuck Unschedulable in a burst
+// cluster (in.Stuck) on the other targets, as many as they take: the stuck
+// cluster's copy shrinks by as many (a ReplicaSet removes its unscheduled
+// pods first) and the others grow. Replicas no other target takes stay where
+// they are, Pending, until room appears there or elsewhere.
+func burstReplaceStuck(in *burstInput, plan *burstPlan, notes *[]string) {
+	for _, name := range slices.Sorted(maps.Keys(in.Stuck)) {
+		n := min(in.Stuck[name], plan.Burst[name])
+		if n <= 0 || !slices.ContainsFunc(in.Targets, func(t scaling.BurstTarget) bool { return t.Name == name }) {
+			continue
+		}
+		others := slices.DeleteFunc(slices.Clone(in.Targets), func(t scaling.BurstTarget) bool { return t.Name == name })
+		pl, err := scaling.Place(n, in.Pod, burstWithCurrent(others, plan.Burst), in.Mode)
+		if err != nil || pl.Placed() == 0 {
+			*notes = append(*notes, fmt.Sprintf("%d replicas Unschedulable in %s for %v, which cannot make room: no other target takes them", n, name, in.Threshold))
+			continue
+		}
+		var parts []string
+		for _, a := range pl.Assignments {
+			plan.Burst[a.Target] += a.Replicas
+			parts = append(parts, fmt.Sprintf("%d to %s", a.Replicas, a.Target))
+		}
+		plan.Burst[name] -= pl.Placed()
+		plan.Actions = append(plan.Actions, "replace-pending")
+		*notes = append(*notes, fmt.Sprintf("%d replicas Unschedulable in %s for %v, which cannot make room: placed again, %s", pl.Placed(), name, in.Threshold, strings.Join(parts, ", ")))
 	}
 }

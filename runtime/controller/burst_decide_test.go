@@ -359,6 +359,39 @@ func TestBurstDecide(t *testing.T) {
 			total: 2, primary: 2, burst: map[string]int32{"b1": 4}, actions: []string{"scale-down"},
 		},
 		{
+			name: "replicas stuck Unschedulable in a burst cluster are placed again on the other target",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 6, burstI32(6), burstI32(10)
+				in.Scheduled = 6
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4, func(t *scaling.BurstTarget) { t.Priority = 2 }), burstTgt("b2", 0)}
+				in.Stuck = map[string]int32{"b1": 1}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 3, "b2": 1}, actions: []string{"replace-pending"},
+		},
+		{
+			name: "stuck replicas no other target takes stay",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 6, burstI32(6), burstI32(10)
+				in.Scheduled = 6
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4), burstTgt("b2", 0, unreachable)}
+				in.Stuck = map[string]int32{"b1": 2}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 4, "b2": 0},
+		},
+		{
+			name: "stuck replicas are re-placed after a scale-down took its share",
+			in: base(func(in *burstInput) {
+				in.PrimarySpec, in.PrimaryWritten, in.StoredTotal = 6, burstI32(6), burstI32(10)
+				in.Scheduled = 6
+				in.TotalSource, in.AlgorithmTotal = burstTotalFromAlgorithm, 8
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 4, func(t *scaling.BurstTarget) { t.Priority = 2 }), burstTgt("b2", 0)}
+				in.Stuck = map[string]int32{"b1": 3}
+			}),
+			// The scale-down takes 2 from b1 (burst clusters first); the 2
+			// left there are stuck and move to b2.
+			total: 8, primary: 6, burst: map[string]int32{"b1": 0, "b2": 2}, actions: []string{"scale-down", "replace-pending"},
+		},
+		{
 			name: "the total is clamped to maxReplicas",
 			in: base(func(in *burstInput) {
 				in.PrimarySpec, in.Max, in.Scheduled = 30, 20, 10
@@ -931,6 +964,11 @@ func FuzzBurstDecide(f *testing.F) {
 		if fromAlgo {
 			in.TotalSource, in.AlgorithmTotal = burstTotalFromAlgorithm, algo
 		}
+		// Some of b1's replicas stuck Unschedulable there (re-placed on b2
+		// when it is reachable), without changing the corpus' signature.
+		if stuck := int32(unsched % 4); stuck > 0 {
+			in.Stuck = map[string]int32{"b1": stuck}
+		}
 		got, err := burstDecide(in)
 		if err != nil {
 			t.Fatal(err)
@@ -1022,6 +1060,65 @@ func TestBurstDecisionReasons(t *testing.T) {
 			}
 			if !maps.Equal(got, tc.want) {
 				t.Fatalf("reasons %v, want %v (actions %v, %s)", got, tc.want, plan.Actions, plan.Reason)
+			}
+		})
+	}
+}
+
+// TestBurstStuck counts the pods of a copy stuck Unschedulable in a burst
+// cluster: past the threshold, only where the cluster cannot make room.
+func TestBurstStuck(t *testing.T) {
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	req := scaling.PodRequests{CPUMilli: 1000, MemoryBytes: 1 << 30}
+	pod := func(name string, unschedFor time.Duration) corev1.Pod {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{BurstOfLabel: burstOf("shop", "web")}}}
+		if unschedFor < 0 {
+			p.Spec.NodeName = "n1"
+			p.Status.Phase = corev1.PodRunning
+			return p
+		}
+		p.Status.Phase = corev1.PodPending
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+			LastTransitionTime: metav1.NewTime(burstT0.Add(-unschedFor))}}
+		return p
+	}
+	group := hcav1.NodeGroup{Name: "od", MaxNodes: 2, Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi")}}
+	view := func(mod func(*burstView)) *burstView {
+		v := &burstView{name: "b1", hc: &hcav1.HybridCluster{},
+			copies: map[string]*appsv1.Deployment{"web": {}},
+			pods:   []corev1.Pod{pod("running", -1), pod("new", 2*time.Second), pod("old", 30*time.Second), pod("older", time.Minute)}}
+		mod(v)
+		return v
+	}
+	for _, tc := range []struct {
+		name string
+		v    *burstView
+		want int32
+	}{
+		{"no node groups: pods Unschedulable past the threshold", view(func(*burstView) {}), 2},
+		{"a node group that can grow buys the room", view(func(v *burstView) { v.hc.Spec.NodeGroups = []hcav1.NodeGroup{group} }), 0},
+		{"a node group at its maximum with nodes booting", view(func(v *burstView) {
+			v.hc.Spec.NodeGroups = []hcav1.NodeGroup{group}
+			v.hc.Status.NodeGroups = []hcav1.NodeGroupStatus{{Name: "od", DesiredNodes: 2, ReadyNodes: 1, RequestedNodes: 1, Reason: "MaxReached"}}
+		}), 0},
+		{"a node group at its maximum, all Ready", view(func(v *burstView) {
+			v.hc.Spec.NodeGroups = []hcav1.NodeGroup{group}
+			v.hc.Status.NodeGroups = []hcav1.NodeGroupStatus{{Name: "od", DesiredNodes: 2, ReadyNodes: 2, Reason: "MaxReached"}}
+		}), 2},
+		{"an unreachable cluster: failover's business", view(func(v *burstView) { v.err = errors.New("down") }), 0},
+		{"a spot surge under way", view(func(v *burstView) {
+			v.copies["web"] = &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstSpotSurgeAnnotation: "1"}}}
+		}), 0},
+		{"no copy of this Deployment there", view(func(v *burstView) { v.copies = map[string]*appsv1.Deployment{} }), 0},
+		{"pods of another Deployment's copy do not count", view(func(v *burstView) {
+			for i := range v.pods {
+				v.pods[i].Labels[BurstOfLabel] = burstOf("shop", "api")
+			}
+		}), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := burstStuck(tc.v, d, req, false, burstT0, 10*time.Second); got != tc.want {
+				t.Fatalf("stuck %d, want %d", got, tc.want)
 			}
 		})
 	}

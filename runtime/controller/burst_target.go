@@ -197,11 +197,18 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		} else {
 			burstNow += cur // the written-off and stale replicas count as 0
 		}
-		t := burstPlacementTarget(v, p.Namespace, cur, burstUnprobed(v, d, cur), req, p.Spec.Capacity != nil && p.Spec.Capacity.AllowSpot)
+		allowSpot := p.Spec.Capacity != nil && p.Spec.Capacity.AllowSpot
+		t := burstPlacementTarget(v, p.Namespace, cur, burstUnprobed(v, d, cur), req, allowSpot)
 		if v.target == nil || (v.target.MaxReplicas != nil && *v.target.MaxReplicas == 0) {
 			in.Drain = append(in.Drain, t)
 		} else {
 			in.Targets = append(in.Targets, t)
+			if n := burstStuck(v, d, req, allowSpot, now, threshold); n > 0 {
+				if in.Stuck == nil {
+					in.Stuck = map[string]int32{}
+				}
+				in.Stuck[v.name] = n
+			}
 		}
 	}
 
@@ -428,6 +435,8 @@ func burstEventReason(actions []string) string {
 		return "StaleRemoved"
 	case slices.Contains(actions, "adopt-stale"):
 		return "StaleAdopted"
+	case slices.Contains(actions, "replace-pending"):
+		return "PendingReplaced"
 	default:
 		return "ScaleUp"
 	}

@@ -309,6 +309,37 @@ func burstGrowable(hc *hcav1.HybridCluster, allowSpot bool) (cpuMilli, memBytes 
 	return cpuMilli, memBytes
 }
 
+// burstStuck counts the active pods of the copy of d in v that have been
+// Unschedulable for threshold while the cluster cannot make room for one
+// more pod of req: none when its node groups can still grow or have nodes
+// booting (the capacity controller buys room for them), nor when the cluster
+// is unreachable or has failed over (failover handles those), nor while a
+// spot interruption's replacements start there.
+func burstStuck(v *burstView, d *appsv1.Deployment, req scaling.PodRequests, allowSpot bool, now time.Time, threshold time.Duration) int32 {
+	c := v.copies[d.Name]
+	if !v.reachable() || v.failover.Mode != scaling.FailoverHealthy || c == nil || burstSpotSurge(c) > 0 {
+		// A spot surge's replacements wait for room there (burst_spot.go).
+		return 0
+	}
+	if v.hc != nil {
+		if cpu, mem := burstGrowable(v.hc, allowSpot); cpu >= req.CPUMilli && mem >= req.MemoryBytes {
+			return 0
+		}
+	}
+	of := burstOf(d.Namespace, d.Name)
+	var n int32
+	for i := range v.pods {
+		pod := &v.pods[i]
+		if pod.Labels[BurstOfLabel] != of || !burstPodActive(pod) {
+			continue
+		}
+		if _, unsched, since := burstPodScheduling(pod); unsched && now.Sub(since) >= threshold {
+			n++
+		}
+	}
+	return n
+}
+
 // burstPlacementTarget converts a view into placement's view of a cluster;
 // unprobed replicas (burstUnprobed) are taken off the prober's free capacity,
 // what the cluster's node groups can still add (burstGrowable) is added.
