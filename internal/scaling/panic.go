@@ -144,8 +144,8 @@ func (p *Panic) Decide(in Input) Decision { return p.DecideMetrics([]Input{in}) 
 // stable and panic windows, the highest metric's desired pod counts (stable
 // and panic) are taken, and the panic mode, the rates and the scale-down
 // delay apply to them once; see [Algorithm.DecideMetrics]. The Ready pods
-// are those of the first metric with pods (Current when every metric is
-// External).
+// are those of the first metric with pods (Current when no metric has
+// any).
 func (p *Panic) DecideMetrics(ins []Input) Decision {
 	in, err := validateMetrics(ins)
 	if err != nil {
@@ -166,7 +166,7 @@ func (p *Panic) DecideMetrics(ins []Input) Decision {
 
 	ready := int(in.Current)
 	for i := range ins {
-		if ins[i].External == nil && len(ins[i].Pods) > 0 {
+		if len(ins[i].Pods) > 0 {
 			// The KPA scrapes Ready pods only: readiness always counts.
 			ready = groupPods(ins[i].Pods, true).ready
 			break
