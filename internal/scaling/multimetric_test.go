@@ -96,3 +96,35 @@ func TestAdaptiveDecideMetricsHistories(t *testing.T) {
 		t.Fatalf("series %+v, want two histories, b's six points at 50", a.series)
 	}
 }
+
+// TestAdaptiveWarmMetric: each metric's history is warmed on its own (the
+// runtime reads each metric's past): metric 1 warmed with the seasonal
+// pattern of TestAdaptiveWarm forecasts from it at the first decision,
+// while metric 0, not warmed, has only its first observation. A metric
+// index out of range is an error.
+func TestAdaptiveWarmMetric(t *testing.T) {
+	a, pattern := seasonalAdaptive(t)
+	var ts []time.Time
+	var vs []float64
+	for i := range 9 {
+		ts = append(ts, algAt(time.Duration(i)*15*time.Second))
+		vs = append(vs, pattern[i%4])
+	}
+	now := algAt(135 * time.Second)
+	if err := a.WarmMetric(1, 2, ts, vs, now.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	d := a.DecideMetrics([]Input{
+		{Now: now, Current: 2, Min: 1, Max: 60, Target: 100, External: ext(50)},
+		{Now: now, Current: 2, Min: 1, Max: 60, Target: 100, External: ext(200)},
+	})
+	if f := a.LastForecast(); f.Model != "seasonal" || f.Load != 300 || d.Desired != 3 {
+		t.Fatalf("forecast %+v, decision %d (%s); want metric 1's seasonal 300 and 3", f, d.Desired, d.Reason)
+	}
+	if len(a.series[0].hist) != 1 || len(a.series[1].hist) != 10 {
+		t.Fatalf("histories of %d and %d points, want 1 (metric 0, cold) and 10 (metric 1, warmed)", len(a.series[0].hist), len(a.series[1].hist))
+	}
+	if err := a.WarmMetric(2, 2, ts, vs, now); err == nil {
+		t.Fatal("WarmMetric of metric 2 of 2: no error")
+	}
+}
