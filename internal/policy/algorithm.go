@@ -60,20 +60,27 @@ func DecisionInterval(name hcav1.AlgorithmName) time.Duration {
 	return 2 * time.Second
 }
 
-// NewAlgorithmForMetric is NewAlgorithm for one metric of a policy: Resource
-// metrics are utilisation, and for every metric but CPU a pod's readiness
-// does not matter (Kubernetes' groupPods checks it for the CPU resource
-// only), so memory samples of running pods that are not Ready count.
-func NewAlgorithmForMetric(a hcav1.Algorithm, m hcav1.MetricSpec) (scaling.Algorithm, error) {
-	if a.Name != hcav1.AlgorithmKubernetes {
-		return NewAlgorithm(a, m.Type == hcav1.MetricResource)
+// NewAlgorithmForMetrics is NewAlgorithm for all the metrics of a policy:
+// one instance per target, which decides over every metric at once
+// (scaling.Algorithm.DecideMetrics: the highest metric's recommendation is
+// stabilised once, as the HPA's computeReplicasForMetrics). Resource
+// metrics are utilisation; the callers set each metric's
+// Input.IgnoreReadiness from IgnoreReadiness.
+func NewAlgorithmForMetrics(a hcav1.Algorithm, ms []hcav1.MetricSpec) (scaling.Algorithm, error) {
+	utilization := false
+	for _, m := range ms {
+		utilization = utilization || m.Type == hcav1.MetricResource
 	}
-	c, err := KubernetesConfig(a.Kubernetes, m.Type == hcav1.MetricResource)
-	if err != nil {
-		return nil, err
-	}
-	c.IgnoreReadiness = !(m.Type == hcav1.MetricResource && m.Resource != nil && m.Resource.Name == hcav1.ResourceCPU)
-	return scaling.NewKubernetes(c)
+	return NewAlgorithm(a, utilization)
+}
+
+// IgnoreReadiness reports whether the samples of pods that run but are not
+// Ready count for metric m: for every metric but the CPU resource
+// (Kubernetes' groupPods checks readiness for CPU only), so memory samples
+// of running pods that are not Ready count. It is scaling.Input's
+// IgnoreReadiness, which the kubernetes algorithm reads.
+func IgnoreReadiness(m hcav1.MetricSpec) bool {
+	return !(m.Type == hcav1.MetricResource && m.Resource != nil && m.Resource.Name == hcav1.ResourceCPU)
 }
 
 func quantityIn01(q *resource.Quantity, field string) (float64, error) {

@@ -129,29 +129,48 @@ func TestKubernetesBehaviorBlock(t *testing.T) {
 	}
 }
 
-// TestNewAlgorithmForMetric: for kubernetes, readiness counts for CPU only (groupPods).
-// Seen through a decision: 2 Ready pods at 80 % and a running pod that is
-// not Ready at 20 %, target 50, current 3. CPU ignores the third pod and,
-// the ratio 1.6 being above 1, counts it at 0: 160/3 = 53 %, within the
-// 0.1 tolerance, hold 3. Memory counts it: 60 %, ratio 1.2, ceil(3.6) = 4.
-func TestNewAlgorithmForMetric(t *testing.T) {
+// TestNewAlgorithmForMetrics: one instance decides over a policy's
+// metrics, and for kubernetes readiness counts for CPU only (groupPods),
+// per metric (IgnoreReadiness). Seen through a decision: 2 Ready pods at
+// 80 % and a running pod that is not Ready at 20 %, target 50, current 3.
+// CPU ignores the third pod and, the ratio 1.6 being above 1, counts it at
+// 0: 160/3 = 53 %, within the 0.1 tolerance, hold 3. Memory counts it:
+// 60 %, ratio 1.2, ceil(3.6) = 4; with both metrics the highest, 4, wins.
+func TestNewAlgorithmForMetrics(t *testing.T) {
 	pods := []scaling.PodSample{{Value: 80, Ready: true}, {Value: 80, Ready: true}, {Value: 20}}
+	metric := func(r hcav1.ResourceName) hcav1.MetricSpec {
+		return hcav1.MetricSpec{Type: hcav1.MetricResource, Resource: &hcav1.ResourceMetric{Name: r, TargetAverageUtilization: 50}}
+	}
 	for _, tt := range []struct {
-		res  hcav1.ResourceName
+		name string
+		res  []hcav1.ResourceName
 		want int32
-	}{{hcav1.ResourceCPU, 3}, {hcav1.ResourceMemory, 4}} {
-		t.Run(string(tt.res), func(t *testing.T) {
-			a, err := NewAlgorithmForMetric(hcav1.Algorithm{Name: hcav1.AlgorithmKubernetes}, hcav1.MetricSpec{Type: hcav1.MetricResource, Resource: &hcav1.ResourceMetric{Name: tt.res, TargetAverageUtilization: 50}})
+	}{
+		{"cpu", []hcav1.ResourceName{hcav1.ResourceCPU}, 3},
+		{"memory", []hcav1.ResourceName{hcav1.ResourceMemory}, 4},
+		{"cpu and memory", []hcav1.ResourceName{hcav1.ResourceCPU, hcav1.ResourceMemory}, 4},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ms []hcav1.MetricSpec
+			var ins []scaling.Input
+			for _, r := range tt.res {
+				m := metric(r)
+				ms = append(ms, m)
+				ins = append(ins, scaling.Input{Now: time.Unix(1e9, 0), Current: 3, Min: 1, Max: 10, Target: 50, Pods: pods, IgnoreReadiness: IgnoreReadiness(m)})
+			}
+			a, err := NewAlgorithmForMetrics(hcav1.Algorithm{Name: hcav1.AlgorithmKubernetes}, ms)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := a.Decide(scaling.Input{Now: time.Unix(1e9, 0), Current: 3, Min: 1, Max: 10, Target: 50, Pods: pods})
-			if d.Desired != tt.want {
+			if d := a.DecideMetrics(ins); d.Desired != tt.want {
 				t.Fatalf("got %d, want %d (%s)", d.Desired, tt.want, d.Reason)
 			}
 		})
 	}
-	if a, err := NewAlgorithmForMetric(hcav1.Algorithm{Name: hcav1.AlgorithmPanic}, hcav1.MetricSpec{Type: hcav1.MetricPromQL}); err != nil || a.Name() != "panic" {
+	if a, err := NewAlgorithmForMetrics(hcav1.Algorithm{Name: hcav1.AlgorithmPanic}, []hcav1.MetricSpec{{Type: hcav1.MetricPromQL}}); err != nil || a.Name() != "panic" {
 		t.Fatalf("panic: %v, %v", a, err)
+	}
+	if IgnoreReadiness(metric(hcav1.ResourceCPU)) || !IgnoreReadiness(metric(hcav1.ResourceMemory)) || !IgnoreReadiness(hcav1.MetricSpec{Type: hcav1.MetricPromQL}) {
+		t.Fatal("IgnoreReadiness: want false for CPU only")
 	}
 }

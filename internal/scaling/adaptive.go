@@ -182,9 +182,8 @@ type Forecast struct {
 type Adaptive struct {
 	cfg AdaptiveConfig
 
-	// hist holds one value per step; hist[len-1] is the step of lastAt.
-	hist   []float64
-	lastAt time.Time
+	// series are the load histories, one per metric.
+	series []adaptiveSeries
 	recs   []stamped
 	fc     Forecast
 	// lastNeed is the last decision's count before headroom.
@@ -197,6 +196,13 @@ type Adaptive struct {
 	models      []forecast.Model
 	trendModel  guardedTrend
 	seasonModel forecast.SeasonalNaive
+}
+
+// adaptiveSeries is one metric's load history.
+type adaptiveSeries struct {
+	// hist holds one value per step; hist[len-1] is the step of lastAt.
+	hist   []float64
+	lastAt time.Time
 }
 
 // guardedTrend is forecast.Trend that forecasts the last value unless the
@@ -254,7 +260,21 @@ func (a *Adaptive) LastForecast() Forecast { return a.fc }
 // model need not wait a period of uptime after a restart. Samples after
 // now, non-finite ones and those older than the history the models need
 // are ignored; steps without a sample carry the previous one forward.
+// It is WarmMetric of metric 0.
 func (a *Adaptive) Warm(ts []time.Time, vs []float64, now time.Time) error {
+	return a.WarmMetric(0, 1, ts, vs, now)
+}
+
+// WarmMetric is Warm for metric i of the n metrics the target's
+// DecideMetrics calls will pass.
+func (a *Adaptive) WarmMetric(i, n int, ts []time.Time, vs []float64, now time.Time) error {
+	if i < 0 || i >= n {
+		return fmt.Errorf("adaptive: warm the history: metric %d of %d", i, n)
+	}
+	if len(a.series) != n {
+		a.series = make([]adaptiveSeries, n)
+	}
+	sr := &a.series[i]
 	if len(ts) != len(vs) {
 		return fmt.Errorf("adaptive: warm the history: %d timestamps for %d values", len(ts), len(vs))
 	}
@@ -270,8 +290,8 @@ func (a *Adaptive) Warm(ts []time.Time, vs []float64, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("adaptive: warm the history: %w", err)
 	}
-	a.hist = append(a.hist[:0], vals...)
-	a.lastAt = from.Add(time.Duration(len(vals)-1) * a.cfg.Step)
+	sr.hist = append(sr.hist[:0], vals...)
+	sr.lastAt = from.Add(time.Duration(len(vals)-1) * a.cfg.Step)
 	return nil
 }
 
@@ -282,45 +302,45 @@ func (a *Adaptive) HistoryWindow() (window, step time.Duration) {
 	return time.Duration(a.keep-1) * a.cfg.Step, a.cfg.Step
 }
 
-// observe records total at now in the step history.
-func (a *Adaptive) observe(now time.Time, total float64) {
-	if len(a.hist) > 0 && now.Before(a.lastAt) {
-		a.hist = a.hist[:0]
+// observe records total at now in the step history sr.
+func (a *Adaptive) observe(sr *adaptiveSeries, now time.Time, total float64) {
+	if len(sr.hist) > 0 && now.Before(sr.lastAt) {
+		sr.hist = sr.hist[:0]
 	}
-	if len(a.hist) == 0 {
-		a.hist = append(a.hist, total)
-		a.lastAt = now
+	if len(sr.hist) == 0 {
+		sr.hist = append(sr.hist, total)
+		sr.lastAt = now
 		return
 	}
-	gap := int(now.Sub(a.lastAt) / a.cfg.Step)
+	gap := int(now.Sub(sr.lastAt) / a.cfg.Step)
 	if gap == 0 {
-		a.hist[len(a.hist)-1] = total
+		sr.hist[len(sr.hist)-1] = total
 		return
 	}
 	// Steps without an observation carry the last value forward.
-	prev := a.hist[len(a.hist)-1]
+	prev := sr.hist[len(sr.hist)-1]
 	for i := 1; i < min(gap, a.keep); i++ {
-		a.hist = append(a.hist, prev)
+		sr.hist = append(sr.hist, prev)
 	}
-	a.hist = append(a.hist, total)
-	a.lastAt = a.lastAt.Add(time.Duration(gap) * a.cfg.Step)
-	if over := len(a.hist) - a.keep; over > 0 {
-		n := copy(a.hist, a.hist[over:])
-		a.hist = a.hist[:n]
+	sr.hist = append(sr.hist, total)
+	sr.lastAt = sr.lastAt.Add(time.Duration(gap) * a.cfg.Step)
+	if over := len(sr.hist) - a.keep; over > 0 {
+		n := copy(sr.hist, sr.hist[over:])
+		sr.hist = sr.hist[:n]
 	}
 }
 
 // predict forecasts the load hN steps ahead: the guarded trend (the last
 // value unless a rising line fits), or the seasonal model once a period of
 // history exists and it backtests better.
-func (a *Adaptive) predict() (float64, string) {
-	last := a.hist[len(a.hist)-1]
+func (a *Adaptive) predict(sr *adaptiveSeries) (float64, string) {
+	last := sr.hist[len(sr.hist)-1]
 	var m forecast.Model = a.trendModel
-	if a.seasonN > 0 && len(a.hist) > a.seasonN+a.hN {
+	if a.seasonN > 0 && len(sr.hist) > a.seasonN+a.hN {
 		a.models = append(a.models[:0], a.trendModel, a.seasonModel)
-		m = forecast.Select(a.hist, a.hN, a.backtestN, a.models...)[0].Model
+		m = forecast.Select(sr.hist, a.hN, a.backtestN, a.models...)[0].Model
 	}
-	f, err := m.Forecast(a.hist, a.hN)
+	f, err := m.Forecast(sr.hist, a.hN)
 	switch {
 	case err != nil || badFloat(f):
 		return last, "naive"
@@ -331,89 +351,54 @@ func (a *Adaptive) predict() (float64, string) {
 }
 
 // Decide returns the adaptive decision for in; see [Adaptive].
-func (a *Adaptive) Decide(in Input) Decision {
-	if err := Validate(in); err != nil {
+func (a *Adaptive) Decide(in Input) Decision { return a.DecideMetrics([]Input{in}) }
+
+// DecideMetrics is Decide over several metrics: each metric keeps its own
+// load history and forecast and says what it needs, the highest need wins,
+// and the headroom and the scale-down stabilisation apply to it once; see
+// [Algorithm.DecideMetrics]. LastForecast is then the forecast of the
+// metric whose need won.
+func (a *Adaptive) DecideMetrics(ins []Input) Decision {
+	in, err := validateMetrics(ins)
+	if err != nil {
 		return invalid(in, err)
 	}
 	now := in.Now
 	a.recs = pruneStamped(a.recs, now.Add(-a.cfg.ScaleDownWindow), now)
 	a.fc = Forecast{}
+	if len(a.series) != len(ins) {
+		a.series = make([]adaptiveSeries, len(ins))
+	}
 	var b strings.Builder
 	b.Grow(256)
-
-	total, ok := 0.0, false
-	switch {
-	case in.External != nil:
-		total, ok = *in.External, true
-	case len(in.Pods) > 0:
-		g := groupPods(in.Pods, true)
-		if g.counted > 0 {
-			total = g.sum / float64(g.counted) * float64(g.ready)
-			ok = !badFloat(total)
-		}
-		if !ok {
-			g.writeNoMetrics(&b, len(in.Pods))
-		}
-	default:
-		b.WriteString("no pods and no external metric")
+	// ref is the count a load within the tolerance keeps: Current, or with
+	// headroom the count needed last time (Current holds the headroom,
+	// which must not be counted as need and compounded).
+	ref := in.Current
+	if a.lastNeed > 0 && (a.cfg.HeadroomReplicas > 0 || a.cfg.HeadroomPercent > 0) {
+		ref = a.lastNeed
 	}
-	if !ok {
+	needed, ok, noData := int32(0), false, 0
+	for i := range ins {
+		writeMetric(&b, i, len(ins))
+		n, fc, got := a.need(&a.series[i], ins[i], ref, &b)
+		if !got {
+			noData++
+			continue
+		}
+		if !ok || n > needed {
+			needed, ok, a.fc = n, true, fc
+		}
+	}
+	if !ok || (noData > 0 && needed < ref) {
 		cur := clamp(in.Current, in.Min, in.Max)
 		b.WriteString(": holding ")
 		writeInt(&b, cur)
 		return Decision{Desired: cur, Reason: b.String(), Limited: cur != in.Current}
 	}
-	a.observe(now, total)
-
-	b.WriteString("load ")
-	writeNum(&b, total)
-	b.WriteString(" for target ")
-	writeNum(&b, in.Target)
-	b.WriteString(" per pod: need ")
-	// count is the pods a load needs: ref within the tolerance. ref is
-	// Current, or with headroom the count needed last time (Current holds
-	// the headroom, which must not be counted as need and compounded).
-	ref := in.Current
-	if a.lastNeed > 0 && (a.cfg.HeadroomReplicas > 0 || a.cfg.HeadroomPercent > 0) {
-		ref = a.lastNeed
-	}
-	count := func(load float64) (int32, bool) {
-		if ref > 0 && math.Abs(load/(float64(ref)*in.Target)-1) <= a.cfg.Tolerance {
-			return ref, true
-		}
-		return ceilReplicas(load / in.Target), false
-	}
-	needed, within := count(total)
-	confirming := false
-	if !within && needed > ref && ref > 0 && a.cfg.StepRatio > 0 && total < a.cfg.StepRatio*float64(ref)*in.Target && len(a.hist) >= 2 {
-		// A small rise: scaled for once it persisted for a step.
-		if prev := a.hist[len(a.hist)-2]; prev/(float64(ref)*in.Target) <= 1+a.cfg.Tolerance {
-			needed, confirming = ref, true
-		}
-	}
-	writeInt(&b, needed)
-	switch {
-	case within:
-		b.WriteString(" (within the tolerance)")
-	case confirming:
-		b.WriteString(" (a rise below ")
-		writeNum(&b, a.cfg.StepRatio)
-		b.WriteString("x: held until the next step confirms it)")
-	}
-	if a.hN > 0 {
-		f, model := a.predict()
-		a.fc = Forecast{At: now.Add(a.cfg.Horizon), Load: f, Observed: total, Model: model}
-		if fn, _ := count(f); f > total && fn > needed {
-			b.WriteString("; ")
-			b.WriteString(model)
-			b.WriteString(" forecast ")
-			writeNum(&b, f)
-			b.WriteString(" in ")
-			b.WriteString(a.cfg.Horizon.String())
-			b.WriteString(" needs ")
-			writeInt(&b, fn)
-			needed = fn
-		}
+	if len(ins) > 1 {
+		b.WriteString("; highest need ")
+		writeInt(&b, needed)
 	}
 	a.lastNeed = needed
 	want := needed
@@ -447,4 +432,76 @@ func (a *Adaptive) Decide(in Input) Decision {
 	}
 	final := clampWriting(&b, stab, in.Min, in.Max)
 	return Decision{Desired: final, Reason: b.String(), Limited: final != want}
+}
+
+// need is what metric in (history sr) needs, ref standing for the current
+// count, with the forecast made; ok is false when in has no usable sample
+// (b then says why).
+func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Builder) (needed int32, fc Forecast, ok bool) {
+	total, ok := 0.0, false
+	switch {
+	case in.External != nil:
+		total, ok = *in.External, true
+	case len(in.Pods) > 0:
+		g := groupPods(in.Pods, true)
+		if g.counted > 0 {
+			total = g.sum / float64(g.counted) * float64(g.ready)
+			ok = !badFloat(total)
+		}
+		if !ok {
+			g.writeNoMetrics(b, len(in.Pods))
+		}
+	default:
+		b.WriteString("no pods and no external metric")
+	}
+	if !ok {
+		return 0, Forecast{}, false
+	}
+	a.observe(sr, in.Now, total)
+
+	b.WriteString("load ")
+	writeNum(b, total)
+	b.WriteString(" for target ")
+	writeNum(b, in.Target)
+	b.WriteString(" per pod: need ")
+	// count is the pods a load needs: ref within the tolerance.
+	count := func(load float64) (int32, bool) {
+		if ref > 0 && math.Abs(load/(float64(ref)*in.Target)-1) <= a.cfg.Tolerance {
+			return ref, true
+		}
+		return ceilReplicas(load / in.Target), false
+	}
+	needed, within := count(total)
+	confirming := false
+	if !within && needed > ref && ref > 0 && a.cfg.StepRatio > 0 && total < a.cfg.StepRatio*float64(ref)*in.Target && len(sr.hist) >= 2 {
+		// A small rise: scaled for once it persisted for a step.
+		if prev := sr.hist[len(sr.hist)-2]; prev/(float64(ref)*in.Target) <= 1+a.cfg.Tolerance {
+			needed, confirming = ref, true
+		}
+	}
+	writeInt(b, needed)
+	switch {
+	case within:
+		b.WriteString(" (within the tolerance)")
+	case confirming:
+		b.WriteString(" (a rise below ")
+		writeNum(b, a.cfg.StepRatio)
+		b.WriteString("x: held until the next step confirms it)")
+	}
+	if a.hN > 0 {
+		f, model := a.predict(sr)
+		fc = Forecast{At: in.Now.Add(a.cfg.Horizon), Load: f, Observed: total, Model: model}
+		if fn, _ := count(f); f > total && fn > needed {
+			b.WriteString("; ")
+			b.WriteString(model)
+			b.WriteString(" forecast ")
+			writeNum(b, f)
+			b.WriteString(" in ")
+			b.WriteString(a.cfg.Horizon.String())
+			b.WriteString(" needs ")
+			writeInt(b, fn)
+			needed = fn
+		}
+	}
+	return needed, fc, true
 }

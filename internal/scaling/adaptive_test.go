@@ -256,8 +256,8 @@ func TestAdaptiveClockBackwards(t *testing.T) {
 		{30 * time.Second, 300, 5, "trend forecast 500"},
 		{-time.Hour, 300, 3, "need 3"},
 	})
-	if len(a.hist) != 1 {
-		t.Fatalf("history after the clock went back: %v, want one point", a.hist)
+	if len(a.series[0].hist) != 1 {
+		t.Fatalf("history after the clock went back: %v, want one point", a.series[0].hist)
 	}
 }
 
@@ -317,8 +317,8 @@ func TestAdaptiveWarm(t *testing.T) {
 	if err := a.Warm(ts, vs, now.Add(-time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if len(a.hist) != 9 || a.hist[8] != 100 {
-		t.Fatalf("warmed history %v, want the 9 pattern points", a.hist)
+	if len(a.series[0].hist) != 9 || a.series[0].hist[8] != 100 {
+		t.Fatalf("warmed history %v, want the 9 pattern points", a.series[0].hist)
 	}
 	d := a.Decide(Input{Now: now, Current: 2, Min: 1, Max: 60, Target: 100, External: ext(200)})
 	if f := a.LastForecast(); f.Model != "seasonal" || f.Load != 300 || d.Desired != 3 {

@@ -12,13 +12,16 @@
 //     implements it (usage ratio and tolerance, missing-metric and not-ready
 //     pod handling, behavior policies and stabilisation windows, or the
 //     legacy path of an HPA without a behavior block; ScalingDisabled for a
-//     target scaled to 0 by hand). With several metrics, its
-//     [Kubernetes.DecideMetrics] ([MultiMetric]) stabilises the highest
-//     metric's recommendation once, as the HPA does.
+//     target scaled to 0 by hand).
 //   - [NewFRSS]: Fast-Response/Slow-Shrinkage (fast scale-up, one pod at a
 //     time scale-down after a long window).
 //   - [NewPanic]: Knative's KPA (stable and panic windows, up-only ratchet
 //     while panicking, bounded scale-up and scale-down rates).
+//
+// With several metrics, every algorithm's [Algorithm.DecideMetrics] takes
+// the highest metric's proposal and stabilises and limits it once, as the
+// HPA's computeReplicasForMetrics: one instance per target, whose history
+// holds only the changes really made.
 //
 // Every algorithm groups pods as Kubernetes' groupPods does (one helper,
 // groupPods): Pending pods never count, running pods without a sample are

@@ -106,8 +106,13 @@ func NewFRSS(cfg FRSSConfig) (*FRSS, error) {
 func (f *FRSS) Name() string { return "frss" }
 
 // Decide returns the FRSS decision for in; see [FRSS].
-func (f *FRSS) Decide(in Input) Decision {
-	if err := Validate(in); err != nil {
+func (f *FRSS) Decide(in Input) Decision { return f.DecideMetrics([]Input{in}) }
+
+// DecideMetrics is Decide over several metrics: the highest metric's need
+// is stabilised and limited once; see [Algorithm.DecideMetrics].
+func (f *FRSS) DecideMetrics(ins []Input) Decision {
+	in, err := validateMetrics(ins)
+	if err != nil {
 		return invalid(in, err)
 	}
 	now, cur := in.Now, in.Current
@@ -127,8 +132,22 @@ func (f *FRSS) Decide(in Input) Decision {
 
 	var b strings.Builder
 	b.Grow(256)
-	proposed, ok := f.need(in, &b)
-	if !ok {
+	proposed, ok, noData := int32(0), false, 0
+	for i := range ins {
+		writeMetric(&b, i, len(ins))
+		n, got := f.need(ins[i], &b)
+		if !got {
+			noData++
+		}
+		if got && (!ok || n > proposed) {
+			proposed, ok = n, true
+		}
+	}
+	if len(ins) > 1 && ok && (noData == 0 || proposed >= cur) {
+		b.WriteString("; highest need ")
+		writeInt(&b, proposed)
+	}
+	if !ok || (noData > 0 && proposed < cur) {
 		b.WriteString(": holding ")
 		writeInt(&b, cur)
 		return Decision{Desired: cur, Reason: b.String()}

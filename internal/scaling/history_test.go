@@ -15,7 +15,11 @@ func TestHistoryBounded(t *testing.T) {
 		case *FRSS:
 			return max(len(a.recs), len(a.downs))
 		case *Panic:
-			return max(len(a.obs), len(a.delay))
+			n := len(a.delay)
+			for _, o := range a.obs {
+				n = max(n, len(o))
+			}
+			return n
 		}
 		t.Fatalf("unknown algorithm %T", a)
 		return 0

@@ -272,28 +272,14 @@ func (k *Kubernetes) Decide(in Input) Decision {
 	return k.DecideMetrics([]Input{in})
 }
 
-// DecideMetrics is one HPA sync over several metrics, one Input each (same
-// Now, Current, Min and Max; Target, Pods and External per metric), as
+// DecideMetrics is one HPA sync over several metrics, one Input each, as
 // computeReplicasForMetrics: each metric's replica calculator proposes a
-// count, the highest proposal wins, and it is stabilised and limited once,
-// so one instance serves all the metrics of a target and its history holds
-// the scale events that really happened. A metric with no data is skipped;
-// if every metric has none, or the highest proposal of the others would
-// scale down, the current count holds (upstream refuses to scale down on
-// partial data). An empty ins, or inputs that disagree on Now, Current,
-// Min or Max, are invalid (hold).
+// count, the highest proposal wins, and it is stabilised and limited once;
+// see [Algorithm.DecideMetrics].
 func (k *Kubernetes) DecideMetrics(ins []Input) Decision {
-	if len(ins) == 0 {
-		return invalid(Input{}, fmt.Errorf("%w: no metric input", ErrInvalidInput))
-	}
-	in := ins[0]
-	for i := range ins {
-		if err := Validate(ins[i]); err != nil {
-			return invalid(in, err)
-		}
-		if o := ins[i]; o.Now != in.Now || o.Current != in.Current || o.Min != in.Min || o.Max != in.Max {
-			return invalid(in, fmt.Errorf("%w: metric %d has other Now, Current, Min or Max than metric 0: pass one sync's values to every metric", ErrInvalidInput, i))
-		}
+	in, err := validateMetrics(ins)
+	if err != nil {
+		return invalid(in, err)
 	}
 	now := in.Now
 	k.recs = pruneStamped(k.recs, now.Add(-max(k.cfg.ScaleUp.StabilizationWindow, k.cfg.ScaleDown.StabilizationWindow)), now)
@@ -325,14 +311,7 @@ func (k *Kubernetes) DecideMetrics(ins []Input) Decision {
 	b.Grow(256)
 	proposed, ok, invalidN := int32(0), false, 0
 	for i := range ins {
-		if len(ins) > 1 {
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			b.WriteString("metric ")
-			writeInt(&b, int32(i))
-			b.WriteString(": ")
-		}
+		writeMetric(&b, i, len(ins))
 		n, got := k.metricReplicas(ins[i], &b)
 		if !got {
 			invalidN++
@@ -400,7 +379,7 @@ func (k *Kubernetes) metricReplicas(in Input, b *strings.Builder) (int32, bool) 
 		return n, true
 	}
 
-	g := groupPods(in.Pods, !k.cfg.IgnoreReadiness)
+	g := groupPods(in.Pods, !(k.cfg.IgnoreReadiness || in.IgnoreReadiness))
 	sum, ready, missing, unready := g.sum, g.counted, g.missing, g.unready
 	if ready == 0 {
 		g.writeNoMetrics(b, len(in.Pods))

@@ -118,8 +118,8 @@ type Panic struct {
 	started   bool
 	panicTime time.Time // zero: not panicking
 	maxPanic  int32
-	obs       []stamped // observed totals (v)
-	delay     []stamped // decisions within ScaleDownDelay (n)
+	obs       [][]stamped // observed totals (v), per metric
+	delay     []stamped   // decisions within ScaleDownDelay (n)
 }
 
 // NewPanic returns the KPA algorithm for one target.
@@ -138,12 +138,26 @@ func (p *Panic) Name() string { return "panic" }
 func (p *Panic) Panicking() bool { return !p.panicTime.IsZero() }
 
 // Decide returns the KPA decision for in; see [Panic].
-func (p *Panic) Decide(in Input) Decision {
-	if err := Validate(in); err != nil {
+func (p *Panic) Decide(in Input) Decision { return p.DecideMetrics([]Input{in}) }
+
+// DecideMetrics is Decide over several metrics: each metric keeps its own
+// stable and panic windows, the highest metric's desired pod counts (stable
+// and panic) are taken, and the panic mode, the rates and the scale-down
+// delay apply to them once; see [Algorithm.DecideMetrics]. The Ready pods
+// are those of the first metric with pods (Current when no metric has
+// any).
+func (p *Panic) DecideMetrics(ins []Input) Decision {
+	in, err := validateMetrics(ins)
+	if err != nil {
 		return invalid(in, err)
 	}
 	now := in.Now
-	p.obs = pruneStamped(p.obs, now.Add(-p.cfg.StableWindow), now)
+	if len(p.obs) != len(ins) {
+		p.obs = make([][]stamped, len(ins))
+	}
+	for i := range p.obs {
+		p.obs[i] = pruneStamped(p.obs[i], now.Add(-p.cfg.StableWindow), now)
+	}
 	p.delay = pruneStamped(p.delay, now.Add(-p.cfg.ScaleDownDelay), now)
 	if !p.panicTime.IsZero() && p.panicTime.After(now) {
 		// The clock went backwards: restart the panic period from now.
@@ -151,12 +165,12 @@ func (p *Panic) Decide(in Input) Decision {
 	}
 
 	ready := int(in.Current)
-	var sum float64
-	var sampled int
-	if len(in.Pods) > 0 {
-		// The KPA scrapes Ready pods only: readiness always counts.
-		g := groupPods(in.Pods, true)
-		ready, sum, sampled = g.ready, g.sum, g.counted
+	for i := range ins {
+		if len(ins[i].Pods) > 0 {
+			// The KPA scrapes Ready pods only: readiness always counts.
+			ready = groupPods(ins[i].Pods, true).ready
+			break
+		}
 	}
 	if !p.started {
 		p.started = true
@@ -167,62 +181,81 @@ func (p *Panic) Decide(in Input) Decision {
 	}
 	var b strings.Builder
 	b.Grow(256)
-	switch {
-	case in.External != nil:
-		p.obs = pushStamped(p.obs, stamped{at: now, v: *in.External})
-	case sampled > 0:
-		total := sum / float64(sampled) * float64(ready)
-		if !math.IsInf(total, 0) {
-			p.obs = pushStamped(p.obs, stamped{at: now, v: total})
+	// Each metric's desired pod counts over its stable and panic windows.
+	dspc, dppc, noData := 0.0, 0.0, 0
+	for i := range ins {
+		mi := ins[i]
+		switch {
+		case mi.External != nil:
+			p.obs[i] = pushStamped(p.obs[i], stamped{at: now, v: *mi.External})
+		case len(mi.Pods) > 0:
+			g := groupPods(mi.Pods, true)
+			if g.counted > 0 {
+				total := g.sum / float64(g.counted) * float64(g.ready)
+				if !math.IsInf(total, 0) {
+					p.obs[i] = pushStamped(p.obs[i], stamped{at: now, v: total})
+				}
+			}
 		}
-	}
-
-	var stableSum, panicSum float64
-	var stableN, panicN int
-	panicCut := now.Add(-p.panicWindow)
-	for _, o := range p.obs {
-		stableSum += o.v
-		stableN++
-		if o.at.After(panicCut) {
-			panicSum += o.v
-			panicN++
+		var stableSum, panicSum float64
+		var stableN, panicN int
+		panicCut := now.Add(-p.panicWindow)
+		for _, o := range p.obs[i] {
+			stableSum += o.v
+			stableN++
+			if o.at.After(panicCut) {
+				panicSum += o.v
+				panicN++
+			}
 		}
+		writeMetric(&b, i, len(ins))
+		if stableN == 0 {
+			noData++
+			b.WriteString("no data in the ")
+			b.WriteString(p.cfg.StableWindow.String())
+			b.WriteString(" stable window")
+			continue
+		}
+		stableAvg := stableSum / float64(stableN)
+		panicAvg := stableAvg
+		if panicN > 0 {
+			panicAvg = panicSum / float64(panicN)
+		}
+		t := mi.Target * p.cfg.TargetUtilization
+		ds, dp := math.Ceil(stableAvg/t), math.Ceil(panicAvg/t)
+		if noData == i || ds > dspc {
+			dspc = ds
+		}
+		if noData == i || dp > dppc {
+			dppc = dp
+		}
+		b.WriteString("stable average ")
+		writeNum(&b, stableAvg)
+		b.WriteString(" and panic average ")
+		writeNum(&b, panicAvg)
+		b.WriteString(" for target ")
+		writeNum(&b, t)
+		b.WriteString(" per pod")
 	}
-	if stableN == 0 {
+	if noData == len(ins) || (noData > 0 && int64(dspc) < int64(in.Current) && int64(dppc) < int64(in.Current)) {
 		cur := in.Current
 		if cur < in.Min || cur > in.Max {
 			cur = clamp(cur, in.Min, in.Max)
 		}
-		b.WriteString("no data in the ")
-		b.WriteString(p.cfg.StableWindow.String())
-		b.WriteString(" stable window: holding ")
+		b.WriteString(": holding ")
 		writeInt(&b, cur)
 		return Decision{Desired: cur, Reason: b.String(), Limited: cur != in.Current}
-	}
-	stableAvg := stableSum / float64(stableN)
-	panicAvg := stableAvg
-	if panicN > 0 {
-		panicAvg = panicSum / float64(panicN)
 	}
 
 	readyF := math.Max(1, float64(ready))
 	maxUp := math.Ceil(p.cfg.MaxScaleUpRate * readyF)
 	maxDown := math.Floor(readyF / p.cfg.MaxScaleDownRate)
-	target := in.Target * p.cfg.TargetUtilization
-	dspc := math.Ceil(stableAvg / target)
-	dppc := math.Ceil(panicAvg / target)
 	stablePods := ceilReplicas(math.Min(math.Max(dspc, maxDown), maxUp))
 	panicPods := ceilReplicas(math.Min(math.Max(dppc, maxDown), maxUp))
 	// Knative compares the unbounded panic count with the threshold.
 	over := dppc/readyF >= p.cfg.PanicThreshold/100
 
-	b.WriteString("stable average ")
-	writeNum(&b, stableAvg)
-	b.WriteString(" and panic average ")
-	writeNum(&b, panicAvg)
-	b.WriteString(" for target ")
-	writeNum(&b, target)
-	b.WriteString(" per pod over ")
+	b.WriteString(" over ")
 	writeInt(&b, int32(min(ready, math.MaxInt32)))
 	b.WriteString(" ready pods: stable ")
 	writeInt(&b, stablePods)

@@ -49,6 +49,12 @@ type Input struct {
 	// example a PromQL sum of requests per second) used instead of Pods: the
 	// desired count is then about External / Target.
 	External *float64
+	// IgnoreReadiness counts the sample of a running pod that is not Ready,
+	// as upstream groupPods does for every metric but the CPU resource
+	// (memory, Pods and Object metrics). Only the kubernetes algorithm
+	// reads it (as [KubernetesConfig.IgnoreReadiness], per metric); the
+	// others count Ready pods' samples only.
+	IgnoreReadiness bool
 }
 
 // Decision is an algorithm's answer.
@@ -82,21 +88,64 @@ type Algorithm interface {
 	// that fails [Validate] it holds: Desired is Current clamped into
 	// [Min, Max] (or Current itself when Min > Max or Current < 0 gives no
 	// sane bound), Limited is true and Reason starts with "invalid input: ".
-	// Callers should run Validate first and surface its error.
+	// Callers should run Validate first and surface its error. It is
+	// DecideMetrics of one metric.
 	Decide(in Input) Decision
-}
-
-// MultiMetric is an [Algorithm] that decides over several metrics of one
-// target at once, one Input per metric, and stabilises and rate-limits the
-// highest metric's recommendation once, as the HPA does
-// ([Kubernetes.DecideMetrics]). A caller with several metrics keeps one such
-// instance per target instead of one instance per metric.
-type MultiMetric interface {
-	Algorithm
+	// DecideMetrics decides over several metrics of the target at once,
+	// one Input per metric (the same Now, Current, Min and Max; Target,
+	// Pods, External and IgnoreReadiness per metric), as the HPA's
+	// computeReplicasForMetrics: each metric proposes a count from its own
+	// samples (and its own history, where the algorithm keeps one: load
+	// windows, forecasts), the highest proposal wins, and it is stabilised
+	// and limited once, so one instance serves all the metrics of a target
+	// and its history holds the scale events that really happened. A
+	// metric with no data is skipped; if every metric has none, or the
+	// highest proposal of the others would scale down, the current count
+	// holds (upstream refuses to scale down on partial data). Pass the
+	// metrics in the same order at every call: per-metric history is kept
+	// by position (a different number of inputs restarts it). An empty
+	// ins, or inputs that disagree on Now, Current, Min or Max, are
+	// invalid (hold).
 	DecideMetrics(ins []Input) Decision
 }
 
-var _ MultiMetric = (*Kubernetes)(nil)
+var (
+	_ Algorithm = (*Kubernetes)(nil)
+	_ Algorithm = (*Adaptive)(nil)
+	_ Algorithm = (*FRSS)(nil)
+	_ Algorithm = (*Panic)(nil)
+)
+
+// validateMetrics checks the inputs of one DecideMetrics call: each one
+// valid, and all with one sync's Now, Current, Min and Max.
+func validateMetrics(ins []Input) (Input, error) {
+	if len(ins) == 0 {
+		return Input{}, fmt.Errorf("%w: no metric input", ErrInvalidInput)
+	}
+	in := ins[0]
+	for i := range ins {
+		if err := Validate(ins[i]); err != nil {
+			return in, err
+		}
+		if o := ins[i]; !o.Now.Equal(in.Now) || o.Current != in.Current || o.Min != in.Min || o.Max != in.Max {
+			return in, fmt.Errorf("%w: metric %d has other Now, Current, Min or Max than metric 0: pass one sync's values to every metric", ErrInvalidInput, i)
+		}
+	}
+	return in, nil
+}
+
+// writeMetric starts metric i's part of a reason when there are several.
+func writeMetric(b *strings.Builder, i, n int) {
+	if n < 2 {
+		return
+	}
+	if i > 0 {
+		b.WriteString("; ")
+	}
+	b.WriteString("metric ")
+	writeInt(b, int32(i))
+	b.WriteString(": ")
+}
 
 // ErrInvalidInput is wrapped by every error [Validate] returns.
 var ErrInvalidInput = errors.New("invalid scaling input")

@@ -253,6 +253,10 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		panicAlg    *scaling.Panic
 		adaptiveAlg *scaling.Adaptive
 		ctrl        time.Duration
+		// metrics are the inputs of one decision: the one metric the
+		// simulator models, decided through DecideMetrics as the runtime
+		// decides over a policy's metrics (burstDecideMetrics).
+		metrics [1]scaling.Input
 	)
 	switch {
 	case p.floor > 0:
@@ -512,7 +516,8 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 						}
 						in.Pods = pods
 					}
-					d = alg.Decide(in)
+					metrics[0] = in
+					d = alg.DecideMetrics(metrics[:])
 					if p.schedule != nil {
 						// The runtime's hook (burstScheduleFloor): raise to
 						// the windows' floor, ahead by the lead time.

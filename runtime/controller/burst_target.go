@@ -385,6 +385,9 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 			alg = "slo-burst"
 		case res.metrics != nil:
 			alg = string(p.Spec.Algorithm.Name)
+			if alg == "" { // no name is adaptive (policy.NewAlgorithm)
+				alg = string(hcav1.AlgorithmAdaptive)
+			}
 		}
 		for _, a := range plan.Actions {
 			tm.Decisions.WithLabelValues(p.Namespace+"/"+p.Name, alg, a, burstActionReason(a, plan)).Inc()

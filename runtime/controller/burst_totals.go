@@ -86,14 +86,16 @@ func (t *burstTotals) fromSLO(key string, s *hcav1.BurstElasticityStrategy, d *a
 	return &burstMetricOutcome{source: burstTotalFromAlgorithm, total: dec.Desired, reason: reason, available: true, message: reason}, applied
 }
 
-// burstAlgoState is the algorithm history of one target (one instance per
-// metric; the largest proposal wins, as in autoscaling/v2). It lives in memory:
-// after a restart the algorithms start fresh, as the HPA's do.
+// burstAlgoState is the algorithm history of one target: one instance for
+// all the policy's metrics, which stabilises the highest metric's
+// recommendation once (scaling.Algorithm.DecideMetrics, as autoscaling/v2).
+// It lives in memory: after a restart the algorithm starts fresh, as the
+// HPA's does.
 type burstAlgoState struct {
 	// missingAt is the last evaluation with a metric missing.
 	missingAt   time.Time
 	fingerprint string
-	algs        []scaling.Algorithm
+	alg         scaling.Algorithm
 	last        time.Time
 	outcome     burstMetricOutcome
 }
@@ -146,15 +148,12 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 		t.telemetry.Late(telemetry.LoopBurst, now.Sub(st.last.Add(interval)))
 	}
 	if st == nil || st.fingerprint != fp {
-		st = &burstAlgoState{fingerprint: fp}
-		for _, m := range p.Spec.Metrics {
-			alg, err := policy.NewAlgorithmForMetric(p.Spec.Algorithm, m)
-			if err != nil {
-				t.mu.Unlock()
-				return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: interval}
-			}
-			st.algs = append(st.algs, alg)
+		alg, err := policy.NewAlgorithmForMetrics(p.Spec.Algorithm, p.Spec.Metrics)
+		if err != nil {
+			t.mu.Unlock()
+			return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: interval}
 		}
+		st = &burstAlgoState{fingerprint: fp, alg: alg}
 		t.algos[key] = st
 		t.mu.Unlock()
 		t.warm(ctx, st, p, d, now)
@@ -164,31 +163,13 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 
 	req := burstPodRequests(&d.Spec.Template.Spec)
 	out := burstMetricOutcome{source: burstTotalFromAlgorithm, available: true, next: interval}
-	var best int32 = -1
-	var bestReason string
-	var missing []string
-	disabled := ""
+	ins := make([]scaling.Input, len(p.Spec.Metrics))
+	errs := make([]error, len(p.Spec.Metrics))
 	for i, m := range p.Spec.Metrics {
-		in, err := t.metricInput(ctx, d, m, pods, req, current, minR, maxR, now)
-		if err != nil {
-			missing = append(missing, fmt.Sprintf("metrics[%d]: %v", i, err))
-			continue
-		}
-		dec := st.algs[i].Decide(in)
-		if strings.HasPrefix(dec.Reason, "invalid input: ") {
-			missing = append(missing, fmt.Sprintf("metrics[%d]: %s", i, dec.Reason))
-			continue
-		}
-		if dec.ScalingDisabled {
-			// The target was scaled to 0 by hand: the HPA's ScalingDisabled,
-			// nothing is decided until someone scales it up again.
-			disabled = fmt.Sprintf("%s: %s", st.algs[i].Name(), dec.Reason)
-			continue
-		}
-		if dec.Desired > best {
-			best, bestReason = dec.Desired, fmt.Sprintf("%s: metrics[%d] %s", st.algs[i].Name(), i, dec.Reason)
-		}
+		ins[i], errs[i] = t.metricInput(ctx, d, m, pods, req, current, minR, maxR, now)
+		ins[i].IgnoreReadiness = policy.IgnoreReadiness(m)
 	}
+	best, bestReason, disabled, missing := burstDecideMetrics(st.alg, ins, errs)
 	fresh := !st.missingAt.IsZero() && now.Sub(st.missingAt) < burstFreshWindow
 	switch {
 	case len(missing) > 0:
@@ -221,6 +202,46 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	st.last, st.outcome = now, out
 	t.mu.Unlock()
 	return &out
+}
+
+// burstDecideMetrics is one evaluation of a target's algorithm over the
+// policy's metrics: ins[i] is metrics[i]'s input, errs[i] why it could not
+// be read. The algorithm decides over all of them at once
+// (scaling.Algorithm.DecideMetrics: the highest metric's recommendation is
+// stabilised and limited once, as kube-controller-manager's
+// computeReplicasForMetrics then normalizeDesiredReplicas), a metric that
+// could not be read taking part as one without data (upstream's invalid
+// metric: skipped, and no scale-down on partial data). best is the
+// decided total (-1: none), disabled the reason when the target was scaled
+// to 0 by hand (the HPA's ScalingDisabled), missing what could not be read.
+func burstDecideMetrics(alg scaling.Algorithm, ins []scaling.Input, errs []error) (best int32, reason, disabled string, missing []string) {
+	use := make([]scaling.Input, 0, len(ins))
+	for i, in := range ins {
+		if errs[i] == nil {
+			if err := scaling.Validate(in); err != nil {
+				errs[i] = err
+			}
+		}
+		if errs[i] != nil {
+			missing = append(missing, fmt.Sprintf("metrics[%d]: %v", i, errs[i]))
+			// No data: no pods, no external total, a valid target.
+			in = scaling.Input{Now: in.Now, Current: in.Current, Min: in.Min, Max: in.Max, Target: 1}
+		}
+		use = append(use, in)
+	}
+	if len(use) == 0 || len(missing) == len(use) {
+		return -1, "", "", missing
+	}
+	dec := alg.DecideMetrics(use)
+	switch {
+	case strings.HasPrefix(dec.Reason, "invalid input: "):
+		return -1, "", "", append(missing, dec.Reason)
+	case dec.ScalingDisabled:
+		// The target was scaled to 0 by hand: the HPA's ScalingDisabled,
+		// nothing is decided until someone scales it up again.
+		return -1, "", fmt.Sprintf("%s: %s", alg.Name(), dec.Reason), missing
+	}
+	return dec.Desired, fmt.Sprintf("%s: %s", alg.Name(), dec.Reason), "", missing
 }
 
 // metricInput turns one metric into the algorithm's input: per-pod

@@ -25,7 +25,7 @@ type burstHistory interface {
 // (the adaptive algorithm).
 type burstWarmable interface {
 	HistoryWindow() (window, step time.Duration)
-	Warm(ts []time.Time, vs []float64, now time.Time) error
+	WarmMetric(i, n int, ts []time.Time, vs []float64, now time.Time) error
 }
 
 var (
@@ -73,23 +73,23 @@ func burstHistoryQuery(d *appsv1.Deployment, m hcav1.MetricSpec, req scaling.Pod
 	return nil, 0, false
 }
 
-// warm fills, once per new algorithm state, each warmable algorithm's
-// history from the source's past values of its metric, so that a restarted
-// runtime forecasts (seasonally, too) at once instead of after a period of
-// uptime. It returns how many algorithms it warmed. Failures leave that
-// algorithm cold and are logged; they never block a decision.
+// warm fills, once per new algorithm state, a warmable algorithm's history
+// of each metric from the source's past values of that metric, so that a
+// restarted runtime forecasts (seasonally, too) at once instead of after a
+// period of uptime. It returns how many metrics it warmed. Failures leave
+// that metric's history cold and are logged; they never block a decision.
 func (t *burstTotals) warm(ctx context.Context, st *burstAlgoState, p *hcav1.BurstPolicy, d *appsv1.Deployment, now time.Time) int {
 	h, ok := t.source.(burstHistory)
+	if !ok {
+		return 0
+	}
+	w, ok := st.alg.(burstWarmable)
 	if !ok {
 		return 0
 	}
 	warmed := 0
 	req := burstPodRequests(&d.Spec.Template.Spec)
 	for i, m := range p.Spec.Metrics {
-		w, ok := st.algs[i].(burstWarmable)
-		if !ok {
-			continue
-		}
 		q, factor, ok := burstHistoryQuery(d, m, req)
 		if !ok {
 			continue
@@ -100,7 +100,7 @@ func (t *burstTotals) warm(ctx context.Context, st *burstAlgoState, p *hcav1.Bur
 			for j := range s.Values {
 				s.Values[j] *= factor
 			}
-			err = w.Warm(s.Times, s.Values, now)
+			err = w.WarmMetric(i, len(p.Spec.Metrics), s.Times, s.Values, now)
 		}
 		if err != nil {
 			log.FromContext(ctx).Info("adaptive forecast starts cold: no history", "policy", p.Namespace+"/"+p.Name, "deployment", d.Name,

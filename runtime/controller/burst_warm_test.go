@@ -122,8 +122,8 @@ func TestBurstWarmLab(t *testing.T) {
 		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{}}}
 	totals := newBurstTotals(prom, 0)
 	now := time.Now()
-	if n := totals.warm(ctx, &burstAlgoState{algs: []scaling.Algorithm{warmAlg}}, p, d, now); n != 1 {
-		t.Fatalf("warmed %d algorithms, want 1", n)
+	if n := totals.warm(ctx, &burstAlgoState{alg: warmAlg}, p, d, now); n != 1 {
+		t.Fatalf("warmed %d metrics, want 1", n)
 	}
 	load, err := metrics.Scalar(ctx, prom, metrics.Raw("sum("+name+")"), now)
 	if err != nil {
@@ -144,7 +144,7 @@ func TestBurstWarmLab(t *testing.T) {
 
 	// A source without query_range leaves the algorithm cold.
 	instantOnly := struct{ metrics.Source }{prom}
-	if n := newBurstTotals(instantOnly, 0).warm(ctx, &burstAlgoState{algs: []scaling.Algorithm{newAlg()}}, p, d, now); n != 0 {
-		t.Errorf("an Instant-only source warmed %d algorithms, want 0", n)
+	if n := newBurstTotals(instantOnly, 0).warm(ctx, &burstAlgoState{alg: newAlg()}, p, d, now); n != 0 {
+		t.Errorf("an Instant-only source warmed %d metrics, want 0", n)
 	}
 }

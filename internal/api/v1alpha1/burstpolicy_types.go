@@ -116,9 +116,10 @@ type BurstPolicySpec struct {
 	// +optional
 	Metrics []MetricSpec `json:"metrics,omitempty"`
 
-	// Algorithm turns metrics into a replica count.
+	// Algorithm turns metrics into a replica count. Unset: adaptive with its
+	// parameter defaults (as an algorithm block that names no algorithm).
 	//
-	// +kubebuilder:default={name: kubernetes}
+	// +kubebuilder:default={name: adaptive}
 	// +optional
 	Algorithm Algorithm `json:"algorithm,omitempty"`
 

@@ -627,6 +627,33 @@ func testDefaults(t *testing.T, ctx context.Context, a *labAPI) {
 			t.Errorf("failoverAfter = %v, want 90s", s.FailoverAfter)
 		}
 	})
+	// A manifest applied with kubectl or GitOps has no algorithm key at all
+	// (the Go types above always send algorithm: {}, which takes the name's
+	// own default): spec.algorithm's default must name adaptive too, the
+	// default the provider and the simulator apply.
+	t.Run("BurstPolicy manifest without algorithm", func(t *testing.T) {
+		for _, tc := range []struct{ name, patch string }{
+			{"no algorithm key", `spec: {algorithm: null}`},
+			{"empty algorithm", `spec: {algorithm: {name: null, frss: null}}`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				obj := manifest(t, "BurstPolicy", tc.patch)
+				obj.SetName("defaults-yaml-" + strings.ReplaceAll(tc.name, " ", "-"))
+				if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "algorithm", "name"); found {
+					t.Fatalf("manifest sets spec.algorithm.name: %v", obj.Object["spec"])
+				}
+				got, err := a.create(t, ctx, obj)
+				if err != nil {
+					t.Fatalf("create: %v", err)
+				}
+				name, _, _ := unstructured.NestedString(got.Object, "spec", "algorithm", "name")
+				if name != string(v1alpha1.AlgorithmAdaptive) {
+					alg, _, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "algorithm")
+					t.Errorf("spec.algorithm = %v, want name adaptive", alg)
+				}
+			})
+		}
+	})
 	t.Run("BurstPolicy frss and panic parameters", func(t *testing.T) {
 		var frss, panic v1alpha1.BurstPolicy
 		base := v1alpha1.BurstPolicySpec{Target: v1alpha1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
