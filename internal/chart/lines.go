@@ -80,12 +80,13 @@ func WriteLines(w io.Writer, title, subtitle string, panels []LinePanel, end flo
 			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
 				linesLeft, y(t.Value), linesLeft+linesPlotW, y(t.Value), linesLeft-5, y(t.Value)+4, t.Label)
 		}
-		tick := 60.0
-		if end > 900 {
-			tick = 300
-		}
+		tick := timeTick(end)
 		for s := 0.0; s <= end+1e-9; s += tick {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">%dm</text>`, x(s), top+linesPanel+14, int(s/60))
+			label := fmt.Sprintf("%dm", int(s/60))
+			if tick >= 3600 {
+				label = fmt.Sprintf("%dh", int(s/3600))
+			}
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">%s</text>`, x(s), top+linesPanel+14, label)
 		}
 		b.WriteString("\n")
 		if points == 0 {
@@ -121,4 +122,22 @@ func WriteLines(w io.Writer, title, subtitle string, panels []LinePanel, end flo
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// timeTick is the time axis' step for a chart of end seconds: a minute up to
+// 15 minutes, 5 minutes up to 80, then the first of 15 and 30 minutes, 1, 2,
+// 3, 6 and 12 hours and a day that keeps the labels at 16 or fewer.
+func timeTick(end float64) float64 {
+	switch {
+	case end <= 900:
+		return 60
+	case end <= 16*300:
+		return 300
+	}
+	for _, t := range []float64{900, 1800, 3600, 7200, 10800, 21600, 43200} {
+		if end/t <= 16 {
+			return t
+		}
+	}
+	return 86400
 }

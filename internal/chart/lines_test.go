@@ -87,3 +87,18 @@ func TestWriteLines(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeTick: short charts keep minute and 5-minute labels; a day or a
+// week stays at 16 labels or fewer.
+func TestTimeTick(t *testing.T) {
+	for _, tc := range []struct{ end, want float64 }{
+		{600, 60}, {900, 60}, {1200, 300}, {4800, 300}, {4801, 900}, {3 * 3600, 900}, {86400, 7200}, {7 * 86400, 43200}, {30 * 86400, 86400},
+	} {
+		if got := timeTick(tc.end); got != tc.want {
+			t.Errorf("timeTick(%v) = %v, want %v", tc.end, got, tc.want)
+		}
+		if tc.end <= 7*86400 && tc.end/timeTick(tc.end) > 16 {
+			t.Errorf("timeTick(%v): %v labels", tc.end, tc.end/timeTick(tc.end))
+		}
+	}
+}

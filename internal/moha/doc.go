@@ -23,6 +23,13 @@
 //     measurements ask for more, decreases after a cooldown and past a
 //     hysteresis ([Loop]); [PerPod] predicts beyond the training range at the
 //     same load per pod.
+//   - [Round] is one round as the controller runs it: the measurement of a
+//     configuration that has served two intervals unchanged remembered
+//     ([History], the strategy's status), then [Step]. [Replay] runs a
+//     [Controller] ([Strategy]: Round every interval) on a load trace second
+//     by second on the workload model ([App.Measure]), with a start-up delay
+//     for changes and their cost ([Prices], [PaperPrices]); hca-runtime
+//     simulate and tools/mohabench both replay with it.
 //   - [Synthesize] generates a dataset from the workload model
 //     ([workload.ComputeMemory]) over the paper's grid, in virtual time.
 //

@@ -80,6 +80,14 @@ const (
 	// ReasonSmallGain: the best configuration lowers the capacity by less
 	// than the hysteresis (MinDecreasePercent).
 	ReasonSmallGain StepReason = "SmallGain"
+	// ReasonOverLimit: the best configuration lowers the capacity, but no
+	// variation is predicted within the response-time limit (the best is
+	// the fastest) while the current configuration measures within it:
+	// moving would trade a measured good response time for a predicted bad
+	// one. (With the replicas fixed, min = max, the load variations add
+	// nothing, and a pod size over-provisioned for the load has no
+	// variation within the limit once eq. 1 shrinks it.)
+	ReasonOverLimit StepReason = "OverLimit"
 	// ReasonScaled: the best configuration differs from the current one and
 	// is applied.
 	ReasonScaled StepReason = "Scaled"
@@ -115,8 +123,10 @@ func (r StepResult) Changed() bool { return r.Reason == ReasonScaled }
 //     as much CPU and more memory) and the measurements ask for more (the
 //     response time over the limit or a usage above its band), else held
 //     (NoIncreaseNeeded);
-//  4. a decrease: held within the cooldown since lastScale (Cooldown) and
-//     when it cuts less than MinDecreasePercent (SmallGain), else Scaled.
+//  4. a decrease: held within the cooldown since lastScale (Cooldown), when
+//     it cuts less than MinDecreasePercent (SmallGain) and when it is
+//     predicted over the response-time limit that the current configuration
+//     measures within (OverLimit), else Scaled.
 func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, error) {
 	hold := StepResult{CPULimitMilli: s.CPULimitMilli, MemoryLimitMiB: s.MemoryLimitMiB, Replicas: s.Replicas}
 	if l.TolerancePercent < 0 || !finite(l.TolerancePercent) {
@@ -165,6 +175,8 @@ func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, e
 		out.Reason = ReasonCooldown
 	case cut(curCPU, newCPU) < l.MinDecreasePercent && (newCPU != curCPU || cut(curMem, newMem) < l.MinDecreasePercent):
 		out.Reason = ReasonSmallGain
+	case best.Predicted[0] > l.ResponseTimeLimitMs() && s.ResponseTimeMs <= l.ResponseTimeLimitMs():
+		out.Reason = ReasonOverLimit
 	}
 	if out.Reason != ReasonScaled {
 		out.CPULimitMilli, out.MemoryLimitMiB, out.Replicas = hold.CPULimitMilli, hold.MemoryLimitMiB, hold.Replicas

@@ -181,5 +181,32 @@ func FuzzStep(f *testing.F) {
 		if !in(got.CPULimitMilli, r.CPULimitMilli) || !in(got.MemoryLimitMiB, r.MemoryLimitMiB) || !in(float64(got.Replicas), r.Replicas) {
 			t.Fatalf("changed to %+v outside %+v", got, r)
 		}
+		if limit := l.ResponseTimeLimitMs(); !up && inRanges && rt <= limit && got.Decision.Best().Predicted[0] > limit {
+			t.Fatalf("a decrease predicted at %v ms over the %v ms limit the current configuration measures within (%v ms): %+v from %+v", got.Decision.Best().Predicted[0], limit, rt, got, st)
+		}
 	})
+}
+
+// TestStepOverLimit: one pod (replicas fixed) sized 1000m/1000Mi for a load
+// that has fallen to 220 req/s measures 4 ms, far under the limit, and 46 %
+// CPU, under its band. Eq. 1 shrinks it to pods that the workload model
+// itself predicts at 100 ms and more (a 541m/588Mi pod: 179 ms), and with one
+// replica the load variations add nothing within the 80 ms limit; the fastest
+// of them is still a decrease over the limit, which the loop once took (the
+// replay of a load step, TestReplayLoadStep, went back over the target). It
+// holds.
+func TestStepOverLimit(t *testing.T) {
+	m := DefaultApp.Measure(1000, 1000, 1, 220)
+	s := State{CPULimitMilli: 1000, MemoryLimitMiB: 1000, Replicas: 1, RequestsPerSecond: 220, ResponseTimeMs: m.ResponseTimeMs, CPUUsagePercent: m.CPUUsagePercent, MemoryUsagePercent: m.MemoryUsagePercent}
+	l := Loop{Config: Config{Desired: Desired{ResponseTimeMs: 100, CPUUsagePercent: 85, MemoryUsagePercent: 80},
+		Ranges: Ranges{CPULimitMilli: Range{300, 1000}, MemoryLimitMiB: Range{400, 1000}, Replicas: Range{1, 1}}, Weights: Balanced},
+		TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: DefaultHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
+	got, err := Step(appPredictor{DefaultApp}, s, l, time.Time{}, time.Unix(1000, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := got.Decision.Best()
+	if got.Reason != ReasonOverLimit || got.Changed() || got.Configuration() != s.Configuration() || !(best.Predicted[0] > l.ResponseTimeLimitMs()) || !(s.ResponseTimeMs < 10) {
+		t.Fatalf("%s to %+v (best %+v predicted %.0f ms; measured %.1f ms), want held: OverLimit", got.Reason, got.Configuration(), best, best.Predicted[0], s.ResponseTimeMs)
+	}
 }

@@ -30,4 +30,12 @@
 // interval and staleness). [Run] returns per-second series and the metrics
 // of [Metrics] (SPEC Research Group elasticity metrics, SLA violations,
 // errors, cost); [WriteTable] and [WriteSVG] render them.
+//
+// A MultiObjectiveElasticityStrategy (MOHA) is replayed on its own model of
+// the service instead: [ParseMultiObjective] reads its manifest (with the
+// ConfigMap of its model, or [ParseModel] a model file), and
+// [RunMultiObjective] runs the controller's round (moha.Round, with the loop
+// policy.MultiObjectiveLoop builds, as the controller does) through
+// moha.Replay; [WriteMultiObjectiveTable] and [WriteMultiObjectiveSVG] render
+// it.
 package simulate

@@ -25,6 +25,7 @@ import (
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/internal/moha"
+	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 	"github.com/hca-project/terraform-provider-hca/runtime/telemetry"
 )
@@ -115,10 +116,7 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 	if s.Labels[ClassLabel] != r.Class || !s.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	interval := 30 * time.Second
-	if s.Spec.Interval != nil && s.Spec.Interval.Duration > 0 {
-		interval = s.Spec.Interval.Duration
-	}
+	interval := policy.MultiObjectiveInterval(&s.Spec)
 	now := r.Clock.Now()
 	// A round triggered by our own status patch comes early: wait out the
 	// interval since the last decision.
@@ -167,20 +165,14 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 		"cpuUsagePercent": decimal(measured[2]), "memoryUsagePercent": decimal(measured[3]),
 	}
 
-	var lastScale time.Time
-	if s.Status.LastScaleTime != nil {
-		lastScale = s.Status.LastScaleTime.Time
+	round, err := moha.Round(moha.NewPerPod(model), state, policy.MultiObjectiveLoop(&s.Spec), historyFromStatus(&s.Status), interval, now)
+	if round.Remembered {
+		s.Status.Remembered = memoryToStatus(round.History.Memory)
 	}
-	mem := memoryFromStatus(s.Status.Remembered)
-	if settled(&s.Status, state, lastScale, now, interval) {
-		mem = mem.Remember(moha.Measured{CPULimitMilli: state.CPULimitMilli, MemoryLimitMiB: state.MemoryLimitMiB,
-			RequestsPerSecondPerPod: state.RequestsPerSecond / float64(state.Replicas), ResponseTimeMs: state.ResponseTimeMs})
-		s.Status.Remembered = memoryToStatus(mem)
-	}
-	step, err := moha.Step(moha.Remembered{P: moha.NewPerPod(model), Memory: mem}, state, multiObjectiveLoop(&s.Spec), lastScale, now)
 	if err != nil {
 		return r.degrade(ctx, again, &s, before, now, reasonInvalidState, err.Error())
 	}
+	step := round.StepResult
 
 	if step.Changed() {
 		patchBase := original
@@ -315,63 +307,7 @@ func (r *MultiObjectiveStrategyReconciler) measure(ctx context.Context, s *hcav1
 	return out, errors.Join(errs...)
 }
 
-// multiObjectiveLoop converts the spec for moha.Step.
-func multiObjectiveLoop(spec *hcav1.MultiObjectiveElasticityStrategySpec) moha.Loop {
-	d, rg := spec.Desired, spec.Ranges
-	pct := func(v int32, def float64) float64 {
-		if v == 0 {
-			return def
-		}
-		return float64(v)
-	}
-	minReplicas := max(rg.MinReplicas, 1)
-	l := moha.Loop{
-		Config: moha.Config{
-			Desired: moha.Desired{ResponseTimeMs: float64(d.ResponseTimeMillis), CPUUsagePercent: pct(d.CPUUsagePercent, 85), MemoryUsagePercent: pct(d.MemoryUsagePercent, 80)},
-			Ranges: moha.Ranges{
-				CPULimitMilli:  moha.Range{Min: float64(rg.MinCPU.MilliValue()), Max: float64(rg.MaxCPU.MilliValue())},
-				MemoryLimitMiB: moha.Range{Min: mib(rg.MinMemory), Max: mib(rg.MaxMemory)},
-				Replicas:       moha.Range{Min: float64(minReplicas), Max: float64(rg.MaxReplicas)},
-			},
-			Weights: weights(spec),
-		},
-		TolerancePercent:   float64(spec.TolerancePercent),
-		Cooldown:           2 * time.Minute,
-		HeadroomPercent:    moha.DefaultHeadroomPercent,
-		MinDecreasePercent: moha.DefaultMinDecreasePercent,
-	}
-	if spec.Cooldown != nil {
-		l.Cooldown = spec.Cooldown.Duration
-	}
-	return l
-}
-
-func mib(q resource.Quantity) float64 { return float64(q.Value()) / (1 << 20) }
-
-// weights are the explicit weights or the preset's (Balanced by default).
-func weights(spec *hcav1.MultiObjectiveElasticityStrategySpec) moha.Weights {
-	if w := spec.Weights; w != nil {
-		// The nearest float to the decimal (AsApproximateFloat64 gives
-		// 0.7000000000000001 for 0.7).
-		f := func(q resource.Quantity) float64 {
-			v, err := strconv.ParseFloat(q.AsDec().String(), 64)
-			if err != nil {
-				return q.AsApproximateFloat64()
-			}
-			return v
-		}
-		return moha.Weights{ResponseTime: f(w.ResponseTime), CPUUsage: f(w.CPUUsage), MemoryUsage: f(w.MemoryUsage),
-			CPULimit: f(w.CPULimit), MemoryLimit: f(w.MemoryLimit), Replicas: f(w.Replicas)}
-	}
-	switch spec.WeightPreset {
-	case hcav1.WeightsResponseTimeFirst:
-		return moha.ResponseTimeFirst
-	case hcav1.WeightsResourcesFirst:
-		return moha.ResourcesFirst
-	default:
-		return moha.Balanced
-	}
-}
+func mib(q resource.Quantity) float64 { return policy.MiB(q) }
 
 // containerIndex is the named container's index, or 0 when name is empty.
 func containerIndex(spec *corev1.PodSpec, name string) (int, error) {
@@ -460,19 +396,19 @@ func choice(v moha.Variation) hcav1.MultiObjectiveChoice {
 	}
 }
 
-// decimal renders a measured or predicted value with 4 significant digits.
-// settled reports whether the measurement of state describes its
-// configuration alone: the configuration is the one the last decision left
-// (status) and has not changed for two intervals (the measurement's window
-// and a rollout's).
-func settled(st *hcav1.MultiObjectiveElasticityStrategyStatus, state moha.State, lastScale, now time.Time, interval time.Duration) bool {
-	if st.LastDecisionTime == nil || st.CPU == nil || st.Memory == nil || state.Replicas < 1 {
-		return false
+// historyFromStatus is what the strategy's status keeps of earlier rounds,
+// for moha.Round: the last decision's time and configuration, the last
+// change's time and the remembered measurements.
+func historyFromStatus(st *hcav1.MultiObjectiveElasticityStrategyStatus) moha.History {
+	h := moha.History{Memory: memoryFromStatus(st.Remembered)}
+	if st.LastScaleTime != nil {
+		h.LastScale = st.LastScaleTime.Time
 	}
-	if int(st.Replicas) != state.Replicas || float64(st.CPU.MilliValue()) != state.CPULimitMilli || mib(*st.Memory) != state.MemoryLimitMiB {
-		return false
+	if st.LastDecisionTime != nil && st.CPU != nil && st.Memory != nil {
+		h.DecidedAt = st.LastDecisionTime.Time
+		h.Decided = moha.Configuration{CPULimitMilli: float64(st.CPU.MilliValue()), MemoryLimitMiB: mib(*st.Memory), Replicas: int(st.Replicas)}
 	}
-	return lastScale.IsZero() || now.Sub(lastScale) >= 2*interval
+	return h
 }
 
 // memoryFromStatus is the status's remembered measurements as a moha.Memory
@@ -505,6 +441,7 @@ func memoryToStatus(m moha.Memory) []hcav1.MultiObjectiveMeasurement {
 	return out
 }
 
+// decimal renders a measured or predicted value with 4 significant digits.
 func decimal(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
 func describeChange(s moha.State, step moha.StepResult) string {

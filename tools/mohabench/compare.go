@@ -56,51 +56,17 @@ var mohaDesired = moha.Desired{ResponseTimeMs: desired.ResponseTimeMs, CPUUsageP
 // referenceTraces are the repository's load traces the comparison runs on.
 var referenceTraces = []string{"flash-crowd.csv", "double-flash-crowd.csv", "secondary-peak.csv", "private-overflow.csv", "diurnal.csv", "week.csv", "moha-ramp.csv"}
 
-// controller decides the configuration at second t from the mean
-// measurements since its last decision.
-type controller interface {
-	interval() time.Duration
-	decide(t time.Duration, cur config, m moha.Sample) config
-}
-
-// mohaController is the runtime's loop: moha.Step with the strategy's
-// defaults (the same function the MultiObjective controller calls).
-type mohaController struct {
-	p         moha.Predictor
-	loop      moha.Loop
-	lastScale time.Time
-	// remember: the loop keeps the measured response time of each
-	// configuration that served a whole interval (moha.Memory) and predicts
-	// with it (moha.Remembered).
-	remember bool
-	memory   moha.Memory
-	prev     config
-}
-
-func (c *mohaController) interval() time.Duration { return mohaInterval }
-
-func (c *mohaController) decide(t time.Duration, cur config, m moha.Sample) config {
-	now := time.Unix(0, 0).Add(t)
-	s := moha.State{CPULimitMilli: cur.cpu, MemoryLimitMiB: cur.mem, Replicas: cur.replicas, RequestsPerSecond: m.RequestsPerSecond,
-		ResponseTimeMs: m.ResponseTimeMs, CPUUsagePercent: m.CPUUsagePercent, MemoryUsagePercent: m.MemoryUsagePercent}
-	p := c.p
-	if c.remember {
-		if cur == c.prev && cur.replicas > 0 {
-			if c.memory.Capacity == 0 {
-				c.memory.Capacity = moha.DefaultMemoryCapacity
-			}
-			c.memory = c.memory.Remember(moha.Measured{CPULimitMilli: cur.cpu, MemoryLimitMiB: cur.mem,
-				RequestsPerSecondPerPod: m.RequestsPerSecond / float64(cur.replicas), ResponseTimeMs: m.ResponseTimeMs})
-		}
-		c.prev = cur
-		p = moha.Remembered{P: c.p, Memory: c.memory}
+// mohaStrategy is the runtime's loop: moha.Round (what the MultiObjective
+// controller runs every interval) with the CRD's defaults; remember: the
+// loop keeps the measured response time of each configuration that served a
+// whole interval (moha.Memory) and predicts with it (moha.Remembered), as the
+// runtime does; without it, the loop before issue 12's low-load change.
+func mohaStrategy(p moha.Predictor, loop moha.Loop, remember bool) *moha.Strategy {
+	s := &moha.Strategy{P: p, Loop: loop, Every: mohaInterval, Epoch: time.Unix(0, 0)}
+	if remember {
+		s.History.Memory.Capacity = moha.DefaultMemoryCapacity
 	}
-	step, err := moha.Step(p, s, c.loop, c.lastScale, now)
-	if err != nil || !step.Changed() {
-		return cur
-	}
-	c.lastScale = now
-	return config{cpu: step.CPULimitMilli, mem: step.MemoryLimitMiB, replicas: step.Replicas}
+	return s
 }
 
 // hpaController is the Kubernetes HPA's defaults on CPU at 80 % of the
@@ -115,105 +81,46 @@ type hpaRec struct {
 	replicas int
 }
 
-func (c *hpaController) interval() time.Duration { return hpaInterval }
+func (c *hpaController) Interval() time.Duration { return hpaInterval }
 
-func (c *hpaController) decide(t time.Duration, cur config, m moha.Sample) config {
-	want := cur.replicas
+func (c *hpaController) Decide(t time.Duration, cur moha.Configuration, m moha.Sample) (moha.Configuration, error) {
+	want := cur.Replicas
 	if r := m.CPUUsagePercent / 80; math.Abs(r-1) > 0.1 {
-		want = int(moha.Optimum(float64(cur.replicas), m.CPUUsagePercent, 80))
+		want = int(moha.Optimum(float64(cur.Replicas), m.CPUUsagePercent, 80))
 	}
 	want = min(max(want, 1), cmpMaxReplicas)
 	c.recs = append(c.recs, hpaRec{t, want})
 	for len(c.recs) > 0 && t-c.recs[0].at > hpaWindow {
 		c.recs = c.recs[1:]
 	}
-	if want < cur.replicas {
+	if want < cur.Replicas {
 		for _, r := range c.recs {
 			want = max(want, r.replicas)
 		}
-		want = min(want, cur.replicas)
+		want = min(want, cur.Replicas)
 	}
-	cur.replicas = want
-	return cur
+	cur.Replicas = want
+	return cur, nil
 }
 
-// runTrace replays tr second by second on the workload model: the
-// controller decides every interval from the interval's means, and a change
-// serves startupDelay later (until then the old configuration serves; it is
-// paid for from the decision on, as new pods are).
-func runTrace(app moha.App, tr workload.Trace, start config, c controller) loopResult {
-	return runTraceTimeline(app, tr, start, c, nil)
-}
-
-// runTraceTimeline is runTrace writing one CSV row per second to timeline
-// (nil: none): the offered load, the serving and the pending configuration,
-// the measured targets.
-func runTraceTimeline(app moha.App, tr workload.Trace, start config, c controller, timeline io.Writer) loopResult {
-	var r loopResult
+// runTraceTimeline replays tr second by second on the workload model
+// (moha.Replay, which hca-runtime simulate runs too): the controller decides
+// every interval from the interval's means, and a change serves startupDelay
+// later (until then the old configuration serves; it is paid for from the
+// decision on, as new pods are). With timeline set, one CSV row per second
+// goes to it (moha.ReplayResult.WriteTimeline).
+func runTraceTimeline(app moha.App, tr workload.Trace, start moha.Configuration, c moha.Controller, timeline io.Writer) (loopResult, error) {
+	rep := moha.Replay{App: app, Trace: tr, Start: start, StartupDelay: startupDelay, Prices: moha.PaperPrices, TargetResponseTimeMs: desired.ResponseTimeMs}
+	res, err := rep.Run(c)
+	if err != nil {
+		return loopResult{}, err
+	}
 	if timeline != nil {
-		fmt.Fprintln(timeline, "second,requests_per_second,replicas,cpu_limit_millicores,memory_limit_mib,response_time_ms,cpu_usage_percent,memory_usage_percent,pending_replicas,pending_cpu_limit_millicores,pending_memory_limit_mib,cost_per_hour")
-	}
-	cur, pending := start, start
-	pendingAt := -1
-	var acc moha.Sample
-	var accN, n, offered, costPerHour float64
-	every := int(c.interval() / time.Second)
-	delay := int(startupDelay / time.Second)
-	for t := 0; t < int(tr.Duration())+60; t++ {
-		if pendingAt >= 0 && t >= pendingAt {
-			cur, pendingAt = pending, -1
-		}
-		rps, _ := tr.At(float64(t))
-		m := app.Measure(cur.cpu, cur.mem, cur.replicas, rps)
-		r.series = append(r.series, cur)
-		r.load = append(r.load, rps)
-		r.rts = append(r.rts, m.ResponseTimeMs)
-		n++
-		r.pods += float64(cur.replicas)
-		r.cpu += cur.cpu
-		r.mem += cur.mem
-		r.cpuUse += m.CPUUsagePercent
-		r.memUse += m.MemoryUsagePercent
-		r.rt += m.ResponseTimeMs * rps
-		offered += rps
-		if m.ResponseTimeMs > desired.ResponseTimeMs {
-			r.over++
-		}
-		paid := hourly(cur)
-		if pendingAt >= 0 {
-			paid = max(paid, hourly(pending))
-		}
-		costPerHour += paid
-		if timeline != nil {
-			p := cur
-			if pendingAt >= 0 {
-				p = pending
-			}
-			fmt.Fprintf(timeline, "%d,%.1f,%d,%.0f,%.0f,%.1f,%.1f,%.1f,%d,%.0f,%.0f,%.4f\n", t, rps, cur.replicas, cur.cpu, cur.mem,
-				m.ResponseTimeMs, m.CPUUsagePercent, m.MemoryUsagePercent, p.replicas, p.cpu, p.mem, paid)
-		}
-		acc.RequestsPerSecond += rps
-		acc.ResponseTimeMs += m.ResponseTimeMs
-		acc.CPUUsagePercent += m.CPUUsagePercent
-		acc.MemoryUsagePercent += m.MemoryUsagePercent
-		accN++
-		if (t+1)%every == 0 && pendingAt < 0 {
-			mean := moha.Sample{RequestsPerSecond: acc.RequestsPerSecond / accN, ResponseTimeMs: acc.ResponseTimeMs / accN,
-				CPUUsagePercent: acc.CPUUsagePercent / accN, MemoryUsagePercent: acc.MemoryUsagePercent / accN}
-			if next := c.decide(time.Duration(t+1)*time.Second, cur, mean); next != cur {
-				pending, pendingAt = next, t+1+delay
-			}
-			acc, accN = moha.Sample{}, 0
+		if err := res.WriteTimeline(timeline); err != nil {
+			return loopResult{}, err
 		}
 	}
-	r.pods /= n
-	r.cpu /= n
-	r.mem /= n
-	r.cpuUse /= n
-	r.memUse /= n
-	r.rt /= offered
-	r.costPerDay = costPerHour / n * 24
-	return r
+	return newLoopResult(res), nil
 }
 
 // dur writes d as "30 s" or "2 min".
@@ -224,27 +131,22 @@ func dur(d time.Duration) string {
 	return fmt.Sprintf("%d s", d/time.Second)
 }
 
-// hourly is what a configuration costs per hour.
-func hourly(c config) float64 {
-	return float64(c.replicas) * (c.cpu/1000*pricePerCoreHour + c.mem/mibPerGB*pricePerGBHour)
-}
-
 // writeComparison writes the section comparing MOHA with the HPA on the
 // reference traces in dir; with timelines set, each run's per-second
 // timeline goes to timelines/<trace>-<run>.csv; with chart set, the runs on
 // chartTrace are drawn there.
 func writeComparison(w io.Writer, dir string, model *moha.Model, timelines, chart string) error {
-	runTrace := func(app moha.App, tr workload.Trace, start config, c controller, trace, run string) (loopResult, error) {
+	runTrace := func(app moha.App, tr workload.Trace, start moha.Configuration, c moha.Controller, trace, run string) (loopResult, error) {
 		if timelines == "" {
-			return runTraceTimeline(app, tr, start, c, nil), nil
+			return runTraceTimeline(app, tr, start, c, nil)
 		}
 		f, err := os.Create(filepath.Join(timelines, strings.TrimSuffix(trace, ".csv")+"-"+run+".csv"))
 		if err != nil {
 			return loopResult{}, err
 		}
 		bw := bufio.NewWriter(f)
-		r := runTraceTimeline(app, tr, start, c, bw)
-		if err := errors.Join(bw.Flush(), f.Close()); err != nil {
+		r, err := runTraceTimeline(app, tr, start, c, bw)
+		if err := errors.Join(err, bw.Flush(), f.Close()); err != nil {
 			return loopResult{}, err
 		}
 		return r, nil
@@ -329,11 +231,11 @@ real loop reaches it.
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		small, err := runTrace(app, tr, config{cpu: 300, mem: 400, replicas: 1}, &hpaController{}, name, "hpa-small")
+		small, err := runTrace(app, tr, moha.Configuration{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 1}, &hpaController{}, name, "hpa-small")
 		if err != nil {
 			return err
 		}
-		large, err := runTrace(app, tr, config{cpu: 500, mem: 600, replicas: 1}, &hpaController{}, name, "hpa-large")
+		large, err := runTrace(app, tr, moha.Configuration{CPULimitMilli: 500, MemoryLimitMiB: 600, Replicas: 1}, &hpaController{}, name, "hpa-large")
 		if err != nil {
 			return err
 		}
@@ -370,9 +272,9 @@ real loop reaches it.
 			remember bool
 		}{{"balanced", moha.Balanced, false}, {"response-time-first", moha.ResponseTimeFirst, false},
 			{"balanced, remembered", moha.Balanced, true}, {"response-time-first, remembered", moha.ResponseTimeFirst, true}} {
-			mo, err := runTrace(app, tr, config{cpu: 300, mem: 400, replicas: 1}, &mohaController{p: pp, remember: v.remember, loop: moha.Loop{
+			mo, err := runTrace(app, tr, moha.Configuration{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 1}, mohaStrategy(pp, moha.Loop{
 				Config:           moha.Config{Desired: mohaDesired, Ranges: hybrid, Weights: v.w},
-				TolerancePercent: 10, Cooldown: mohaCooldown, HeadroomPercent: moha.DefaultHeadroomPercent, MinDecreasePercent: moha.DefaultMinDecreasePercent}}, name, "moha-"+strings.ReplaceAll(strings.ReplaceAll(v.name, ",", ""), " ", "-"))
+				TolerancePercent: 10, Cooldown: mohaCooldown, HeadroomPercent: moha.DefaultHeadroomPercent, MinDecreasePercent: moha.DefaultMinDecreasePercent}, v.remember), name, "moha-"+strings.ReplaceAll(strings.ReplaceAll(v.name, ",", ""), " ", "-"))
 			if err != nil {
 				return err
 			}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/hca-project/terraform-provider-hca/internal/moha"
 	"github.com/hca-project/terraform-provider-hca/internal/workload"
@@ -32,14 +33,6 @@ func main() {
 		os.Exit(1)
 	}
 }
-
-// The paper's prices (Google Cloud, europe-west3): per vCPU-hour and per
-// GB-hour, 1 GB taken as 953 MiB as the paper does.
-const (
-	pricePerCoreHour = 0.0573
-	pricePerGBHour   = 0.0063421
-	mibPerGB         = 953
-)
 
 // The thresholds: usages between 70 and 90 %, desired 80 % (the paper's), and
 // a response time of at most 100 ms (the paper's 1 s suits TeaStore; the
@@ -203,22 +196,32 @@ that it extrapolates.
 
 | run | pods | CPU limit (m) | memory limit (Mi) | response time (ms) | seconds over 100 ms | CPU usage (%%) | memory usage (%%) | cost per day ($) |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
-`, filepath.Base(tracePath), pricePerCoreHour, pricePerGBHour)
+`, filepath.Base(tracePath), moha.PaperPrices.PerCoreHour, moha.PaperPrices.PerGBHour)
 	horizontal := moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 300}, MemoryLimitMiB: moha.Range{Min: 400, Max: 400}, Replicas: moha.Range{Min: 1, Max: 10}}
-	start := config{cpu: 300, mem: 400, replicas: 1}
+	start := moha.Configuration{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 1}
 	var runs []loopResult
-	add := func(name string, p policy) {
-		r := runLoop(app, tr, start, p)
+	add := func(name string, p policy) error {
+		r, err := runLoop(app, tr, start, p)
+		if err != nil {
+			return err
+		}
 		r.name = name
 		runs = append(runs, r)
 		fmt.Fprintf(w, "| %s | %.2f | %.0f | %.0f | %.0f | %d | %.1f | %.1f | %.2f |\n", name, r.pods, r.cpu, r.mem, r.rt, r.over, r.cpuUse, r.memUse, r.costPerDay)
+		return nil
 	}
 	for _, v := range variants {
-		add("SVR-"+v.name+" horizontal", mohaPolicy(tuned, moha.Config{Desired: desired, Ranges: horizontal, Weights: v.w}))
+		if err := add("SVR-"+v.name+" horizontal", mohaPolicy(tuned, moha.Config{Desired: desired, Ranges: horizontal, Weights: v.w})); err != nil {
+			return err
+		}
 	}
-	add("Kubernetes HPA (300m/400Mi)", hpaPolicy(10))
+	if err := add("Kubernetes HPA (300m/400Mi)", hpaPolicy(10)); err != nil {
+		return err
+	}
 	for _, v := range variants {
-		add("SVR-"+v.name+" hybrid", mohaPolicy(tuned, moha.Config{Desired: desired, Ranges: hybrid, Weights: v.w}))
+		if err := add("SVR-"+v.name+" hybrid", mohaPolicy(tuned, moha.Config{Desired: desired, Ranges: hybrid, Weights: v.w})); err != nil {
+			return err
+		}
 	}
 	fmt.Fprint(w, `
 This loop is a sanity check of the decision on the model it learned from
@@ -278,19 +281,14 @@ func human(ns float64) string {
 	return fmt.Sprintf("%.0f ns", ns)
 }
 
-type config struct {
-	cpu, mem float64
-	replicas int
-}
-
 // policy decides the next configuration from the current one and the past
 // minute's mean measurements.
-type policy func(cur config, m moha.Sample) config
+type policy func(cur moha.Configuration, m moha.Sample) moha.Configuration
 
 func mohaPolicy(p moha.Predictor, c moha.Config) policy {
 	th := moha.Thresholds{ResponseTimeMs: c.Desired.ResponseTimeMs, CPUUsagePercent: moha.Range{Min: 70, Max: 90}, MemoryUsagePercent: moha.Range{Min: 70, Max: 90}}
-	return func(cur config, m moha.Sample) config {
-		s := moha.State{CPULimitMilli: cur.cpu, MemoryLimitMiB: cur.mem, Replicas: cur.replicas,
+	return func(cur moha.Configuration, m moha.Sample) moha.Configuration {
+		s := moha.State{CPULimitMilli: cur.CPULimitMilli, MemoryLimitMiB: cur.MemoryLimitMiB, Replicas: cur.Replicas,
 			RequestsPerSecond: m.RequestsPerSecond, ResponseTimeMs: m.ResponseTimeMs,
 			CPUUsagePercent: m.CPUUsagePercent, MemoryUsagePercent: m.MemoryUsagePercent}
 		if th.Satisfied(s) {
@@ -301,7 +299,7 @@ func mohaPolicy(p moha.Predictor, c moha.Config) policy {
 			return cur
 		}
 		b := d.Best()
-		return config{b.CPULimitMilli, b.MemoryLimitMiB, b.Replicas}
+		return moha.Configuration{CPULimitMilli: b.CPULimitMilli, MemoryLimitMiB: b.MemoryLimitMiB, Replicas: b.Replicas}
 	}
 }
 
@@ -309,76 +307,62 @@ func mohaPolicy(p moha.Predictor, c moha.Config) policy {
 // highest recommendation of the last 5 minutes when scaling down.
 func hpaPolicy(maxReplicas int) policy {
 	var recent []int
-	return func(cur config, m moha.Sample) config {
-		want := cur.replicas
+	return func(cur moha.Configuration, m moha.Sample) moha.Configuration {
+		want := cur.Replicas
 		if r := m.CPUUsagePercent / 80; math.Abs(r-1) > 0.1 {
-			want = int(moha.Optimum(float64(cur.replicas), m.CPUUsagePercent, 80))
+			want = int(moha.Optimum(float64(cur.Replicas), m.CPUUsagePercent, 80))
 		}
 		want = min(max(want, 1), maxReplicas)
 		recent = append(recent, want)
 		if len(recent) > 5 {
 			recent = recent[1:]
 		}
-		if want < cur.replicas {
+		if want < cur.Replicas {
 			for _, r := range recent {
 				want = max(want, r)
 			}
-			want = min(want, cur.replicas)
+			want = min(want, cur.Replicas)
 		}
-		cur.replicas = want
+		cur.Replicas = want
 		return cur
 	}
 }
 
+// loopResult is one run's figures and per-second series.
 type loopResult struct {
 	name                                           string
 	pods, cpu, mem, rt, cpuUse, memUse, costPerDay float64
 	over                                           int
-	series                                         []config // per second
+	series                                         []moha.Configuration // per second
 	load, rts                                      []float64
 }
 
-// runLoop replays tr second by second on the workload model, deciding every
-// 60 s from the past minute's means.
-func runLoop(app moha.App, tr workload.Trace, start config, decide policy) loopResult {
-	var r loopResult
-	cur := start
-	var minute moha.Sample
-	var n, offered, costPerHour float64
-	secs := int(tr.Duration()) + 60
-	for t := 0; t < secs; t++ {
-		rps, _ := tr.At(float64(t))
-		m := app.Measure(cur.cpu, cur.mem, cur.replicas, rps)
-		r.series = append(r.series, cur)
-		r.load = append(r.load, rps)
-		r.rts = append(r.rts, m.ResponseTimeMs)
-		n++
-		r.pods += float64(cur.replicas)
-		r.cpu += cur.cpu
-		r.mem += cur.mem
-		r.cpuUse += m.CPUUsagePercent
-		r.memUse += m.MemoryUsagePercent
-		r.rt += m.ResponseTimeMs * rps
-		offered += rps
-		if m.ResponseTimeMs > desired.ResponseTimeMs {
-			r.over++
-		}
-		costPerHour += float64(cur.replicas) * (cur.cpu/1000*pricePerCoreHour + cur.mem/mibPerGB*pricePerGBHour)
-		minute.RequestsPerSecond += rps / 60
-		minute.ResponseTimeMs += m.ResponseTimeMs / 60
-		minute.CPUUsagePercent += m.CPUUsagePercent / 60
-		minute.MemoryUsagePercent += m.MemoryUsagePercent / 60
-		if (t+1)%60 == 0 {
-			cur = decide(cur, minute)
-			minute = moha.Sample{}
-		}
+func newLoopResult(r *moha.ReplayResult) loopResult {
+	s := r.Summary()
+	out := loopResult{pods: s.Replicas, cpu: s.CPULimitMilli, mem: s.MemoryLimitMiB, rt: s.ResponseTimeMs, cpuUse: s.CPUUsagePercent,
+		memUse: s.MemoryUsagePercent, costPerDay: s.CostPerDay, over: s.Over, series: r.Serving, load: r.Load}
+	for _, m := range r.Measured {
+		out.rts = append(out.rts, m.ResponseTimeMs)
 	}
-	r.pods /= n
-	r.cpu /= n
-	r.mem /= n
-	r.cpuUse /= n
-	r.memUse /= n
-	r.rt /= offered
-	r.costPerDay = costPerHour / n * 24
-	return r
+	return out
+}
+
+// minutePolicy is a policy deciding every minute, as a moha.Controller.
+type minutePolicy policy
+
+func (p minutePolicy) Interval() time.Duration { return time.Minute }
+
+func (p minutePolicy) Decide(_ time.Duration, cur moha.Configuration, m moha.Sample) (moha.Configuration, error) {
+	return p(cur, m), nil
+}
+
+// runLoop replays tr second by second on the workload model, deciding every
+// 60 s from the past minute's means; a change serves from the next second.
+func runLoop(app moha.App, tr workload.Trace, start moha.Configuration, decide policy) (loopResult, error) {
+	rep := moha.Replay{App: app, Trace: tr, Start: start, Prices: moha.PaperPrices, TargetResponseTimeMs: desired.ResponseTimeMs}
+	res, err := rep.Run(minutePolicy(decide))
+	if err != nil {
+		return loopResult{}, err
+	}
+	return newLoopResult(res), nil
 }

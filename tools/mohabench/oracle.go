@@ -46,16 +46,16 @@ func oracleLevels(app moha.App, tr workload.Trace) []oracleLevel {
 		rps, _ := tr.At(float64(t))
 		secs[rps]++
 	}
-	var cfgs []config
+	var cfgs []moha.Configuration
 	for c := 300.0; c <= 500; c += oracleStep {
 		for m := 400.0; m <= 600; m += oracleStep {
 			for r := 1; r <= cmpMaxReplicas; r++ {
-				cfgs = append(cfgs, config{cpu: c, mem: m, replicas: r})
+				cfgs = append(cfgs, moha.Configuration{CPULimitMilli: c, MemoryLimitMiB: m, Replicas: r})
 			}
 		}
 	}
-	slices.SortStableFunc(cfgs, func(a, b config) int {
-		switch ha, hb := hourly(a), hourly(b); {
+	slices.SortStableFunc(cfgs, func(a, b moha.Configuration) int {
+		switch ha, hb := moha.PaperPrices.Hourly(a), moha.PaperPrices.Hourly(b); {
 		case ha < hb:
 			return -1
 		case ha > hb:
@@ -70,11 +70,11 @@ func oracleLevels(app moha.App, tr workload.Trace) []oracleLevel {
 		for _, c := range cfgs {
 			rt := 0.0
 			if rps > 0 {
-				rt = app.Measure(c.cpu, c.mem, c.replicas, rps).ResponseTimeMs
+				rt = app.Measure(c.CPULimitMilli, c.MemoryLimitMiB, c.Replicas, rps).ResponseTimeMs
 			}
 			if rt < best || len(l.front) == 0 {
 				best = rt
-				l.front = append(l.front, oraclePoint{hourly(c), rt})
+				l.front = append(l.front, oraclePoint{moha.PaperPrices.Hourly(c), rt})
 			}
 		}
 		out = append(out, l)

@@ -56,8 +56,8 @@ func TestOracleLevelsFrontier(t *testing.T) {
 	f := levels[0].front
 	// The cheapest configuration is one 300m/400Mi pod, on the frontier
 	// whatever its response time.
-	small := config{cpu: 300, mem: 400, replicas: 1}
-	if f[0].hourly != hourly(small) || f[0].rtMs != app.Measure(300, 400, 1, 100).ResponseTimeMs {
+	small := moha.Configuration{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 1}
+	if f[0].hourly != moha.PaperPrices.Hourly(small) || f[0].rtMs != app.Measure(300, 400, 1, 100).ResponseTimeMs {
 		t.Errorf("first frontier point %+v, want one 300m/400Mi pod", f[0])
 	}
 	for i := 1; i < len(f); i++ {

@@ -19,9 +19,9 @@ func writeSVG(w io.Writer, title string, runs []loopResult) error {
 		runs  []loopResult
 	}{
 		{"offered load (req/s)", func(r loopResult, t int) float64 { return r.load[t] }, runs[:1]},
-		{"pods", func(r loopResult, t int) float64 { return float64(r.series[t].replicas) }, runs},
+		{"pods", func(r loopResult, t int) float64 { return float64(r.series[t].Replicas) }, runs},
 		{"total CPU limit (cores)", func(r loopResult, t int) float64 {
-			return float64(r.series[t].replicas) * r.series[t].cpu / 1000
+			return float64(r.series[t].Replicas) * r.series[t].CPULimitMilli / 1000
 		}, runs},
 		{fmt.Sprintf("response time (ms, capped at %.0f)", 2*desired.ResponseTimeMs), func(r loopResult, t int) float64 {
 			return min(r.rts[t], 2*desired.ResponseTimeMs)

@@ -15,7 +15,7 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
-const simulateUsage = `usage: hca-runtime simulate --trace FILE [--policy FILE] [--cluster FILE] [--compare ALG,ALG,...] [--out DIR]
+const simulateUsage = `usage: hca-runtime simulate --trace FILE [--policy FILE] [--model FILE] [--cluster FILE] [--compare ALG,ALG,...] [--out DIR]
 
 Replays a load trace (CSV seconds,requests_per_second) against a burst policy
 or an SLO on a cluster model in virtual time, with the runtime's own scaling
@@ -27,6 +27,16 @@ ServiceLevelObjective of strategy Burst and its BurstPolicy separated by ---.
 (*.yaml) side by side; --out writes one SVG chart per run (load and the
 adaptive forecast, pods per cluster, latency, and the burst clusters' nodes
 when the cluster model gives them nodeGroups).
+
+A policy file of kind MultiObjectiveElasticityStrategy (with, after ---
+lines, the ConfigMap of its model, or --model FILE: the file of
+hca-runtime moha train) replays the MultiObjective strategy (MOHA) with the
+controller's round on the workload model: replicas and the pods' CPU and
+memory limits together, each change serving after the pod start-up delay
+(the cluster model's, default 10s), cost at the MOHA paper's prices; the
+table gives response times, seconds over the target, changes and cost per
+day, --out the load, replicas, CPU and memory limit, response time and cost.
+--compare then lists other strategy files (*.yaml).
 
 `
 
@@ -41,6 +51,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	clusterPath := fs.String("cluster", "", "cluster model YAML (default: one unlimited primary cluster)")
 	compare := fs.String("compare", "", "comma-separated algorithms or policy files to run side by side (default: the policy's algorithm)")
 	outDir := fs.String("out", "", "directory for the SVG charts (default: none)")
+	modelPath := fs.String("model", "", "model file of hca-runtime moha train for a MultiObjectiveElasticityStrategy --policy (default: the ConfigMap of spec.model in the policy file)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -80,6 +91,19 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return sim.Policy{}, usageError{fmt.Sprintf("simulate: %s: %v", path, err)}
 		}
 		return p, nil
+	}
+	if *policyPath != "" {
+		data, err := os.ReadFile(*policyPath)
+		if err != nil {
+			return usageError{fmt.Sprintf("simulate: policy: %v", err)}
+		}
+		if sim.IsMultiObjective(data) {
+			return simulateMultiObjective(ctx, multiObjectiveArgs{tracePath: *tracePath, trace: tr, policyPath: *policyPath, policy: data,
+				modelPath: *modelPath, cluster: model, clusterPath: *clusterPath, compare: *compare, outDir: *outDir}, stdout)
+		}
+	}
+	if *modelPath != "" {
+		return usageError{"simulate: --model is the model of a MultiObjectiveElasticityStrategy: give one as --policy, or drop --model"}
 	}
 	var base sim.Policy
 	if *policyPath != "" {
