@@ -38,8 +38,9 @@ type Ranges struct {
 }
 
 // Weights are the TOPSIS criteria's weights; they must sum to 1. The criteria:
-// minimise the response time, maximise CPU and memory usage, minimise CPU
-// limit, memory limit and replicas.
+// minimise the response time, maximise CPU and memory usage, minimise the
+// configuration's cost (weighted by CPULimit + MemoryLimit: the paper's CPU
+// and memory limit criteria, priced; see [Decide]) and the replicas.
 type Weights struct {
 	ResponseTime float64
 	CPUUsage     float64
@@ -189,6 +190,9 @@ const (
 	// load within the response-time limit ([SafeDecide]); not one of the
 	// paper's targets.
 	FromLoad Target = "load"
+	// FromRange: a pod size of the ranges' grid ([RangeGrid]), sized by
+	// [SafeDecide] with the fewest replicas; not one of the paper's targets.
+	FromRange Target = "range"
 )
 
 // Variation is one candidate configuration: its parameters, the target each
@@ -272,7 +276,8 @@ func (d Decision) Best() Variation { return d.Ranked[0] }
 // Decide validates c and s, builds the [Variations] around s, predicts each
 // one's targets at the current load with p (a negative prediction counts as 0
 // and a usage as at most 100 %), and ranks them with [TOPSIS] on the criteria
-// of [Weights]. Ties keep the variation order. On error nothing is decided.
+// of [Weights] (the CPU and memory limits priced together as the
+// configuration's cost per hour; see rank). Ties keep the variation order. On error nothing is decided.
 func Decide(p Predictor, s State, c Config) (Decision, error) {
 	if err := errors.Join(s.validate(), c.Validate()); err != nil {
 		return Decision{}, fmt.Errorf("moha decision: %w", err)
@@ -281,7 +286,16 @@ func Decide(p Predictor, s State, c Config) (Decision, error) {
 }
 
 // rank predicts the targets of vs at s's load with p and ranks them with
-// TOPSIS on c's weights, best first.
+// TOPSIS on c's weights, best first. One departure from the paper: its
+// criteria "minimise the CPU limit" and "minimise the memory limit" (of a
+// pod) are one criterion here, minimise the configuration's cost per hour at
+// [PaperPrices] (replicas × (CPU limit × CPU price + memory limit × memory
+// price)), weighted by the two weights' sum. The paper's per-pod criteria
+// rank 3 pods of 300m/400Mi (900m in all) before 1 of 500m/600Mi, and
+// TOPSIS normalises each criterion on its own, so CPU (about 9 times the
+// price of memory per GB-hour) and memory would count alike: a loop ranked
+// so stays on small pods, which cost more per request (see [RangeGrid]).
+// Only the prices' ratio matters (TOPSIS normalises the column).
 func rank(p Predictor, s State, c Config, vs []Variation) (Decision, error) {
 	matrix := make([][]float64, len(vs))
 	for i := range vs {
@@ -291,12 +305,12 @@ func rank(p Predictor, s State, c Config, vs []Variation) (Decision, error) {
 			return Decision{}, err
 		}
 		v.Predicted = pred
-		matrix[i] = []float64{pred[0], pred[1], pred[2], v.CPULimitMilli, v.MemoryLimitMiB, float64(v.Replicas)}
+		matrix[i] = []float64{pred[0], pred[1], pred[2], PaperPrices.Hourly(Configuration{CPULimitMilli: v.CPULimitMilli, MemoryLimitMiB: v.MemoryLimitMiB, Replicas: v.Replicas}), float64(v.Replicas)}
 	}
 	w := c.Weights
 	closeness := TOPSIS(matrix,
-		[]float64{w.ResponseTime, w.CPUUsage, w.MemoryUsage, w.CPULimit, w.MemoryLimit, w.Replicas},
-		[]bool{false, true, true, false, false, false})
+		[]float64{w.ResponseTime, w.CPUUsage, w.MemoryUsage, w.CPULimit + w.MemoryLimit, w.Replicas},
+		[]bool{false, true, true, false, false})
 	for i := range vs {
 		vs[i].Closeness = closeness[i]
 	}

@@ -175,10 +175,14 @@ func TestDecide(t *testing.T) {
 		{"response time only", Weights{ResponseTime: 1}, config{450, 600, 3}},
 		// Everything on pods: the first variation with 2 pods.
 		{"pods only", Weights{Replicas: 1}, config{450, 600, 2}},
-		// Everything on the memory limit: the first with 300Mi.
-		{"memory limit only", Weights{MemoryLimit: 1}, config{450, 300, 3}},
-		// Everything on the CPU limit: the first with 338m.
-		{"CPU limit only", Weights{CPULimit: 1}, config{338, 600, 3}},
+		// Everything on the CPU or the memory limit: both weigh the cost per
+		// hour at the paper's prices, replicas × (CPU × $0.0573 + memory/953
+		// × $0.0063421): 2 × (0.338×0.0573 + 300/953×0.0063421) = $0.0427,
+		// the cheapest (3 of 338m/300Mi: $0.0641; 2 of 450m/300Mi: $0.0556;
+		// 2 of 338m/600Mi: $0.0467).
+		{"memory limit only: the cost", Weights{MemoryLimit: 1}, config{338, 300, 2}},
+		{"CPU limit only: the cost", Weights{CPULimit: 1}, config{338, 300, 2}},
+		{"CPU and memory limit: the cost", Weights{CPULimit: 0.5, MemoryLimit: 0.5}, config{338, 300, 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -54,8 +54,12 @@ func TestStep(t *testing.T) {
 		// now gives CPU 270 or ceil(341.25) = 342 and replicas 2 or
 		// ceil(2.275) = 3. Within 1 s: 3 of 342m (1000/1.026 = 975 ms) and
 		// the load variations' 4 of 270m (926 ms; 3 of 342m is already
-		// there); the faster, 270m × 4 with 360Mi, is made.
-		{"CPU over the band: the increase is made", func() State { s := calm; s.MemoryUsagePercent, s.CPUUsagePercent = 69, 91; return s }(), loop, time.Time{}, config{270, 360, 4}, ReasonScaled, true},
+		// there); the range grid (CPU 100, 550 and 1000m, memory 100, 1050
+		// and 2000Mi) adds 10 of 100m (1,000 ms), 2 of 550m (1000/1.1 =
+		// 909 ms) and 1 of 1000m (1,000 ms). The fastest, 550m × 2 with the
+		// grid's first memory, 100Mi, is made (1,100m in total against
+		// 600m: an increase).
+		{"CPU over the band: the increase is made", func() State { s := calm; s.MemoryUsagePercent, s.CPUUsagePercent = 69, 91; return s }(), loop, time.Time{}, config{550, 100, 2}, ReasonScaled, true},
 		// The current configuration outside the ranges ranks even when the
 		// targets are met: memory range [500, 2000] lifts 360/345 to 500;
 		// the replicas as in the case before.
@@ -71,11 +75,12 @@ func TestStep(t *testing.T) {
 		// ceil(10×100/1000) = 1, ceil(10×20/80) = 3 and ceil(10×75/80) = 10;
 		// CPU 30 or 75, both lifted to the range's 100m; memory 40 (lifted
 		// to 100) or 375. The stub predicts 10000/n ms for n pods of 100m:
-		// only 10 are within 1 s (the load variations add nothing new), and
-		// of (100, 100, 10) and (100, 375, 10), tied on the response time,
-		// the first wins: 1,000m in total instead of 3,000m, a decrease.
+		// only 10 are within 1 s (the load variations add nothing new). The
+		// range grid adds 2 of 550m (909 ms) and 1 of 1000m (1,000 ms); the
+		// fastest, 2 of 550m with 100Mi, wins: 1,100m in total instead of
+		// 3,000m, a decrease.
 		{"decrease in cooldown: holds", overProvisioned, loop, t0.Add(-119 * time.Second), config{300, 400, 10}, ReasonCooldown, true},
-		{"decrease after the cooldown: scales", overProvisioned, loop, t0.Add(-121 * time.Second), config{100, 100, 10}, ReasonScaled, true},
+		{"decrease after the cooldown: scales", overProvisioned, loop, t0.Add(-121 * time.Second), config{550, 100, 2}, ReasonScaled, true},
 		// Hysteresis: 5 pods of 300m/400Mi (fixed sizes) at 20 % CPU, all
 		// weight on few replicas. Replicas from eq. 1: ceil(0.5) = 1,
 		// ceil(1.25) = 2, ceil(4.6875) = 5; the stub predicts 3,333, 1,667 and
@@ -88,8 +93,9 @@ func TestStep(t *testing.T) {
 		// Eq. 1's variations (CPU 270 or 300, memory 360 or 375, 2
 		// replicas) are all predicted over 1.6 s; the load variations add 8
 		// pods of 270m (1000/(0.27n) <= 500: n >= 7.4, 463 ms) and 7 of 300m
-		// (n >= 6.67, 476 ms). With all weight on few replicas the 7 rank
-		// before the 8: 300m, the first memory (360Mi), 7 pods, an increase.
+		// (n >= 6.67, 476 ms); the range grid is left out, 900 ms being over
+		// the limit. With all weight on few replicas the 7 rank before the
+		// 8: 300m, the first memory (360Mi), 7 pods, an increase.
 		{"headroom: the fewest pods predicted within it", calm, func() Loop { l := loop; l.Weights, l.HeadroomPercent = Weights{Replicas: 1}, 50; return l }(), time.Time{}, config{300, 360, 7}, ReasonScaled, true},
 		// At most 3 pods, no variation reaches 500 ms (3 of 300m: 1,111 ms):
 		// the fastest is taken, 2 of 300m (1,667 ms; the 270m ones 1,852),
@@ -191,22 +197,42 @@ func FuzzStep(f *testing.F) {
 // that has fallen to 220 req/s measures 4 ms, far under the limit, and 46 %
 // CPU, under its band. Eq. 1 shrinks it to pods that the workload model
 // itself predicts at 100 ms and more (a 541m/588Mi pod: 179 ms), and with one
-// replica the load variations add nothing within the 80 ms limit; the fastest
-// of them is still a decrease over the limit, which the loop once took (the
-// replay of a load step, TestReplayLoadStep, went back over the target). It
-// holds.
+// replica the load variations add nothing within the 80 ms limit. With the
+// range grid the loop finds a smaller pod within it: 650m/700Mi (the ranges'
+// midpoints) is 13 ms (working set 470 MiB, pressure 0.67, GC overhead
+// 0.05×0.67/0.33 = 10 %, capacity 325/1.10 = 295 req/s, 1/(295-220) s),
+// a decrease it makes. When no variation is predicted within the limit (a
+// predictor that says 1 s for everything), the fastest is still a decrease
+// over the limit, which the loop once took (the replay of a load step,
+// TestReplayLoadStep, went back over the target): it holds.
 func TestStepOverLimit(t *testing.T) {
 	m := DefaultApp.Measure(1000, 1000, 1, 220)
 	s := State{CPULimitMilli: 1000, MemoryLimitMiB: 1000, Replicas: 1, RequestsPerSecond: 220, ResponseTimeMs: m.ResponseTimeMs, CPUUsagePercent: m.CPUUsagePercent, MemoryUsagePercent: m.MemoryUsagePercent}
 	l := Loop{Config: Config{Desired: Desired{ResponseTimeMs: 100, CPUUsagePercent: 85, MemoryUsagePercent: 80},
 		Ranges: Ranges{CPULimitMilli: Range{300, 1000}, MemoryLimitMiB: Range{400, 1000}, Replicas: Range{1, 1}}, Weights: Balanced},
 		TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: DefaultHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
+	if !(s.ResponseTimeMs < 10) {
+		t.Fatalf("measured %.1f ms, want under 10", s.ResponseTimeMs)
+	}
 	got, err := Step(appPredictor{DefaultApp}, s, l, time.Time{}, time.Unix(1000, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	best := got.Decision.Best()
-	if got.Reason != ReasonOverLimit || got.Changed() || got.Configuration() != s.Configuration() || !(best.Predicted[0] > l.ResponseTimeLimitMs()) || !(s.ResponseTimeMs < 10) {
+	if got.Reason != ReasonScaled || got.Configuration() != (Configuration{650, 700, 1}) || !near(best.Predicted[0], 13.36, 0.01) {
+		t.Errorf("%s to %+v (best predicted %.2f ms), want Scaled to 650m/700Mi × 1 at 13.36 ms", got.Reason, got.Configuration(), best.Predicted[0])
+	}
+	got, err = Step(constPredictor{1000, 50, 50}, s, l, time.Time{}, time.Unix(1000, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	best = got.Decision.Best()
+	if got.Reason != ReasonOverLimit || got.Changed() || got.Configuration() != s.Configuration() || !(best.Predicted[0] > l.ResponseTimeLimitMs()) {
 		t.Fatalf("%s to %+v (best %+v predicted %.0f ms; measured %.1f ms), want held: OverLimit", got.Reason, got.Configuration(), best, best.Predicted[0], s.ResponseTimeMs)
 	}
 }
+
+// constPredictor predicts the same targets for every input.
+type constPredictor [NumTargets]float64
+
+func (c constPredictor) Predict([NumInputs]float64) [NumTargets]float64 { return c }

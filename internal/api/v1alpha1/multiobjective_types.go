@@ -134,12 +134,16 @@ type MultiObjectiveWeights struct {
 	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="weights.memoryUsage must be >= 0"
 	// +required
 	MemoryUsage resource.Quantity `json:"memoryUsage"`
-	// CPULimit weighs minimising the CPU limit (>= 0).
+	// CPULimit weighs minimising the CPU limit (>= 0). With MemoryLimit it
+	// weighs one criterion, the configuration's cost per hour (replicas ×
+	// the pod's CPU and memory limits at the MOHA paper's prices): the two
+	// weights are added.
 	//
 	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="weights.cpuLimit must be >= 0"
 	// +required
 	CPULimit resource.Quantity `json:"cpuLimit"`
-	// MemoryLimit weighs minimising the memory limit (>= 0).
+	// MemoryLimit weighs minimising the memory limit (>= 0); added to
+	// CPULimit as the weight of the configuration's cost per hour.
 	//
 	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="weights.memoryLimit must be >= 0"
 	// +required
@@ -284,7 +288,8 @@ type MultiObjectiveChoice struct {
 	// From says which target eq. 1 computed each parameter from
 	// (CPU/memory/replicas, e.g. "response_time/memory_usage/cpu_usage"), or
 	// "load/load/load" for the fewest replicas the model predicts within the
-	// response-time limit.
+	// response-time limit, "range/range/load" for a pod size of the ranges'
+	// grid (each range's min, midpoint and max) with those replicas.
 	From string `json:"from"`
 	// Closeness is the TOPSIS score in [0, 1] (higher is better), as a decimal.
 	Closeness string `json:"closeness"`
