@@ -170,11 +170,22 @@ func (r *SLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			r.countError("status")
 			return ctrl.Result{}, fmt.Errorf("patch status of SLO %s: %w", req.NamespacedName, err)
 		}
+		// Once per transition: the status written says it from now on.
+		logSLOMetricsTransition(ctx, req.NamespacedName, before.Status.Conditions, s.Status.Conditions)
 	}
 	if res != nil {
 		r.eval.applied(req.NamespacedName, res)
 	}
 	return ctrl.Result{}, nil
+}
+
+// logSLOMetricsTransition logs the SLO's metrics lost (warn) or back
+// (info) when its MetricsAvailable condition changed so from before to after.
+func logSLOMetricsTransition(ctx context.Context, slo client.ObjectKey, before, after []metav1.Condition) {
+	a := meta.FindStatusCondition(after, hcav1.ConditionMetricsAvailable)
+	if lost, back := conditionChange(meta.FindStatusCondition(before, hcav1.ConditionMetricsAvailable), a); lost || back {
+		logTransition(ctx, a, lost, "slo", slo.String())
+	}
 }
 
 // sloStatusDue says whether after must be written over before at now: when
