@@ -280,7 +280,9 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 	}
 	a.keep = a.trendN + a.hN + a.backtestN + 1
 	if a.seasonN > 0 {
-		a.keep = max(a.keep, a.seasonN+a.hN+a.backtestN+2)
+		// A period back, plus what the seasonal model reads around it (its
+		// level window, its smoothing) and the backtest at the horizon.
+		a.keep = max(a.keep, a.seasonN+a.hN+a.backtestN+a.seasonModel.Window+a.seasonModel.Smooth+2)
 	}
 	return a, nil
 }
