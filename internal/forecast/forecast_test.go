@@ -218,7 +218,7 @@ func FuzzForecast(f *testing.F) {
 			v = append(v, x)
 		}
 		p := int(period % 32)
-		models := []Model{Naive{}, Trend{Window: p}, Holt{Alpha: 0.5, Beta: 0.3, Phi: 0.9}, SeasonalNaive{Period: p, Window: int(h % 8)}, HoltWinters{Alpha: 0.3, Beta: 0.1, Gamma: 0.2, Period: p}}
+		models := []Model{Naive{}, Trend{Window: p}, Holt{Alpha: 0.5, Beta: 0.3, Phi: 0.9}, SeasonalNaive{Period: p, Window: int(h % 8)}, SeasonalNaive{Period: p, Window: int(h % 8), Smooth: int(period/32) % 8}, HoltWinters{Alpha: 0.3, Beta: 0.1, Gamma: 0.2, Period: p}}
 		for _, m := range models {
 			got, err := m.Forecast(v, int(h))
 			if err != nil {

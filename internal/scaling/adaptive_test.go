@@ -367,12 +367,12 @@ func TestAdaptiveHistoryWindow(t *testing.T) {
 func TestAdaptiveSeasonalModels(t *testing.T) {
 	const day = 24 * time.Hour
 	cases := []struct {
-		name   string
-		period time.Duration
-		days   int          // days of history, the last one today
-		ramps  map[int]bool // days (0-based) with the 09:00 step
-		level  map[int]float64
-		model  string
+		name           string
+		period         time.Duration
+		days           int          // days of history, the last one today
+		ramps          map[int]bool // days (0-based) with the 09:00 step
+		level          map[int]float64
+		model          string
 		atLeast, below float64
 	}{
 		// Monday (day 7) ramps, as Monday a week earlier did; Sunday
@@ -436,9 +436,9 @@ func TestAdaptiveSeasonalModels(t *testing.T) {
 // when nodes must boot; capped at 1 h.
 func TestReadyHorizon(t *testing.T) {
 	cases := []struct {
-		name                     string
+		name                      string
 		age, startup, boot, round time.Duration
-		want                     time.Duration
+		want                      time.Duration
 	}{
 		{"private only", 15 * time.Second, 20 * time.Second, 0, 10 * time.Second, 35 * time.Second},
 		{"bursting into node groups", 15 * time.Second, 20 * time.Second, 75 * time.Second, 10 * time.Second, 2 * time.Minute},
