@@ -540,7 +540,7 @@ func (m *multiObjectiveModel) toAPI() (*hcav1.MultiObjectiveElasticityStrategy, 
 	sp.Model = hcav1.MultiObjectiveModelRef{ConfigMapName: hcav1.ObjectName(m.configMapName()), Key: modelKey}
 	if d := m.Desired; d != nil {
 		sp.Desired = hcav1.MultiObjectiveDesired{ResponseTimeMillis: int32(d.ResponseTimeMs.ValueInt64()),
-			CPUUsagePercent: int32(d.CPUUsagePercent.ValueInt64()), MemoryUsagePercent: int32(d.MemoryUsagePercent.ValueInt64())}
+			MultiObjectiveDesiredUsage: hcav1.MultiObjectiveDesiredUsage{CPUUsagePercent: int32(d.CPUUsagePercent.ValueInt64()), MemoryUsagePercent: int32(d.MemoryUsagePercent.ValueInt64())}}
 	}
 	if rg := m.Ranges; rg != nil {
 		var err error

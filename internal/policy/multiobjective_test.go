@@ -15,7 +15,9 @@ func TestMultiObjectiveLoop(t *testing.T) {
 	q := resource.MustParse
 	spec := hcav1.MultiObjectiveElasticityStrategySpec{
 		Desired: hcav1.MultiObjectiveDesired{ResponseTimeMillis: 250},
-		Ranges:  hcav1.MultiObjectiveRanges{MinCPU: q("0.3"), MaxCPU: q("1500m"), MinMemory: q("512Mi"), MaxMemory: q("1Gi"), MaxReplicas: 7},
+		MultiObjectiveStaticConfig: hcav1.MultiObjectiveStaticConfig{
+			Ranges: hcav1.MultiObjectiveRanges{MinCPU: q("0.3"), MaxCPU: q("1500m"), MinMemory: q("512Mi"), MaxMemory: q("1Gi"), MaxReplicas: 7},
+		},
 	}
 	tests := []struct {
 		name   string
@@ -62,7 +64,7 @@ func TestMultiObjectiveInterval(t *testing.T) {
 		in   *metav1.Duration
 		want time.Duration
 	}{{nil, 30 * time.Second}, {&metav1.Duration{}, 30 * time.Second}, {&metav1.Duration{Duration: time.Minute}, time.Minute}} {
-		if got := MultiObjectiveInterval(&hcav1.MultiObjectiveElasticityStrategySpec{Interval: tc.in}); got != tc.want {
+		if got := MultiObjectiveInterval(&hcav1.MultiObjectiveElasticityStrategySpec{MultiObjectiveStaticConfig: hcav1.MultiObjectiveStaticConfig{Interval: tc.in}}); got != tc.want {
 			t.Errorf("interval %v: got %v, want %v", tc.in, got, tc.want)
 		}
 	}

@@ -169,20 +169,31 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 	return m.GetCounter().GetValue()
 }
 
+// mohaUsage are the lab tests' desired usages (the paper's 80 %).
+var mohaUsage = hcav1.MultiObjectiveDesiredUsage{CPUUsagePercent: 80, MemoryUsagePercent: 80}
+
+// mohaStatic is the lab tests' static configuration: the paper's ranges,
+// rounds every 3 s, a 30 s cooldown and the 15 s query windows.
+func mohaStatic(configMap string) hcav1.MultiObjectiveStaticConfig {
+	return hcav1.MultiObjectiveStaticConfig{
+		Model: hcav1.MultiObjectiveModelRef{ConfigMapName: hcav1.ObjectName(configMap), Key: "model.json"},
+		Ranges: hcav1.MultiObjectiveRanges{MinCPU: resource.MustParse("300m"), MaxCPU: resource.MustParse("500m"),
+			MinMemory: resource.MustParse("400Mi"), MaxMemory: resource.MustParse("600Mi"), MinReplicas: 1, MaxReplicas: 10},
+		WeightPreset:     hcav1.WeightsBalanced,
+		TolerancePercent: 10,
+		Interval:         &metav1.Duration{Duration: 3 * time.Second},
+		Cooldown:         &metav1.Duration{Duration: 30 * time.Second},
+		Metrics:          mohaQueries,
+	}
+}
+
 func mohaStrategy(ns, name, target, configMap string) *hcav1.MultiObjectiveElasticityStrategy {
 	return &hcav1.MultiObjectiveElasticityStrategy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{controller.ClassLabel: sloClass}},
 		Spec: hcav1.MultiObjectiveElasticityStrategySpec{
-			Target:  hcav1.TargetRef{Kind: hcav1.WorkloadDeployment, Name: hcav1.ObjectName(target)},
-			Model:   hcav1.MultiObjectiveModelRef{ConfigMapName: hcav1.ObjectName(configMap), Key: "model.json"},
-			Desired: hcav1.MultiObjectiveDesired{ResponseTimeMillis: 100, CPUUsagePercent: 80, MemoryUsagePercent: 80},
-			Ranges: hcav1.MultiObjectiveRanges{MinCPU: resource.MustParse("300m"), MaxCPU: resource.MustParse("500m"),
-				MinMemory: resource.MustParse("400Mi"), MaxMemory: resource.MustParse("600Mi"), MinReplicas: 1, MaxReplicas: 10},
-			WeightPreset:     hcav1.WeightsBalanced,
-			TolerancePercent: 10,
-			Interval:         &metav1.Duration{Duration: 3 * time.Second},
-			Cooldown:         &metav1.Duration{Duration: 30 * time.Second},
-			Metrics:          mohaQueries,
+			Target:                     hcav1.TargetRef{Kind: hcav1.WorkloadDeployment, Name: hcav1.ObjectName(target)},
+			Desired:                    hcav1.MultiObjectiveDesired{ResponseTimeMillis: 100, MultiObjectiveDesiredUsage: mohaUsage},
+			MultiObjectiveStaticConfig: mohaStatic(configMap),
 		},
 	}
 }
