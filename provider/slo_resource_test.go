@@ -209,8 +209,8 @@ func TestSLOConverters(t *testing.T) {
 					MultiObjective: &hcav1.MultiObjectiveSLOConfig{
 						Desired: &hcav1.MultiObjectiveDesiredUsage{CPUUsagePercent: 70},
 						MultiObjectiveStaticConfig: hcav1.MultiObjectiveStaticConfig{Model: hcav1.MultiObjectiveModelRef{ConfigMapName: "web-model", Key: "svr.json"},
-							Ranges: hcav1.MultiObjectiveRanges{MinCPU: *qty("300m"), MaxCPU: *qty("1500m"), MinMemory: *qty("400Mi"), MaxMemory: *qty("1Gi"), MinReplicas: 2, MaxReplicas: 8},
-							Weights: &hcav1.MultiObjectiveWeights{ResponseTime: *qty("0.4"), CPUUsage: *qty("0.1"), MemoryUsage: *qty("0.1"), CPULimit: *qty("0.2"), MemoryLimit: *qty("0.1"), Replicas: *qty("0.1")},
+							Ranges:           hcav1.MultiObjectiveRanges{MinCPU: *qty("300m"), MaxCPU: *qty("1500m"), MinMemory: *qty("400Mi"), MaxMemory: *qty("1Gi"), MinReplicas: 2, MaxReplicas: 8},
+							Weights:          &hcav1.MultiObjectiveWeights{ResponseTime: *qty("0.4"), CPUUsage: *qty("0.1"), MemoryUsage: *qty("0.1"), CPULimit: *qty("0.2"), MemoryLimit: *qty("0.1"), Replicas: *qty("0.1")},
 							TolerancePercent: 5, Interval: dur("1m"), Cooldown: dur("90s"), Container: "app", ResizePolicy: "InPlaceOrRecreate",
 							Metrics: &hcav1.MultiObjectiveMetrics{RequestsPerSecond: `sum(rate(requests_total{app="$name"}[30s]))`}}}}},
 		},
