@@ -492,7 +492,7 @@ func validateMOStatic(root path.Path, prefix string, rg *moRanges, preset types.
 		}
 		if all && sum.Cmp(kresource.MustParse("1")) != 0 {
 			d.AddAttributeError(at("weights"), "Invalid "+prefix+"weights",
-				fmt.Sprintf("The weights must sum to exactly 1; response_time + cpu_usage + memory_usage + cpu_limit + memory_limit + replicas = %v = %s. Adjust them, or use %sweight_preset.",
+				fmt.Sprintf("The %sweights must sum to exactly 1; response_time + cpu_usage + memory_usage + cpu_limit + memory_limit + replicas = %v = %s. Adjust them, or use %sweight_preset.", prefix,
 					joinPlus(parts), sum.AsDec().String(), prefix))
 		}
 	}

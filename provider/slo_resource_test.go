@@ -499,7 +499,7 @@ func TestValidateSLO(t *testing.T) {
 			mo.WeightPreset = types.StringValue("Balanced")
 			m.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"), MultiObjective: mo}
 		}, []string{"Set elasticity_strategy.multi_objective.weights or elasticity_strategy.multi_objective.weight_preset, not both.",
-			"The weights must sum to exactly 1; response_time + cpu_usage + memory_usage + cpu_limit + memory_limit + replicas = 0.5 + 0.1 + 0.1 + 0.1 + 0.1 + 0.2 = 1.1. Adjust them, or use elasticity_strategy.multi_objective.weight_preset."}},
+			"The elasticity_strategy.multi_objective.weights must sum to exactly 1; response_time + cpu_usage + memory_usage + cpu_limit + memory_limit + replicas = 0.5 + 0.1 + 0.1 + 0.1 + 0.1 + 0.2 = 1.1. Adjust them, or use elasticity_strategy.multi_objective.weight_preset."}},
 		{"multi-objective weights summing to 1 in decimals", func(m *sloModel) {
 			mo := minimalSLOMultiObjective()
 			mo.Weights = &moWeights{ResponseTime: types.Float64Value(0.7), CPUUsage: types.Float64Value(0.1), MemoryUsage: types.Float64Value(0.1),
