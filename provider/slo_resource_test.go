@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -963,6 +964,99 @@ resource "hca_slo" "web" {
 		Steps: []resource.TestStep{
 			{Config: cfg, ResourceName: "hca_slo.web", ImportState: true, ImportStateId: ns + "/web-latency", ImportStatePersist: true},
 			{Config: cfg, PlanOnly: true},
+		},
+	})
+}
+
+// TestAccSLOResource_multiObjective applies an hca_slo of kind MultiObjective
+// against the lab, reads it back (the API's defaults stay unset, spellings
+// are kept: no diff after apply), changes every argument, imports it, and
+// switches it to Horizontal with the MultiObjective configuration kept.
+func TestAccSLOResource_multiObjective(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-slo-moha")
+	const addr = "hca_slo.web"
+	slo := `  target = { name = "web" }
+  slo = {
+    type    = "latency"
+    latency = { percentile = "50", threshold = "0.12s" }
+  }`
+	minimal := slo + `
+  elasticity_strategy = {
+    kind = "MultiObjective"
+    multi_objective = {
+      model  = { config_map_name = "web-model" }
+      ranges = { min_cpu = "300m", max_cpu = "0.5", min_memory = "400Mi", max_memory = "600Mi", max_replicas = 10 }
+    }
+  }`
+	full := slo + `
+  elasticity_strategy = {
+    kind       = "%s"
+    horizontal = { max_replicas = 6 }
+    multi_objective = {
+      model             = { config_map_name = "web-model", key = "svr.json" }
+      desired           = { cpu_usage_percent = 70 }
+      ranges            = { min_cpu = "300m", max_cpu = "1500m", min_memory = "400Mi", max_memory = "1Gi", min_replicas = 2, max_replicas = 8 }
+      weights           = { response_time = 0.4, cpu_usage = 0.1, memory_usage = 0.1, cpu_limit = 0.2, memory_limit = 0.1, replicas = 0.1 }
+      tolerance_percent = 5
+      interval          = "1m"
+      cooldown          = "90s"
+      container         = "app"
+      resize_policy     = "InPlaceOrRecreate"
+      metrics           = { requests_per_second = "sum(rate(http_requests_total{namespace=\"$namespace\",app=\"$name\"}[30s]))" }
+    }
+  }`
+	accTest(t, resource.TestCase{
+		CheckDestroy: checkSLOGone(c, ns, "web-latency"),
+		Steps: []resource.TestStep{
+			{
+				Config: sloHCL(lab, "web-latency", ns, minimal),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "elasticity_strategy.kind", "MultiObjective"),
+					resource.TestCheckResourceAttr(addr, "elasticity_strategy.multi_objective.ranges.max_cpu", "0.5"),
+					resource.TestCheckNoResourceAttr(addr, "elasticity_strategy.multi_objective.model.key"),
+					resource.TestCheckNoResourceAttr(addr, "elasticity_strategy.multi_objective.tolerance_percent"),
+					checkSLO(c, ns, "web-latency", func(s *hcav1.ServiceLevelObjective) error {
+						mo := s.Spec.ElasticityStrategy.MultiObjective
+						if s.Spec.ElasticityStrategy.Kind != hcav1.StrategyMultiObjective || mo == nil {
+							return fmt.Errorf("elasticityStrategy %+v, want kind MultiObjective with multiObjective", s.Spec.ElasticityStrategy)
+						}
+						// The API server's defaults, which the state leaves unset.
+						if mo.Model.ConfigMapName != "web-model" || mo.Model.Key != "model.json" || mo.TolerancePercent != 10 || mo.Interval.Duration != 30*time.Second ||
+							mo.Cooldown.Duration != 2*time.Minute || mo.ResizePolicy != "Recreate" || mo.Ranges.MinReplicas != 1 || mo.Ranges.MaxCPU.Cmp(kresource.MustParse("500m")) != 0 || mo.Desired != nil {
+							return fmt.Errorf("multiObjective %+v", mo)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				Config: sloHCL(lab, "web-latency", ns, fmt.Sprintf(full, "MultiObjective")),
+				Check: checkSLO(c, ns, "web-latency", func(s *hcav1.ServiceLevelObjective) error {
+					mo := s.Spec.ElasticityStrategy.MultiObjective
+					if mo == nil || mo.Model.Key != "svr.json" || mo.Desired == nil || mo.Desired.CPUUsagePercent != 70 || mo.Desired.MemoryUsagePercent != 80 ||
+						mo.Weights == nil || mo.Weights.CPULimit.Cmp(kresource.MustParse("0.2")) != 0 || mo.TolerancePercent != 5 || mo.Cooldown.Duration != 90*time.Second ||
+						mo.Container != "app" || mo.ResizePolicy != "InPlaceOrRecreate" || mo.Metrics == nil || !strings.Contains(mo.Metrics.RequestsPerSecond, "[30s]") ||
+						mo.Ranges.MinReplicas != 2 || mo.Ranges.MaxMemory.Cmp(kresource.MustParse("1Gi")) != 0 {
+						return fmt.Errorf("multiObjective %+v", mo)
+					}
+					return nil
+				}),
+			},
+			// An import reads durations in their shortest spelling.
+			{ResourceName: addr, ImportState: true, ImportStateId: ns + "/web-latency", ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"slo.latency.threshold", "elasticity_strategy.multi_objective.cooldown"}},
+			{
+				Config: sloHCL(lab, "web-latency", ns, fmt.Sprintf(full, "Horizontal")),
+				Check: checkSLO(c, ns, "web-latency", func(s *hcav1.ServiceLevelObjective) error {
+					if s.Spec.ElasticityStrategy.Kind != hcav1.StrategyHorizontal || s.Spec.ElasticityStrategy.MultiObjective == nil {
+						return fmt.Errorf("elasticityStrategy %+v, want Horizontal with multiObjective kept", s.Spec.ElasticityStrategy)
+					}
+					return nil
+				}),
+			},
 		},
 	})
 }
