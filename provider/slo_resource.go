@@ -222,7 +222,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 		Description: "Manages a ServiceLevelObjective (hca.dev/v1alpha1) in the control cluster: the runtime evaluates " +
 			"an objective on a workload (CPU utilisation, latency, cost efficiency, availability or a custom PromQL " +
 			"query) every `evaluation_interval` and hands the compliance to the elasticity strategy that enforces it " +
-			"(Horizontal replicas, Vertical requests, or a BurstPolicy's replicas). Every field of the API is an " +
+			"(Horizontal replicas, Vertical requests, a BurstPolicy's replicas, or MultiObjective: replicas and pod size together from a model). Every field of the API is an " +
 			"argument, checked at plan time with the API's own rules. Optional arguments left unset take the API's " +
 			"defaults (shown in their descriptions) and, in nested objects, stay unset in the state. Import with " +
 			"`<namespace>/<name>`.",
