@@ -99,12 +99,22 @@ func FuzzFederatedAutoscalerConverters(f *testing.F) {
 }
 
 func FuzzSLOConverters(f *testing.F) {
-	m := minimalSLO()
-	s, err := m.toAPI()
-	if err != nil {
-		f.Fatal(err)
+	var seeds []*hcav1.ServiceLevelObjective
+	mo := minimalSLO()
+	mo.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"), MultiObjective: minimalSLOMultiObjective()}
+	mo.ElasticityStrategy.MultiObjective.Desired = &sloMODesired{CPUUsagePercent: types.Int64Value(70), MemoryUsagePercent: types.Int64Null()}
+	mo.ElasticityStrategy.MultiObjective.Weights = &moWeights{ResponseTime: types.Float64Value(0.5), CPUUsage: types.Float64Value(0.1), MemoryUsage: types.Float64Value(0.1),
+		CPULimit: types.Float64Value(0.1), MemoryLimit: types.Float64Value(0.1), Replicas: types.Float64Value(0.1)}
+	mo.ElasticityStrategy.MultiObjective.Metrics = &moMetricsModel{RequestsPerSecond: types.StringValue("vector(1)"), ResponseTimeMs: types.StringNull(),
+		CPUUsagePercent: types.StringNull(), MemoryUsagePercent: types.StringNull()}
+	for _, m := range []sloModel{minimalSLO(), mo} {
+		s, err := m.toAPI()
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, s)
 	}
-	addSeeds(f, s)
+	addSeeds(f, seeds...)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var s hcav1.ServiceLevelObjective
 		if json.Unmarshal(data, &s) != nil {

@@ -239,7 +239,8 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Optional:    true,
 				ElementType: types.StringType,
 				Description: "Tags of the cluster, at most 50: keys of 1 to 128 characters, not starting with `aws:`, values of " +
-					"at most 256. Changing them replaces the cluster (tags are set at creation only).",
+					"at most 256, both of letters, digits, spaces and `_ . : / = + - @` only. Changing them replaces the cluster " +
+					"(tags are set at creation only).",
 				Validators:    []validator.Map{mapvalidator.SizeAtMost(50), awsTagsValidator},
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
@@ -342,7 +343,8 @@ func (r *eksClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 						Optional:    true,
 						ElementType: types.StringType,
 						Description: "Tags of the node group, at most 50 (keys of 1 to 128 characters, not starting with `aws:`, values " +
-							"of at most 256), set at creation: changing them recreates the group. In the lab, " +
+							"of at most 256, both of letters, digits, spaces and `_ . : / = + - @` only), set at creation: changing them " +
+							"recreates the group. In the lab, " +
 							"`hca.dev/lab-node-boot-delay` (a Go duration) sets the group's node boot delay.",
 						Validators: []validator.Map{mapvalidator.SizeAtMost(50), awsTagsValidator},
 					},

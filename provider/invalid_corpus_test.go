@@ -310,6 +310,12 @@ func invalidCorpus(f corpusFixtures) []corpusCase {
 	mol := func(rest string) string { // moha ranges with one field changed
 		return `{ min_cpu = "300m", max_cpu = "500m", min_memory = "400Mi", max_memory = "600Mi", max_replicas = 10` + rest + ` }`
 	}
+	sloMO := func(fields string) string { // an hca_slo elasticity_strategy of kind MultiObjective, fields added or overriding
+		if !strings.Contains(fields, "ranges =") {
+			fields = `, ranges = ` + mol("") + fields
+		}
+		return `{ kind = "MultiObjective", multi_objective = { model = { config_map_name = "web-model" }` + fields + ` } }`
+	}
 	ng := func(fields string) string { // one EKS node group with fields added or overriding
 		return `[{ name = "burst", node_role_arn = "arn:aws:iam::000000000000:role/eks-node", instance_types = ["m5.large"], min_size = 0, max_size = 3` + fields + ` }]`
 	}
@@ -583,7 +589,12 @@ func invalidCorpus(f corpusFixtures) []corpusCase {
 		r(eks, "tag key aws prefix", "Invalid tags", "tags", `the prefix "aws:" is reserved`, "tags", `{ "aws:owner" = "x" }`),
 		r(eks, "tag key AWS prefix", "Invalid tags", "tags", `the prefix "aws:" is reserved`, "tags", `{ "AWS:Owner" = "x" }`),
 		r(eks, "tag value too long", "Invalid tags", "tags", "AWS tag values have at most 256 characters, not 257", "tags", fmt.Sprintf(`{ team = %q }`, long(257))),
+		r(eks, "tag key character", "Invalid tags", "tags", `has the key "team!": AWS tag keys may hold only letters, digits, spaces and _ . : / = + - @, not '!'`, "tags", `{ "team!" = "x" }`),
+		r(eks, "tag key comma", "Invalid tags", "tags", `AWS tag keys may hold only letters, digits, spaces and _ . : / = + - @, not ','`, "tags", `{ "cost,center" = "x" }`),
+		r(eks, "tag value character", "Invalid tags", "tags", `AWS tag values may hold only letters, digits, spaces and _ . : / = + - @, not '*'`, "tags", `{ team = "a*b" }`),
 		r(eks, "51 tags", value, "Attribute tags", "at most 50", "tags", fiftyOneTags),
+		r(eks, "node group tag key character", "Invalid node_groups[0].tags", "node_groups[0].tags", `has the key "a#b": AWS tag keys may hold only letters`, "node_groups", ng(`, tags = { "a#b" = "y" }`)),
+		r(eks, "node group tag value character", "Invalid node_groups[0].tags", "node_groups[0].tags", `AWS tag values may hold only letters, digits, spaces and _ . : / = + - @, not '&'`, "node_groups", ng(`, tags = { x = "a&b" }`)),
 		r(eks, "node group tag key", "Invalid node_groups[0].tags", "node_groups[0].tags", `the prefix "aws:" is reserved`, "node_groups", ng(`, tags = { "aws:x" = "y" }`)),
 		r(eks, "node group tag value", "Invalid node_groups[0].tags", "node_groups[0].tags", "at most 256 characters", "node_groups", ng(fmt.Sprintf(`, tags = { x = %q }`, long(300)))),
 		r(eks, "node group 51 tags", value, "Attribute node_groups[0].tags", "at most 50", "node_groups", ng(", tags = "+fiftyOneTags)),
@@ -679,6 +690,33 @@ func invalidCorpus(f corpusFixtures) []corpusCase {
 		r(slo, "vertical cpu_step", "Invalid elasticity_strategy.vertical.cpu_step", "elasticity_strategy.vertical.cpu_step", "", "elasticity_strategy", `{ kind = "Vertical", vertical = { min_cpu = "1", max_cpu = "2", min_memory = "64Mi", max_memory = "1Gi", cpu_step = "0" } }`),
 		r(slo, "vertical resize_policy", match, "Attribute elasticity_strategy.vertical.resize_policy", "", "elasticity_strategy", `{ kind = "Vertical", vertical = { min_cpu = "1", max_cpu = "2", min_memory = "64Mi", max_memory = "1Gi", resize_policy = "InPlace" } }`),
 		r(slo, "vertical container", match, "Attribute elasticity_strategy.vertical.container", "", "elasticity_strategy", `{ kind = "Vertical", vertical = { container = "Web App", min_cpu = "1", max_cpu = "2", min_memory = "64Mi", max_memory = "1Gi" } }`),
+		r(slo, "multi_objective missing", "Missing elasticity_strategy.multi_objective", "elasticity_strategy.multi_objective", "is required when kind is MultiObjective", "elasticity_strategy", `{ kind = "MultiObjective", horizontal = { max_replicas = 3 } }`),
+		r(slo, "multi_objective on a cpu SLO", "Invalid elasticity_strategy.kind", "elasticity_strategy.kind MultiObjective", "slo.type latency", "slo", `{ type = "cpu-utilization", cpu_utilization = { target_average_utilization = 60 } }`, "elasticity_strategy", sloMO("")),
+		r(slo, "multi_objective on a StatefulSet", "Invalid target.kind", "elasticity_strategy.kind MultiObjective", "set target.kind to Deployment", "target", `{ kind = "StatefulSet", name = "web" }`, "elasticity_strategy", sloMO("")),
+		r(slo, "multi_objective config_map_name", match, "Attribute elasticity_strategy.multi_objective.model.config_map_name", "", "elasticity_strategy", `{ kind = "MultiObjective", multi_objective = { model = { config_map_name = "Web_Model" }, ranges = `+mol("")+` } }`),
+		r(slo, "multi_objective model key", match, "Attribute elasticity_strategy.multi_objective.model.key", "", "elasticity_strategy", `{ kind = "MultiObjective", multi_objective = { model = { config_map_name = "web-model", key = "model/json" }, ranges = `+mol("")+` } }`),
+		r(slo, "multi_objective min_cpu above max", "Invalid elasticity_strategy.multi_objective.ranges", "elasticity_strategy.multi_objective.ranges.min_cpu (600m)", "must be <= elasticity_strategy.multi_objective.ranges.max_cpu (500m)", "elasticity_strategy",
+			`{ kind = "MultiObjective", multi_objective = { model = { config_map_name = "web-model" }, ranges = { min_cpu = "600m", max_cpu = "500m", min_memory = "400Mi", max_memory = "600Mi", max_replicas = 10 } } }`),
+		r(slo, "multi_objective min_memory above max", "Invalid elasticity_strategy.multi_objective.ranges", "elasticity_strategy.multi_objective.ranges.min_memory (700Mi)", "must be <=", "elasticity_strategy",
+			`{ kind = "MultiObjective", multi_objective = { model = { config_map_name = "web-model" }, ranges = { min_cpu = "300m", max_cpu = "500m", min_memory = "700Mi", max_memory = "600Mi", max_replicas = 10 } } }`),
+		r(slo, "multi_objective min_replicas above max", "Invalid elasticity_strategy.multi_objective.ranges", "elasticity_strategy.multi_objective.ranges.min_replicas (11)", "must be <=", "elasticity_strategy", sloMO(`, ranges = `+mol(", min_replicas = 11"))),
+		r(slo, "multi_objective min_cpu zero", "Invalid elasticity_strategy.multi_objective.ranges.min_cpu", "elasticity_strategy.multi_objective.ranges.min_cpu", "", "elasticity_strategy",
+			`{ kind = "MultiObjective", multi_objective = { model = { config_map_name = "web-model" }, ranges = { min_cpu = "0", max_cpu = "500m", min_memory = "400Mi", max_memory = "600Mi", max_replicas = 10 } } }`),
+		r(slo, "multi_objective weights sum", "Invalid elasticity_strategy.multi_objective.weights", "elasticity_strategy.multi_objective.weights", "must sum to exactly 1", "elasticity_strategy",
+			sloMO(`, weights = { response_time = 0.6, cpu_usage = 0.1, memory_usage = 0.1, cpu_limit = 0.1, memory_limit = 0.1, replicas = 0.1 }`)),
+		r(slo, "multi_objective weights negative", value, "Attribute elasticity_strategy.multi_objective.weights.cpu_usage", "", "elasticity_strategy",
+			sloMO(`, weights = { response_time = 0.7, cpu_usage = -0.1, memory_usage = 0.1, cpu_limit = 0.1, memory_limit = 0.1, replicas = 0.1 }`)),
+		r(slo, "multi_objective weights and preset", "Conflicting weights", "elasticity_strategy.multi_objective.weight_preset", "not both", "elasticity_strategy",
+			sloMO(`, weight_preset = "Balanced", weights = { response_time = 0.5, cpu_usage = 0.1, memory_usage = 0.1, cpu_limit = 0.1, memory_limit = 0.1, replicas = 0.1 }`)),
+		r(slo, "multi_objective weight_preset", match, "Attribute elasticity_strategy.multi_objective.weight_preset", "", "elasticity_strategy", sloMO(`, weight_preset = "Fast"`)),
+		r(slo, "multi_objective cpu_usage_percent", value, "Attribute elasticity_strategy.multi_objective.desired.cpu_usage_percent", "", "elasticity_strategy", sloMO(`, desired = { cpu_usage_percent = 101 }`)),
+		r(slo, "multi_objective tolerance_percent zero", value, "Attribute elasticity_strategy.multi_objective.tolerance_percent", "", "elasticity_strategy", sloMO(`, tolerance_percent = 0`)),
+		r(slo, "multi_objective interval", match, "Attribute elasticity_strategy.multi_objective.interval", "", "elasticity_strategy", sloMO(`, interval = "30 seconds"`)),
+		r(slo, "multi_objective cooldown", match, "Attribute elasticity_strategy.multi_objective.cooldown", "", "elasticity_strategy", sloMO(`, cooldown = "2 min"`)),
+		r(slo, "multi_objective container", match, "Attribute elasticity_strategy.multi_objective.container", "", "elasticity_strategy", sloMO(`, container = "Web_App"`)),
+		r(slo, "multi_objective resize_policy", match, "Attribute elasticity_strategy.multi_objective.resize_policy", "", "elasticity_strategy", sloMO(`, resize_policy = "InPlace"`)),
+		r(slo, "multi_objective metrics query", "Invalid elasticity_strategy.multi_objective.metrics.response_time_ms", "elasticity_strategy.multi_objective.metrics.response_time_ms", "is not valid PromQL", "elasticity_strategy",
+			sloMO(`, metrics = { response_time_ms = "avg(x{namespace=\"$namespace\"}" }`)),
 		r(slo, "tolerance", "Invalid tolerance", "tolerance", `got "1"`, "tolerance", `"1"`),
 		r(slo, "evaluation_interval", "Invalid evaluation_interval", "evaluation_interval", `got "500ms"`, "evaluation_interval", `"500ms"`),
 		r(slo, "stabilization", match, "Attribute stabilization.scale_down", "", "stabilization", `{ scale_down = "5 minutes" }`),

@@ -426,8 +426,22 @@ func isKnown(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
 // validateMultiObjective mirrors the MultiObjectiveElasticityStrategy's CEL
 // rules for the values known at plan time.
 func validateMultiObjective(m *multiObjectiveModel) diag.Diagnostics {
+	return validateMOStatic(path.Empty(), "", m.Ranges, m.WeightPreset, m.Weights)
+}
+
+// validateMOStatic checks the MultiObjective strategy's cross-field rules
+// (ranges min <= max, weights summing to 1, weights or a preset) under root,
+// whose attributes the messages name with prefix ("" for the resource's own,
+// "elasticity_strategy.multi_objective." in an hca_slo).
+func validateMOStatic(root path.Path, prefix string, rg *moRanges, preset types.String, weights *moWeights) diag.Diagnostics {
 	var d diag.Diagnostics
-	if rg := m.Ranges; rg != nil {
+	at := func(name string) path.Path {
+		if prefix == "" {
+			return path.Root(name)
+		}
+		return root.AtName(name)
+	}
+	if rg != nil {
 		for _, p := range []struct {
 			lo, hi         types.String
 			loName, hiName string
@@ -440,19 +454,25 @@ func validateMultiObjective(m *multiObjectiveModel) diag.Diagnostics {
 			lo, err1 := kresource.ParseQuantity(p.lo.ValueString())
 			hi, err2 := kresource.ParseQuantity(p.hi.ValueString())
 			if err1 == nil && err2 == nil && lo.Cmp(hi) > 0 {
-				d.AddAttributeError(path.Root("ranges").AtName(p.loName), "Invalid ranges",
-					fmt.Sprintf("ranges.%s (%s) must be <= ranges.%s (%s).", p.loName, p.lo.ValueString(), p.hiName, p.hi.ValueString()))
+				d.AddAttributeError(at("ranges").AtName(p.loName), "Invalid "+prefix+"ranges",
+					fmt.Sprintf("%sranges.%s (%s) must be <= %sranges.%s (%s).", prefix, p.loName, p.lo.ValueString(), prefix, p.hiName, p.hi.ValueString()))
 			}
 		}
-		if isKnown(rg.MinReplicas) && isKnown(rg.MaxReplicas) && rg.MinReplicas.ValueInt64() > rg.MaxReplicas.ValueInt64() {
-			d.AddAttributeError(path.Root("ranges").AtName("min_replicas"), "Invalid ranges",
-				fmt.Sprintf("ranges.min_replicas (%d) must be <= ranges.max_replicas (%d).", rg.MinReplicas.ValueInt64(), rg.MaxReplicas.ValueInt64()))
+		if isKnown(rg.MaxReplicas) && !rg.MinReplicas.IsUnknown() {
+			lo := int64(1)
+			if isKnown(rg.MinReplicas) {
+				lo = rg.MinReplicas.ValueInt64()
+			}
+			if lo > rg.MaxReplicas.ValueInt64() {
+				d.AddAttributeError(at("ranges").AtName("min_replicas"), "Invalid "+prefix+"ranges",
+					fmt.Sprintf("%sranges.min_replicas (%d) must be <= %sranges.max_replicas (%d).", prefix, lo, prefix, rg.MaxReplicas.ValueInt64()))
+			}
 		}
 	}
-	if m.Weights != nil && isKnown(m.WeightPreset) {
-		d.AddAttributeError(path.Root("weight_preset"), "Conflicting weights", "Set weights or weight_preset, not both.")
+	if weights != nil && isKnown(preset) {
+		d.AddAttributeError(at("weight_preset"), "Conflicting weights", fmt.Sprintf("Set %sweights or %sweight_preset, not both.", prefix, prefix))
 	}
-	if w := m.Weights; w != nil {
+	if w := weights; w != nil {
 		vals := []types.Float64{w.ResponseTime, w.CPUUsage, w.MemoryUsage, w.CPULimit, w.MemoryLimit, w.Replicas}
 		sum, all := kresource.MustParse("0"), true
 		var parts []string
@@ -471,9 +491,9 @@ func validateMultiObjective(m *multiObjectiveModel) diag.Diagnostics {
 			parts = append(parts, s)
 		}
 		if all && sum.Cmp(kresource.MustParse("1")) != 0 {
-			d.AddAttributeError(path.Root("weights"), "Invalid weights",
-				fmt.Sprintf("The weights must sum to exactly 1; response_time + cpu_usage + memory_usage + cpu_limit + memory_limit + replicas = %v = %s. Adjust them, or use weight_preset.",
-					joinPlus(parts), sum.AsDec().String()))
+			d.AddAttributeError(at("weights"), "Invalid "+prefix+"weights",
+				fmt.Sprintf("The %sweights must sum to exactly 1; response_time + cpu_usage + memory_usage + cpu_limit + memory_limit + replicas = %v = %s. Adjust them, or use %sweight_preset.", prefix,
+					joinPlus(parts), sum.AsDec().String(), prefix))
 		}
 	}
 	return d
@@ -540,7 +560,7 @@ func (m *multiObjectiveModel) toAPI() (*hcav1.MultiObjectiveElasticityStrategy, 
 	sp.Model = hcav1.MultiObjectiveModelRef{ConfigMapName: hcav1.ObjectName(m.configMapName()), Key: modelKey}
 	if d := m.Desired; d != nil {
 		sp.Desired = hcav1.MultiObjectiveDesired{ResponseTimeMillis: int32(d.ResponseTimeMs.ValueInt64()),
-			CPUUsagePercent: int32(d.CPUUsagePercent.ValueInt64()), MemoryUsagePercent: int32(d.MemoryUsagePercent.ValueInt64())}
+			MultiObjectiveDesiredUsage: hcav1.MultiObjectiveDesiredUsage{CPUUsagePercent: int32(d.CPUUsagePercent.ValueInt64()), MemoryUsagePercent: int32(d.MemoryUsagePercent.ValueInt64())}}
 	}
 	if rg := m.Ranges; rg != nil {
 		var err error

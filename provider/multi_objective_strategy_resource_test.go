@@ -401,10 +401,11 @@ func TestAccMultiObjectiveStrategyResource_noOrphan(t *testing.T) {
 	c := labAdmin(t, lab)
 	ns := testNamespace(t, c, "hca-tf-moha-orphan")
 	existing := &hcav1.MultiObjectiveElasticityStrategy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-		Spec: hcav1.MultiObjectiveElasticityStrategySpec{Target: hcav1.TargetRef{Name: "other"}, Model: hcav1.MultiObjectiveModelRef{ConfigMapName: "elsewhere"},
+		Spec: hcav1.MultiObjectiveElasticityStrategySpec{Target: hcav1.TargetRef{Name: "other"},
 			Desired: hcav1.MultiObjectiveDesired{ResponseTimeMillis: 50},
-			Ranges: hcav1.MultiObjectiveRanges{MinCPU: kresource.MustParse("100m"), MaxCPU: kresource.MustParse("1"),
-				MinMemory: kresource.MustParse("64Mi"), MaxMemory: kresource.MustParse("1Gi"), MaxReplicas: 3}}}
+			MultiObjectiveStaticConfig: hcav1.MultiObjectiveStaticConfig{Model: hcav1.MultiObjectiveModelRef{ConfigMapName: "elsewhere"},
+				Ranges: hcav1.MultiObjectiveRanges{MinCPU: kresource.MustParse("100m"), MaxCPU: kresource.MustParse("1"),
+					MinMemory: kresource.MustParse("64Mi"), MaxMemory: kresource.MustParse("1Gi"), MaxReplicas: 3}}}}
 	if err := c.Create(context.Background(), existing); err != nil {
 		t.Fatal(err)
 	}

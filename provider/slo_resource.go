@@ -115,10 +115,38 @@ type sloStabilization struct {
 }
 
 type sloStrategy struct {
-	Kind       types.String   `tfsdk:"kind"`
-	Horizontal *sloHorizontal `tfsdk:"horizontal"`
-	Vertical   *sloVertical   `tfsdk:"vertical"`
-	Burst      *sloBurst      `tfsdk:"burst"`
+	Kind           types.String       `tfsdk:"kind"`
+	Horizontal     *sloHorizontal     `tfsdk:"horizontal"`
+	Vertical       *sloVertical       `tfsdk:"vertical"`
+	Burst          *sloBurst          `tfsdk:"burst"`
+	MultiObjective *sloMultiObjective `tfsdk:"multi_objective"`
+}
+
+// sloMultiObjective is elasticity_strategy.multi_objective: the
+// MultiObjective strategy's static configuration (its ranges, weights and
+// metrics share the hca_multi_objective_strategy's shapes).
+type sloMultiObjective struct {
+	Model            *sloMOModel     `tfsdk:"model"`
+	Desired          *sloMODesired   `tfsdk:"desired"`
+	Ranges           *moRanges       `tfsdk:"ranges"`
+	WeightPreset     types.String    `tfsdk:"weight_preset"`
+	Weights          *moWeights      `tfsdk:"weights"`
+	TolerancePercent types.Int64     `tfsdk:"tolerance_percent"`
+	Interval         durationString  `tfsdk:"interval"`
+	Cooldown         durationString  `tfsdk:"cooldown"`
+	Container        types.String    `tfsdk:"container"`
+	ResizePolicy     types.String    `tfsdk:"resize_policy"`
+	Metrics          *moMetricsModel `tfsdk:"metrics"`
+}
+
+type sloMOModel struct {
+	ConfigMapName types.String `tfsdk:"config_map_name"`
+	Key           types.String `tfsdk:"key"`
+}
+
+type sloMODesired struct {
+	CPUUsagePercent    types.Int64 `tfsdk:"cpu_usage_percent"`
+	MemoryUsagePercent types.Int64 `tfsdk:"memory_usage_percent"`
 }
 
 type sloHorizontal struct {
@@ -149,6 +177,10 @@ const (
 	sloDefaultHistogramMetric    = "http_request_duration_seconds"
 	sloDefaultRequestsMetric     = "http_requests_total"
 	sloDefaultErrorCodes         = "5.."
+	sloDefaultModelKey           = "model.json"
+	sloDefaultMOTolerance        = 10
+	sloDefaultMOInterval         = "30s"
+	sloDefaultMOCooldown         = "2m"
 )
 
 var (
@@ -190,7 +222,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 		Description: "Manages a ServiceLevelObjective (hca.dev/v1alpha1) in the control cluster: the runtime evaluates " +
 			"an objective on a workload (CPU utilisation, latency, cost efficiency, availability or a custom PromQL " +
 			"query) every `evaluation_interval` and hands the compliance to the elasticity strategy that enforces it " +
-			"(Horizontal replicas, Vertical requests, or a BurstPolicy's replicas). Every field of the API is an " +
+			"(Horizontal replicas, Vertical requests, a BurstPolicy's replicas, or MultiObjective: replicas and pod size together from a model). Every field of the API is an " +
 			"argument, checked at plan time with the API's own rules. Optional arguments left unset take the API's " +
 			"defaults (shown in their descriptions) and, in nested objects, stay unset in the state. Import with " +
 			"`<namespace>/<name>`.",
@@ -291,8 +323,8 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 					"the others may stay set, so that swapping strategy is an edit of `kind` alone.",
 				Attributes: map[string]schema.Attribute{
 					"kind": schema.StringAttribute{Required: true,
-						Description: "`Horizontal` (changes the replica count; set `horizontal`), `Vertical` (changes the pods' CPU and memory requests; set `vertical`) or `Burst` (drives a BurstPolicy's replica count so that the overflow runs in burst clusters; set `burst`).",
-						Validators:  []validator.String{stringvalidator.OneOf(string(hcav1.StrategyHorizontal), string(hcav1.StrategyVertical), string(hcav1.StrategyBurst))}},
+						Description: "`Horizontal` (changes the replica count; set `horizontal`), `Vertical` (changes the pods' CPU and memory requests; set `vertical`), `Burst` (drives a BurstPolicy's replica count so that the overflow runs in burst clusters; set `burst`) or `MultiObjective` (changes replicas and the container's CPU and memory limits together from a performance model, MOHA; set `multi_objective`; only with `slo.type` `latency` and a Deployment target).",
+						Validators:  []validator.String{stringvalidator.OneOf(string(hcav1.StrategyHorizontal), string(hcav1.StrategyVertical), string(hcav1.StrategyBurst), string(hcav1.StrategyMultiObjective))}},
 					"horizontal": schema.SingleNestedAttribute{Optional: true, Description: "Bounds of the Horizontal strategy.",
 						Attributes: map[string]schema.Attribute{
 							"min_replicas": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Fewest replicas the strategy sets, 1 or more and at most `max_replicas`. The API's default is 1.",
@@ -324,6 +356,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 							"burst_policy_name": schema.StringAttribute{Required: true, Description: "The BurstPolicy, in `namespace`, whose replica count the strategy drives (a DNS subdomain).",
 								Validators: subdomain},
 						}},
+					"multi_objective": sloMultiObjectiveAttr(subdomain),
 				},
 			},
 			"current_value": schema.StringAttribute{
@@ -344,7 +377,7 @@ func (r *sloResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 			},
 			"strategy_kind": schema.StringAttribute{
 				Computed:      true,
-				Description:   "Kind of the strategy object the SLO currently writes (`HorizontalElasticityStrategy`, `VerticalElasticityStrategy` or `BurstElasticityStrategy`, each named after the SLO); empty before the first evaluation.",
+				Description:   "Kind of the strategy object the SLO currently writes (`HorizontalElasticityStrategy`, `VerticalElasticityStrategy`, `BurstElasticityStrategy` or `MultiObjectiveElasticityStrategy`, each named after the SLO); empty before the first evaluation.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"strategy_name": schema.StringAttribute{
@@ -496,12 +529,26 @@ func validateSLO(m *sloModel) diag.Diagnostics {
 			{string(hcav1.StrategyHorizontal), "horizontal", "max_replicas, and min_replicas if not 1", s.Horizontal != nil},
 			{string(hcav1.StrategyVertical), "vertical", "min_cpu, max_cpu, min_memory and max_memory", s.Vertical != nil},
 			{string(hcav1.StrategyBurst), "burst", "burst_policy_name", s.Burst != nil},
+			{string(hcav1.StrategyMultiObjective), "multi_objective", "model and ranges", s.MultiObjective != nil},
 		} {
 			if s.Kind.ValueString() == b.kind && !b.set {
 				d.AddAttributeError(root, "Missing elasticity_strategy."+b.attr,
 					fmt.Sprintf("elasticity_strategy.%s (%s) is required when kind is %s.", b.attr, b.needs, b.kind))
 			}
 		}
+	}
+	if known(s.Kind) && s.Kind.ValueString() == string(hcav1.StrategyMultiObjective) {
+		if o := m.SLO; o != nil && known(o.Type) && o.Type.ValueString() != string(hcav1.SLOLatency) {
+			d.AddAttributeError(root.AtName("kind"), "Invalid elasticity_strategy.kind",
+				fmt.Sprintf("elasticity_strategy.kind MultiObjective needs an objective on the response time: slo.type latency, whose threshold is the desired response time (slo.type is %s).", o.Type.ValueString()))
+		}
+		if t := m.Target; t != nil && known(t.Kind) && t.Kind.ValueString() != string(hcav1.WorkloadDeployment) {
+			d.AddAttributeError(path.Root("target").AtName("kind"), "Invalid target.kind",
+				fmt.Sprintf("elasticity_strategy.kind MultiObjective scales a Deployment: set target.kind to Deployment (got %s).", t.Kind.ValueString()))
+		}
+	}
+	if mo := s.MultiObjective; mo != nil {
+		d.Append(validateMOStatic(root.AtName("multi_objective"), "elasticity_strategy.multi_objective.", mo.Ranges, mo.WeightPreset, mo.Weights)...)
 	}
 	if h := s.Horizontal; h != nil && known(h.MaxReplicas) && !h.MinReplicas.IsUnknown() {
 		lo := int64(1)
@@ -625,6 +672,11 @@ func (m *sloModel) toAPI() (*hcav1.ServiceLevelObjective, error) {
 		}
 		if b := e.Burst; b != nil {
 			s.ElasticityStrategy.Burst = &hcav1.BurstStaticConfig{BurstPolicyName: hcav1.ObjectName(b.BurstPolicyName.ValueString())}
+		}
+		if mo := e.MultiObjective; mo != nil {
+			if s.ElasticityStrategy.MultiObjective, err = mo.toAPI(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return slo, nil
@@ -771,6 +823,9 @@ func sloFromAPI(slo *hcav1.ServiceLevelObjective, prior *sloModel) sloModel {
 	}
 	if b := e.Burst; b != nil {
 		m.ElasticityStrategy.Burst = &sloBurst{BurstPolicyName: types.StringValue(string(b.BurstPolicyName))}
+	}
+	if mo := e.MultiObjective; mo != nil {
+		m.ElasticityStrategy.MultiObjective = sloMultiObjectiveFromAPI(mo, pe.MultiObjective)
 	}
 	m.setStatus(slo, false)
 	return m

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,6 +37,18 @@ func minimalSLO() sloModel {
 		EvaluationInterval: durationOf("20s"),
 		ElasticityStrategy: &sloStrategy{Kind: types.StringValue("Horizontal"),
 			Horizontal: &sloHorizontal{MinReplicas: types.Int64Null(), MaxReplicas: types.Int64Value(10)}},
+	}
+}
+
+// minimalSLOMultiObjective is elasticity_strategy.multi_objective with only
+// its required arguments: the model's ConfigMap and the paper's ranges.
+func minimalSLOMultiObjective() *sloMultiObjective {
+	return &sloMultiObjective{
+		Model: &sloMOModel{ConfigMapName: types.StringValue("web-model"), Key: types.StringNull()},
+		Ranges: &moRanges{MinCPU: types.StringValue("300m"), MaxCPU: types.StringValue("500m"), MinMemory: types.StringValue("400Mi"), MaxMemory: types.StringValue("600Mi"),
+			MinReplicas: types.Int64Null(), MaxReplicas: types.Int64Value(10)},
+		WeightPreset: types.StringNull(), TolerancePercent: types.Int64Null(), Interval: durationNull(), Cooldown: durationNull(),
+		Container: types.StringNull(), ResizePolicy: types.StringNull(),
 	}
 }
 
@@ -77,6 +90,34 @@ func sloAPIDefaults(s *hcav1.ServiceLevelObjectiveSpec) {
 	}
 	if h := s.ElasticityStrategy.Horizontal; h != nil && h.MinReplicas == 0 {
 		h.MinReplicas = 1
+	}
+	if mo := s.ElasticityStrategy.MultiObjective; mo != nil {
+		if mo.Model.Key == "" {
+			mo.Model.Key = sloDefaultModelKey
+		}
+		if mo.Ranges.MinReplicas == 0 {
+			mo.Ranges.MinReplicas = 1
+		}
+		if mo.TolerancePercent == 0 {
+			mo.TolerancePercent = 10
+		}
+		if mo.Interval == nil {
+			mo.Interval = dur("30s")
+		}
+		if mo.Cooldown == nil {
+			mo.Cooldown = dur("2m")
+		}
+		if mo.ResizePolicy == "" {
+			mo.ResizePolicy = "Recreate"
+		}
+		if d := mo.Desired; d != nil {
+			if d.CPUUsagePercent == 0 {
+				d.CPUUsagePercent = 85
+			}
+			if d.MemoryUsagePercent == 0 {
+				d.MemoryUsagePercent = 80
+			}
+		}
 	}
 	if v := s.ElasticityStrategy.Vertical; v != nil {
 		if v.CPUStep == nil {
@@ -125,11 +166,55 @@ func TestSLOConverters(t *testing.T) {
 		Query: types.StringValue(`sum(rate(errors_total{app="web"}[1m]))`), TargetValue: types.StringValue("0.5"), Direction: types.StringValue("above")}}
 	custom.Stabilization = &sloStabilization{ScaleUp: durationNull(), ScaleDown: durationNull()}
 
+	moMinimal := minimalSLO()
+	moMinimal.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"), MultiObjective: minimalSLOMultiObjective()}
+	moFull := minimalSLO()
+	moFull.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"),
+		Horizontal: &sloHorizontal{MinReplicas: types.Int64Null(), MaxReplicas: types.Int64Value(10)},
+		MultiObjective: &sloMultiObjective{
+			Model:   &sloMOModel{ConfigMapName: types.StringValue("web-model"), Key: types.StringValue("svr.json")},
+			Desired: &sloMODesired{CPUUsagePercent: types.Int64Value(70), MemoryUsagePercent: types.Int64Null()},
+			Ranges: &moRanges{MinCPU: types.StringValue("0.3"), MaxCPU: types.StringValue("1500m"), MinMemory: types.StringValue("400Mi"), MaxMemory: types.StringValue("1Gi"),
+				MinReplicas: types.Int64Value(2), MaxReplicas: types.Int64Value(8)},
+			WeightPreset: types.StringNull(),
+			Weights: &moWeights{ResponseTime: types.Float64Value(0.4), CPUUsage: types.Float64Value(0.1), MemoryUsage: types.Float64Value(0.1),
+				CPULimit: types.Float64Value(0.2), MemoryLimit: types.Float64Value(0.1), Replicas: types.Float64Value(0.1)},
+			TolerancePercent: types.Int64Value(5), Interval: durationOf("1m"), Cooldown: durationOf("90s"),
+			Container: types.StringValue("app"), ResizePolicy: types.StringValue("InPlaceOrRecreate"),
+			Metrics: &moMetricsModel{RequestsPerSecond: types.StringValue(`sum(rate(requests_total{app="$name"}[30s]))`), ResponseTimeMs: types.StringNull(),
+				CPUUsagePercent: types.StringNull(), MemoryUsagePercent: types.StringNull()},
+		}}
+
 	tests := []struct {
 		name string
 		in   sloModel
 		want hcav1.ServiceLevelObjectiveSpec
 	}{
+		{
+			name: "latency, multi-objective, defaults",
+			in:   moMinimal,
+			want: hcav1.ServiceLevelObjectiveSpec{Target: hcav1.TargetRef{Name: "web"},
+				SLO:       hcav1.SLOSpec{Type: "latency", Latency: &hcav1.LatencySLO{Percentile: *qty("99.9"), Threshold: *dur("200ms")}},
+				Tolerance: qty("0.1"), EvaluationInterval: dur("20s"),
+				ElasticityStrategy: hcav1.ElasticityStrategy{Kind: "MultiObjective", MultiObjective: &hcav1.MultiObjectiveSLOConfig{
+					MultiObjectiveStaticConfig: hcav1.MultiObjectiveStaticConfig{Model: hcav1.MultiObjectiveModelRef{ConfigMapName: "web-model"},
+						Ranges: hcav1.MultiObjectiveRanges{MinCPU: *qty("300m"), MaxCPU: *qty("500m"), MinMemory: *qty("400Mi"), MaxMemory: *qty("600Mi"), MaxReplicas: 10}}}}},
+		},
+		{
+			name: "latency, multi-objective, every argument, horizontal kept",
+			in:   moFull,
+			want: hcav1.ServiceLevelObjectiveSpec{Target: hcav1.TargetRef{Name: "web"},
+				SLO:       hcav1.SLOSpec{Type: "latency", Latency: &hcav1.LatencySLO{Percentile: *qty("99.9"), Threshold: *dur("200ms")}},
+				Tolerance: qty("0.1"), EvaluationInterval: dur("20s"),
+				ElasticityStrategy: hcav1.ElasticityStrategy{Kind: "MultiObjective", Horizontal: &hcav1.HorizontalStaticConfig{MaxReplicas: 10},
+					MultiObjective: &hcav1.MultiObjectiveSLOConfig{
+						Desired: &hcav1.MultiObjectiveDesiredUsage{CPUUsagePercent: 70},
+						MultiObjectiveStaticConfig: hcav1.MultiObjectiveStaticConfig{Model: hcav1.MultiObjectiveModelRef{ConfigMapName: "web-model", Key: "svr.json"},
+							Ranges:           hcav1.MultiObjectiveRanges{MinCPU: *qty("300m"), MaxCPU: *qty("1500m"), MinMemory: *qty("400Mi"), MaxMemory: *qty("1Gi"), MinReplicas: 2, MaxReplicas: 8},
+							Weights:          &hcav1.MultiObjectiveWeights{ResponseTime: *qty("0.4"), CPUUsage: *qty("0.1"), MemoryUsage: *qty("0.1"), CPULimit: *qty("0.2"), MemoryLimit: *qty("0.1"), Replicas: *qty("0.1")},
+							TolerancePercent: 5, Interval: dur("1m"), Cooldown: dur("90s"), Container: "app", ResizePolicy: "InPlaceOrRecreate",
+							Metrics: &hcav1.MultiObjectiveMetrics{RequestsPerSecond: `sum(rate(requests_total{app="$name"}[30s]))`}}}}},
+		},
 		{
 			name: "latency, horizontal, defaults",
 			in:   minimalSLO(),
@@ -239,6 +324,24 @@ func TestSLOFromAPI_import(t *testing.T) {
 			},
 		},
 		{
+			name: "multi-objective with the API's defaults",
+			spec: hcav1.ServiceLevelObjectiveSpec{Target: hcav1.TargetRef{Name: "web"},
+				SLO: hcav1.SLOSpec{Type: "latency", Latency: &hcav1.LatencySLO{Percentile: *qty("50"), Threshold: *dur("100ms")}},
+				ElasticityStrategy: hcav1.ElasticityStrategy{Kind: "MultiObjective", MultiObjective: &hcav1.MultiObjectiveSLOConfig{
+					Desired: &hcav1.MultiObjectiveDesiredUsage{CPUUsagePercent: 85, MemoryUsagePercent: 70},
+					MultiObjectiveStaticConfig: hcav1.MultiObjectiveStaticConfig{Model: hcav1.MultiObjectiveModelRef{ConfigMapName: "m", Key: "model.json"},
+						Ranges:           hcav1.MultiObjectiveRanges{MinCPU: *qty("300m"), MaxCPU: *qty("1"), MinMemory: *qty("400Mi"), MaxMemory: *qty("1Gi"), MinReplicas: 1, MaxReplicas: 5},
+						WeightPreset:     "ResourcesFirst",
+						TolerancePercent: 10, Interval: dur("30s"), Cooldown: dur("120s"), ResizePolicy: "Recreate"}}}},
+			check: func(m sloModel) string {
+				mo := m.ElasticityStrategy.MultiObjective
+				return fmt.Sprintf("cm=%s key=%s cpu=%s mem=%s ranges=%s/%s/%s/%s/%s/%s preset=%s tol=%s int=%s cool=%s ctr=%s resize=%s metrics=%v",
+					mo.Model.ConfigMapName, mo.Model.Key, mo.Desired.CPUUsagePercent, mo.Desired.MemoryUsagePercent,
+					mo.Ranges.MinCPU, mo.Ranges.MaxCPU, mo.Ranges.MinMemory, mo.Ranges.MaxMemory, mo.Ranges.MinReplicas, mo.Ranges.MaxReplicas,
+					mo.WeightPreset, mo.TolerancePercent, mo.Interval, mo.Cooldown, mo.Container, mo.ResizePolicy, mo.Metrics)
+			},
+		},
+		{
 			name: "vertical quantities",
 			spec: hcav1.ServiceLevelObjectiveSpec{Target: hcav1.TargetRef{Name: "web"},
 				SLO: hcav1.SLOSpec{Type: "custom", Custom: &hcav1.CustomSLO{Query: "q", TargetValue: *qty("1k"), Direction: "below"}},
@@ -254,6 +357,7 @@ func TestSLOFromAPI_import(t *testing.T) {
 	want := []string{
 		`kind=<null> p="99.9" th="1.5s" hist=<null> tol="0.1" int="20s" min=<null> max=5`,
 		`kind="StatefulSet" target="99.95" metric="reqs_total" codes=<null> tol="0.05" int="1m30s" up=<null> down="10m" burst="db"`,
+		`cm="m" key=<null> cpu=<null> mem=70 ranges="300m"/"1"/"400Mi"/"1Gi"/<null>/5 preset="ResourcesFirst" tol=<null> int=<null> cool=<null> ctr=<null> resize=<null> metrics=<nil>`,
 		`target="1000" dir=<null> container=<null> cpu="100m"-"2" mem="64Mi"-"2Gi" steps=<null>/"32Mi"`,
 	}
 	for i, tt := range tests {
@@ -365,6 +469,44 @@ func TestValidateSLO(t *testing.T) {
 				MinMemory: types.StringValue("1Gi"), MaxMemory: types.StringValue("512Mi")}
 		}, []string{"elasticity_strategy.vertical.min_cpu (1.5) must be <= max_cpu (1000m).",
 			"elasticity_strategy.vertical.min_memory (1Gi) must be <= max_memory (512Mi)."}},
+		{"multi-objective without multi_objective", func(m *sloModel) { m.ElasticityStrategy.Kind = types.StringValue("MultiObjective") },
+			[]string{"elasticity_strategy.multi_objective (model and ranges) is required when kind is MultiObjective."}},
+		{"multi-objective", func(m *sloModel) {
+			m.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"), MultiObjective: minimalSLOMultiObjective()}
+		}, nil},
+		{"multi-objective on a cpu SLO", func(m *sloModel) {
+			m.SLO = &sloObjective{Type: types.StringValue("cpu-utilization"), CPUUtilization: &sloCPUUtilization{TargetAverageUtilization: types.Int64Value(60)}}
+			m.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"), MultiObjective: minimalSLOMultiObjective()}
+		}, []string{"elasticity_strategy.kind MultiObjective needs an objective on the response time: slo.type latency, whose threshold is the desired response time (slo.type is cpu-utilization)."}},
+		{"multi-objective on a StatefulSet", func(m *sloModel) {
+			m.Target.Kind = types.StringValue("StatefulSet")
+			m.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"), MultiObjective: minimalSLOMultiObjective()}
+		}, []string{"elasticity_strategy.kind MultiObjective scales a Deployment: set target.kind to Deployment (got StatefulSet)."}},
+		{"multi-objective block kept under another kind is still checked", func(m *sloModel) {
+			mo := minimalSLOMultiObjective()
+			mo.Ranges.MinCPU, mo.Ranges.MinReplicas = types.StringValue("600m"), types.Int64Value(11)
+			m.ElasticityStrategy.MultiObjective = mo
+		}, []string{"elasticity_strategy.multi_objective.ranges.min_cpu (600m) must be <= elasticity_strategy.multi_objective.ranges.max_cpu (500m).",
+			"elasticity_strategy.multi_objective.ranges.min_replicas (11) must be <= elasticity_strategy.multi_objective.ranges.max_replicas (10)."}},
+		{"multi-objective memory range inverted", func(m *sloModel) {
+			mo := minimalSLOMultiObjective()
+			mo.Ranges.MinMemory = types.StringValue("1Gi")
+			m.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"), MultiObjective: mo}
+		}, []string{"elasticity_strategy.multi_objective.ranges.min_memory (1Gi) must be <= elasticity_strategy.multi_objective.ranges.max_memory (600Mi)."}},
+		{"multi-objective weights", func(m *sloModel) {
+			mo := minimalSLOMultiObjective()
+			mo.Weights = &moWeights{ResponseTime: types.Float64Value(0.5), CPUUsage: types.Float64Value(0.1), MemoryUsage: types.Float64Value(0.1),
+				CPULimit: types.Float64Value(0.1), MemoryLimit: types.Float64Value(0.1), Replicas: types.Float64Value(0.2)}
+			mo.WeightPreset = types.StringValue("Balanced")
+			m.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"), MultiObjective: mo}
+		}, []string{"Set elasticity_strategy.multi_objective.weights or elasticity_strategy.multi_objective.weight_preset, not both.",
+			"The elasticity_strategy.multi_objective.weights must sum to exactly 1; response_time + cpu_usage + memory_usage + cpu_limit + memory_limit + replicas = 0.5 + 0.1 + 0.1 + 0.1 + 0.1 + 0.2 = 1.1. Adjust them, or use elasticity_strategy.multi_objective.weight_preset."}},
+		{"multi-objective weights summing to 1 in decimals", func(m *sloModel) {
+			mo := minimalSLOMultiObjective()
+			mo.Weights = &moWeights{ResponseTime: types.Float64Value(0.7), CPUUsage: types.Float64Value(0.1), MemoryUsage: types.Float64Value(0.1),
+				CPULimit: types.Float64Value(0.1), MemoryLimit: types.Float64Value(0), Replicas: types.Float64Value(0)}
+			m.ElasticityStrategy = &sloStrategy{Kind: types.StringValue("MultiObjective"), MultiObjective: mo}
+		}, nil},
 		{"vertical bounds equal in other spellings", func(m *sloModel) {
 			m.ElasticityStrategy.Vertical = &sloVertical{MinCPU: types.StringValue("1"), MaxCPU: types.StringValue("1000m"),
 				MinMemory: types.StringValue("1Gi"), MaxMemory: types.StringValue("1024Mi")}
@@ -414,8 +556,8 @@ func TestSLOSchemaDescriptions(t *testing.T) {
 			t.Errorf("%s has no description", name)
 		}
 	})
-	if n != 60 {
-		t.Errorf("hca_slo has %d attributes, want 60 (update this test with the schema)", n)
+	if n != 92 {
+		t.Errorf("hca_slo has %d attributes, want 92 (update this test with the schema)", n)
 	}
 }
 
@@ -822,6 +964,99 @@ resource "hca_slo" "web" {
 		Steps: []resource.TestStep{
 			{Config: cfg, ResourceName: "hca_slo.web", ImportState: true, ImportStateId: ns + "/web-latency", ImportStatePersist: true},
 			{Config: cfg, PlanOnly: true},
+		},
+	})
+}
+
+// TestAccSLOResource_multiObjective applies an hca_slo of kind MultiObjective
+// against the lab, reads it back (the API's defaults stay unset, spellings
+// are kept: no diff after apply), changes every argument, imports it, and
+// switches it to Horizontal with the MultiObjective configuration kept.
+func TestAccSLOResource_multiObjective(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-slo-moha")
+	const addr = "hca_slo.web"
+	slo := `  target = { name = "web" }
+  slo = {
+    type    = "latency"
+    latency = { percentile = "50", threshold = "0.12s" }
+  }`
+	minimal := slo + `
+  elasticity_strategy = {
+    kind = "MultiObjective"
+    multi_objective = {
+      model  = { config_map_name = "web-model" }
+      ranges = { min_cpu = "300m", max_cpu = "0.5", min_memory = "400Mi", max_memory = "600Mi", max_replicas = 10 }
+    }
+  }`
+	full := slo + `
+  elasticity_strategy = {
+    kind       = "%s"
+    horizontal = { max_replicas = 6 }
+    multi_objective = {
+      model             = { config_map_name = "web-model", key = "svr.json" }
+      desired           = { cpu_usage_percent = 70 }
+      ranges            = { min_cpu = "300m", max_cpu = "1500m", min_memory = "400Mi", max_memory = "1Gi", min_replicas = 2, max_replicas = 8 }
+      weights           = { response_time = 0.4, cpu_usage = 0.1, memory_usage = 0.1, cpu_limit = 0.2, memory_limit = 0.1, replicas = 0.1 }
+      tolerance_percent = 5
+      interval          = "1m"
+      cooldown          = "90s"
+      container         = "app"
+      resize_policy     = "InPlaceOrRecreate"
+      metrics           = { requests_per_second = "sum(rate(http_requests_total{namespace=\"$namespace\",app=\"$name\"}[30s]))" }
+    }
+  }`
+	accTest(t, resource.TestCase{
+		CheckDestroy: checkSLOGone(c, ns, "web-latency"),
+		Steps: []resource.TestStep{
+			{
+				Config: sloHCL(lab, "web-latency", ns, minimal),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "elasticity_strategy.kind", "MultiObjective"),
+					resource.TestCheckResourceAttr(addr, "elasticity_strategy.multi_objective.ranges.max_cpu", "0.5"),
+					resource.TestCheckNoResourceAttr(addr, "elasticity_strategy.multi_objective.model.key"),
+					resource.TestCheckNoResourceAttr(addr, "elasticity_strategy.multi_objective.tolerance_percent"),
+					checkSLO(c, ns, "web-latency", func(s *hcav1.ServiceLevelObjective) error {
+						mo := s.Spec.ElasticityStrategy.MultiObjective
+						if s.Spec.ElasticityStrategy.Kind != hcav1.StrategyMultiObjective || mo == nil {
+							return fmt.Errorf("elasticityStrategy %+v, want kind MultiObjective with multiObjective", s.Spec.ElasticityStrategy)
+						}
+						// The API server's defaults, which the state leaves unset.
+						if mo.Model.ConfigMapName != "web-model" || mo.Model.Key != "model.json" || mo.TolerancePercent != 10 || mo.Interval.Duration != 30*time.Second ||
+							mo.Cooldown.Duration != 2*time.Minute || mo.ResizePolicy != "Recreate" || mo.Ranges.MinReplicas != 1 || mo.Ranges.MaxCPU.Cmp(kresource.MustParse("500m")) != 0 || mo.Desired != nil {
+							return fmt.Errorf("multiObjective %+v", mo)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				Config: sloHCL(lab, "web-latency", ns, fmt.Sprintf(full, "MultiObjective")),
+				Check: checkSLO(c, ns, "web-latency", func(s *hcav1.ServiceLevelObjective) error {
+					mo := s.Spec.ElasticityStrategy.MultiObjective
+					if mo == nil || mo.Model.Key != "svr.json" || mo.Desired == nil || mo.Desired.CPUUsagePercent != 70 || mo.Desired.MemoryUsagePercent != 80 ||
+						mo.Weights == nil || mo.Weights.CPULimit.Cmp(kresource.MustParse("0.2")) != 0 || mo.TolerancePercent != 5 || mo.Cooldown.Duration != 90*time.Second ||
+						mo.Container != "app" || mo.ResizePolicy != "InPlaceOrRecreate" || mo.Metrics == nil || !strings.Contains(mo.Metrics.RequestsPerSecond, "[30s]") ||
+						mo.Ranges.MinReplicas != 2 || mo.Ranges.MaxMemory.Cmp(kresource.MustParse("1Gi")) != 0 {
+						return fmt.Errorf("multiObjective %+v", mo)
+					}
+					return nil
+				}),
+			},
+			// An import reads durations in their shortest spelling.
+			{ResourceName: addr, ImportState: true, ImportStateId: ns + "/web-latency", ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"slo.latency.threshold", "elasticity_strategy.multi_objective.cooldown"}},
+			{
+				Config: sloHCL(lab, "web-latency", ns, fmt.Sprintf(full, "Horizontal")),
+				Check: checkSLO(c, ns, "web-latency", func(s *hcav1.ServiceLevelObjective) error {
+					if s.Spec.ElasticityStrategy.Kind != hcav1.StrategyHorizontal || s.Spec.ElasticityStrategy.MultiObjective == nil {
+						return fmt.Errorf("elasticityStrategy %+v, want Horizontal with multiObjective kept", s.Spec.ElasticityStrategy)
+					}
+					return nil
+				}),
+			},
 		},
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -66,9 +68,10 @@ var labelsValidator = mapEntries{
 
 // awsTagsValidator checks AWS resource tags against the limits AWS applies:
 // keys of 1 to 128 characters not starting with the reserved `aws:`, values
-// of at most 256 characters.
+// of at most 256 characters, both of letters, digits and spaces (any
+// script's, as UTF-8 allows) and _ . : / = + - @ only.
 var awsTagsValidator = mapEntries{
-	desc: "keys must have 1 to 128 characters and not start with \"aws:\"; values at most 256 characters",
+	desc: "keys must have 1 to 128 characters and not start with \"aws:\"; values at most 256 characters; both only letters, digits, spaces and _ . : / = + - @",
 	key: func(k string) string {
 		switch n := len([]rune(k)); {
 		case n == 0 || n > 128:
@@ -76,14 +79,30 @@ var awsTagsValidator = mapEntries{
 		case strings.HasPrefix(strings.ToLower(k), "aws:"):
 			return "the prefix \"aws:\" is reserved for AWS; choose another key."
 		}
-		return ""
+		return awsTagCharacters("keys", k)
 	},
 	value: func(v string) string {
 		if n := len([]rune(v)); n > 256 {
 			return fmt.Sprintf("AWS tag values have at most 256 characters, not %d.", n)
 		}
-		return ""
+		return awsTagCharacters("values", v)
 	},
+}
+
+// awsTagCharacters says which character of an AWS tag key or value (what)
+// AWS refuses, or "": AWS allows letters, digits and spaces representable in
+// UTF-8 and _ . : / = + - @.
+func awsTagCharacters(what, s string) string {
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Zs, r) || strings.ContainsRune("_.:/=+-@", r) {
+			continue
+		}
+		if r == utf8.RuneError {
+			return fmt.Sprintf("AWS tag %s must be UTF-8: the byte at %d is not.", what, i)
+		}
+		return fmt.Sprintf("AWS tag %s may hold only letters, digits, spaces and _ . : / = + - @, not %q (U+%04X): remove it or replace it with one of those, such as \"-\".", what, r, r)
+	}
+	return ""
 }
 
 // statusCodePattern checks a regular expression of HTTP status codes, as

@@ -37,6 +37,15 @@ func TestLabelsAndTagsValidators(t *testing.T) {
 		{"tag key too long", awsTagsValidator, map[string]string{strings.Repeat("k", 129): "x"}, "target.match_labels has the key \"kkk"},
 		{"tag key reserved", awsTagsValidator, map[string]string{"aws:owner": "x"}, `target.match_labels has the key "aws:owner": the prefix "aws:" is reserved for AWS; choose another key.`},
 		{"tag value too long", awsTagsValidator, map[string]string{"team": strings.Repeat("v", 257)}, `target.match_labels["team"] = "` + strings.Repeat("v", 257) + `": AWS tag values have at most 256 characters, not 257.`},
+		{"tags of every allowed character", awsTagsValidator, map[string]string{"Cost Center_1.a:b/c=d+e-f@g": "Équipe Données 東京 _.:/=+-@ ٣"}, ""},
+		{"tag key with an exclamation mark", awsTagsValidator, map[string]string{"team!": "x"},
+			`target.match_labels has the key "team!": AWS tag keys may hold only letters, digits, spaces and _ . : / = + - @, not '!' (U+0021): remove it or replace it with one of those, such as "-".`},
+		{"tag key with a comma", awsTagsValidator, map[string]string{"a,b": "x"}, `target.match_labels has the key "a,b": AWS tag keys may hold only letters, digits, spaces and _ . : / = + - @, not ','`},
+		{"tag key with a tab", awsTagsValidator, map[string]string{"a\tb": "x"}, `target.match_labels has the key "a\tb": AWS tag keys may hold only letters, digits, spaces and _ . : / = + - @, not '\t' (U+0009)`},
+		{"tag key with an emoji", awsTagsValidator, map[string]string{"team🚀": "x"}, `target.match_labels has the key "team🚀": AWS tag keys may hold only letters, digits, spaces and _ . : / = + - @, not '🚀' (U+1F680)`},
+		{"tag value with a star", awsTagsValidator, map[string]string{"team": "a*"}, `target.match_labels["team"] = "a*": AWS tag values may hold only letters, digits, spaces and _ . : / = + - @, not '*' (U+002A)`},
+		{"tag value with invalid UTF-8", awsTagsValidator, map[string]string{"team": "a\xffb"}, `target.match_labels["team"] = "a\xffb": AWS tag values must be UTF-8: the byte at 1 is not.`},
+		{"tag value empty", awsTagsValidator, map[string]string{"team": ""}, ""},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

@@ -234,8 +234,12 @@ func unit(x float64) float64 {
 // periods back, at least one). Window 0 is the plain seasonal-naive
 // forecast; Window 1 adds today's change against yesterday at this time.
 // With fewer than Period+1 points it is Naive; the level change needs
-// Period+Window points. Its cost is O(Window), whatever the history.
-type SeasonalNaive struct{ Period, Window int }
+// Period+Window points. Smooth > 0 replaces the point one period back by
+// the mean of the points within Smooth steps of it (those that exist):
+// noise of the last period is not repeated, at the price of a ramp spread
+// over 2 x Smooth steps. Its cost is O(Window + Smooth), whatever the
+// history.
+type SeasonalNaive struct{ Period, Window, Smooth int }
 
 // Name returns "seasonal".
 func (SeasonalNaive) Name() string { return "seasonal" }
@@ -260,6 +264,9 @@ func (m SeasonalNaive) Forecast(values []float64, h int) (float64, error) {
 		return last, nil
 	}
 	f := v[i]
+	if sm := m.Smooth; sm > 0 {
+		f = mean(v[max(i-sm, 0):min(i+sm+1, len(v))])
+	}
 	if w := m.Window; w > 0 && len(v) >= p+w {
 		n := len(v)
 		f += float64(k) * (mean(v[n-w:]) - mean(v[n-w-p:n-p]))

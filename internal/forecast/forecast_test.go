@@ -63,6 +63,18 @@ func TestModels(t *testing.T) {
 		// Two periods ahead (h = 5, k = 2): index 11 + 5 − 8 = 8 (12) + 2·1.
 		{"seasonal with trend, two periods", SeasonalNaive{Period: 4, Window: 4}, seq(12, func(i int) float64 { return pattern(i) + float64(i/4) }), 5, 14},
 		{"seasonal with trend", SeasonalNaive{Period: 4, Window: 4}, seq(12, func(i int) float64 { return pattern(i) + float64(i/4) }), 1, 13},
+		// Smooth 1: the point a period back (index 8, 10) is the mean of
+		// indexes 7 to 9 (20, 10, 20): 50/3. On a constant series smoothing
+		// changes nothing. h = 3 reads index 10 (30): the mean of 9 to 11
+		// (20, 30, 20). At the end of the history the window is cut: h = 4
+		// reads index 11 with Smooth 2, 9 to 13 cut to 9 to 11.
+		{"seasonal smoothed h1", SeasonalNaive{Period: 4, Smooth: 1}, seasonal, 1, 50.0 / 3},
+		{"seasonal smoothed constant", SeasonalNaive{Period: 4, Window: 2, Smooth: 2}, constant, 1, 7},
+		{"seasonal smoothed h3", SeasonalNaive{Period: 4, Smooth: 1}, seasonal, 3, 70.0 / 3},
+		{"seasonal smoothed cut at the end", SeasonalNaive{Period: 4, Smooth: 2}, seasonal, 4, (30 + 20 + 20) / 3.0},
+		// Smoothed, with the level change: pattern + 1 per period, h = 1:
+		// index 8 smoothed over 7..9 (21, 12, 22: 55/3) + the change 1.
+		{"seasonal smoothed with trend", SeasonalNaive{Period: 4, Window: 1, Smooth: 1}, seq(12, func(i int) float64 { return pattern(i) + float64(i/4) }), 1, 55.0/3 + 1},
 		// Too short for a period: the last value.
 		{"seasonal short", SeasonalNaive{Period: 24}, ramp, 2, 38},
 		{"holt-winters short", HoltWinters{Period: 24}, ramp, 2, 38},
@@ -206,7 +218,7 @@ func FuzzForecast(f *testing.F) {
 			v = append(v, x)
 		}
 		p := int(period % 32)
-		models := []Model{Naive{}, Trend{Window: p}, Holt{Alpha: 0.5, Beta: 0.3, Phi: 0.9}, SeasonalNaive{Period: p, Window: int(h % 8)}, HoltWinters{Alpha: 0.3, Beta: 0.1, Gamma: 0.2, Period: p}}
+		models := []Model{Naive{}, Trend{Window: p}, Holt{Alpha: 0.5, Beta: 0.3, Phi: 0.9}, SeasonalNaive{Period: p, Window: int(h % 8)}, SeasonalNaive{Period: p, Window: int(h % 8), Smooth: int(period/32) % 8}, HoltWinters{Alpha: 0.3, Beta: 0.1, Gamma: 0.2, Period: p}}
 		for _, m := range models {
 			got, err := m.Forecast(v, int(h))
 			if err != nil {

@@ -1,6 +1,9 @@
 package policy
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -14,8 +17,10 @@ import (
 // apply (a spec decoded without the API server): a decision every 30 s, a
 // 2-minute cooldown, 85 % CPU and 80 % memory usage.
 const (
-	DefaultMultiObjectiveInterval = 30 * time.Second
-	DefaultMultiObjectiveCooldown = 2 * time.Minute
+	DefaultMultiObjectiveInterval           = 30 * time.Second
+	DefaultMultiObjectiveCooldown           = 2 * time.Minute
+	DefaultMultiObjectiveCPUUsagePercent    = 85
+	DefaultMultiObjectiveMemoryUsagePercent = 80
 )
 
 // MultiObjectiveInterval is spec.interval, or the default when unset or not
@@ -42,7 +47,7 @@ func MultiObjectiveLoop(spec *hcav1.MultiObjectiveElasticityStrategySpec) moha.L
 	minReplicas := max(rg.MinReplicas, 1)
 	l := moha.Loop{
 		Config: moha.Config{
-			Desired: moha.Desired{ResponseTimeMs: float64(d.ResponseTimeMillis), CPUUsagePercent: pct(d.CPUUsagePercent, 85), MemoryUsagePercent: pct(d.MemoryUsagePercent, 80)},
+			Desired: moha.Desired{ResponseTimeMs: float64(d.ResponseTimeMillis), CPUUsagePercent: pct(d.CPUUsagePercent, DefaultMultiObjectiveCPUUsagePercent), MemoryUsagePercent: pct(d.MemoryUsagePercent, DefaultMultiObjectiveMemoryUsagePercent)},
 			Ranges: moha.Ranges{
 				CPULimitMilli:  moha.Range{Min: float64(rg.MinCPU.MilliValue()), Max: float64(rg.MaxCPU.MilliValue())},
 				MemoryLimitMiB: moha.Range{Min: MiB(rg.MinMemory), Max: MiB(rg.MaxMemory)},
@@ -88,4 +93,51 @@ func MultiObjectiveWeights(spec *hcav1.MultiObjectiveElasticityStrategySpec) moh
 	default:
 		return moha.Balanced
 	}
+}
+
+// ErrNotMultiObjective: the SLO cannot be enforced by the MultiObjective
+// strategy (see MultiObjectiveFromSLO).
+var ErrNotMultiObjective = errors.New("invalid MultiObjective SLO")
+
+// MultiObjectiveFromSLO is the spec of the MultiObjectiveElasticityStrategy
+// that enforces an SLO of kind MultiObjective: the SLO's target, its latency
+// threshold as the desired response time (in milliseconds, rounded up, at
+// least 1) and spec.elasticityStrategy.multiObjective, whose unset usages
+// take the defaults (85 % CPU, 80 % memory) so that the spec is the one the
+// API server stores. The controller writes it and the simulator replays it.
+// An SLO the CRD's rules refuse gives an error wrapping ErrNotMultiObjective
+// that names the field.
+func MultiObjectiveFromSLO(spec *hcav1.ServiceLevelObjectiveSpec) (hcav1.MultiObjectiveElasticityStrategySpec, error) {
+	var out hcav1.MultiObjectiveElasticityStrategySpec
+	mo := spec.ElasticityStrategy.MultiObjective
+	if mo == nil {
+		return out, fmt.Errorf("%w: spec.elasticityStrategy.multiObjective (model and ranges) is required for kind MultiObjective", ErrNotMultiObjective)
+	}
+	if spec.SLO.Type != hcav1.SLOLatency || spec.SLO.Latency == nil {
+		return out, fmt.Errorf("%w: kind MultiObjective needs spec.slo.type latency, whose threshold is the desired response time (slo.type is %q)", ErrNotMultiObjective, spec.SLO.Type)
+	}
+	if k := spec.Target.Kind; k != "" && k != hcav1.WorkloadDeployment {
+		return out, fmt.Errorf("%w: kind MultiObjective scales a Deployment, spec.target.kind is %s", ErrNotMultiObjective, k)
+	}
+	th := spec.SLO.Latency.Threshold.Duration
+	if th <= 0 {
+		return out, fmt.Errorf("%w: spec.slo.latency.threshold must be greater than 0, e.g. \"200ms\"", ErrNotMultiObjective)
+	}
+	ms := math.Ceil(float64(th) / float64(time.Millisecond))
+	if ms > math.MaxInt32 {
+		ms = math.MaxInt32
+	}
+	out.Target = hcav1.TargetRef{Kind: hcav1.WorkloadDeployment, Name: spec.Target.Name}
+	out.Desired = hcav1.MultiObjectiveDesired{ResponseTimeMillis: int32(ms), MultiObjectiveDesiredUsage: hcav1.MultiObjectiveDesiredUsage{
+		CPUUsagePercent: DefaultMultiObjectiveCPUUsagePercent, MemoryUsagePercent: DefaultMultiObjectiveMemoryUsagePercent}}
+	if u := mo.Desired; u != nil {
+		if u.CPUUsagePercent != 0 {
+			out.Desired.CPUUsagePercent = u.CPUUsagePercent
+		}
+		if u.MemoryUsagePercent != 0 {
+			out.Desired.MemoryUsagePercent = u.MemoryUsagePercent
+		}
+	}
+	out.MultiObjectiveStaticConfig = *mo.MultiObjectiveStaticConfig.DeepCopy()
+	return out, nil
 }

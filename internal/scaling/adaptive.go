@@ -46,7 +46,9 @@ type AdaptiveConfig struct {
 	MinR2 float64
 	// SeasonalPeriod is the period of the seasonal model (0 turns it off;
 	// otherwise at least 2 steps, at most 8 days). It forecasts from the
-	// load one period earlier, once the algorithm has seen a period.
+	// load one period earlier, once the algorithm has seen a period. A
+	// period of several whole days (168h: a week) also runs the daily
+	// model (24h) beside it, which needs only a day of history.
 	SeasonalPeriod time.Duration
 	// Backtest is the recent history over which the models compete: the
 	// one with the lowest error forecasting it (at the horizon, from the
@@ -91,6 +93,21 @@ func DefaultAdaptiveConfig() AdaptiveConfig {
 	}
 }
 
+// ReadyHorizon is the forecast horizon that makes capacity ready in time,
+// the default of AdaptiveConfig.Horizon where the delays are known: the
+// metric's age (a scrape interval, plus any staleness of the pipeline) and
+// the pod start-up, plus, when the added replicas must wait for nodes that
+// are not there (a burst into node groups that grow on demand), the node
+// boot and the capacity controller's round. Negative delays count as 0; the
+// sum is capped at the 1 h Horizon allows.
+func ReadyHorizon(metricAge, podStartup, nodeBoot, capacityRound time.Duration) time.Duration {
+	h := max(metricAge, 0) + max(podStartup, 0)
+	if nodeBoot > 0 {
+		h += nodeBoot + max(capacityRound, 0)
+	}
+	return min(h, time.Hour)
+}
+
 // Validate reports the first invalid field of c.
 func (c AdaptiveConfig) Validate() error {
 	switch {
@@ -132,7 +149,8 @@ type Forecast struct {
 	// Load is the forecast total load at At; Observed the total the
 	// decision observed (the naive forecast).
 	Load, Observed float64
-	// Model is the model used ("naive", "trend" or "seasonal").
+	// Model is the model used ("naive", "trend", "seasonal" for
+	// SeasonalPeriod or "daily" for the daily model of a longer period).
 	Model string
 }
 
@@ -161,8 +179,11 @@ type Forecast struct {
 //     when its R² reaches MinR2 and it rises, otherwise the last value (the
 //     naive forecast). Once a SeasonalPeriod of history exists,
 //     [forecast.SeasonalNaive] (level change over one step) competes with
-//     it: both are backtested over the last Backtest of history at the
-//     horizon ([forecast.Select]) and the lower error forecasts. needed
+//     it (and a daily one too when the period is several days, after a
+//     day): all are backtested over the last Backtest of history at the
+//     horizon ([forecast.Select]) and the lowest error forecasts, unless a
+//     seasonal model whose backtest error is within Tolerance of the load
+//     forecasts more (it then forecasts: see predict). needed
 //     becomes the count for F (with the same tolerance) when F is above L
 //     and that count is larger: a forecast only raises the count, a
 //     falling one is left to the stabilisation;
@@ -196,7 +217,16 @@ type Adaptive struct {
 	models      []forecast.Model
 	trendModel  guardedTrend
 	seasonModel forecast.SeasonalNaive
+	// dailyModel is the daily season of a period of several days (Period
+	// 0: none).
+	dailyModel dailySeason
 }
+
+// dailySeason is forecast.SeasonalNaive over a day, named apart from the
+// configured period's model.
+type dailySeason struct{ forecast.SeasonalNaive }
+
+func (dailySeason) Name() string { return "daily" }
 
 // adaptiveSeries is one metric's load history.
 type adaptiveSeries struct {
@@ -206,7 +236,8 @@ type adaptiveSeries struct {
 }
 
 // guardedTrend is forecast.Trend that forecasts the last value unless the
-// line fits (R² >= minR2) and rises.
+// line fits (R² >= minR2) and rises, and extrapolates it at most window
+// steps.
 type guardedTrend struct {
 	window int
 	minR2  float64
@@ -223,7 +254,9 @@ func (g guardedTrend) Forecast(values []float64, h int) (float64, error) {
 	if l.N < 3 || l.R2 < g.minR2 || l.Slope <= 0 {
 		return last, nil
 	}
-	f := l.At(h)
+	// A line is extrapolated no further than the span it was fitted over:
+	// beyond it a ramp's end is as likely as its continuation.
+	f := l.At(min(h, g.window))
 	if badFloat(f) {
 		return last, nil
 	}
@@ -240,12 +273,31 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 	steps := func(d time.Duration) int { return int((d + cfg.Step - 1) / cfg.Step) }
 	a := &Adaptive{cfg: cfg, trendN: steps(cfg.TrendWindow), hN: steps(cfg.Horizon), seasonN: steps(cfg.SeasonalPeriod), backtestN: steps(cfg.Backtest)}
 	a.trendModel = guardedTrend{window: a.trendN, minR2: cfg.MinR2}
-	a.seasonModel = forecast.SeasonalNaive{Period: a.seasonN, Window: 1}
+	a.seasonModel = seasonal(a.seasonN)
+	const day = 24 * time.Hour
+	if cfg.SeasonalPeriod > day && cfg.SeasonalPeriod%day == 0 {
+		a.dailyModel = dailySeason{seasonal(steps(day))}
+	}
 	a.keep = a.trendN + a.hN + a.backtestN + 1
 	if a.seasonN > 0 {
-		a.keep = max(a.keep, a.seasonN+a.hN+a.backtestN+2)
+		// A period back, plus what the seasonal model reads around it (its
+		// level window, its smoothing) and the backtest at the horizon.
+		a.keep = max(a.keep, a.seasonN+a.hN+a.backtestN+a.seasonModel.Window+a.seasonModel.Smooth+2)
 	}
 	return a, nil
+}
+
+// seasonal is the seasonal model of a period of p steps. Periods under 64
+// steps repeat exactly, with the level change over one step. Longer ones
+// (a day of 15 s steps) take the level change over the last p/8 steps, at
+// most 60 (15 min), and smooth the point one period back over p/32 steps
+// either side, at most 8 (2 min): one period's noise is not repeated, and
+// the level is not one scrape's.
+func seasonal(p int) forecast.SeasonalNaive {
+	if p < 64 {
+		return forecast.SeasonalNaive{Period: p, Window: 1}
+	}
+	return forecast.SeasonalNaive{Period: p, Window: min(p/8, 60), Smooth: min(p/32, 8)}
 }
 
 // Name returns "adaptive".
@@ -324,23 +376,82 @@ func (a *Adaptive) observe(sr *adaptiveSeries, now time.Time, total float64) {
 	}
 	sr.hist = append(sr.hist, total)
 	sr.lastAt = sr.lastAt.Add(time.Duration(gap) * a.cfg.Step)
-	if over := len(sr.hist) - a.keep; over > 0 {
+	// Dropped in batches of a quarter of the history (at least 16 steps):
+	// a week of 15 s steps is not moved at every step. The models read
+	// the history from its end, so older points do no harm.
+	if over := len(sr.hist) - a.keep; over > max(a.keep/4, 16) {
 		n := copy(sr.hist, sr.hist[over:])
 		sr.hist = sr.hist[:n]
 	}
 }
 
-// predict forecasts the load hN steps ahead: the guarded trend (the last
-// value unless a rising line fits), or the seasonal model once a period of
-// history exists and it backtests better.
+// predict forecasts the load hN steps ahead. A seasonal model with a
+// period of history forecasts when it is trusted — the load of its level
+// window (up to 15 min) is within the tolerance of the same window one
+// period ago: the pattern holds today —, the configured period's before
+// the daily one. Otherwise the guarded trend (the last value unless a
+// rising line fits) and the seasonal models are backtested over the last
+// Backtest at the horizon ([forecast.Select]) and the lowest error
+// forecasts. Ranking by the recent error alone would not do: over recent,
+// flat history the naive forecast ties with or beats (on noise) a model
+// that knows the ramp ahead (yesterday's, last week's) until the ramp has
+// begun, when it is too late to start pods for it.
 func (a *Adaptive) predict(sr *adaptiveSeries) (float64, string) {
 	last := sr.hist[len(sr.hist)-1]
-	var m forecast.Model = a.trendModel
+	a.models = append(a.models[:0], a.trendModel)
 	if a.seasonN > 0 && len(sr.hist) > a.seasonN+a.hN {
-		a.models = append(a.models[:0], a.trendModel, a.seasonModel)
-		m = forecast.Select(sr.hist, a.hN, a.backtestN, a.models...)[0].Model
+		a.models = append(a.models, a.seasonModel)
 	}
-	f, err := m.Forecast(sr.hist, a.hN)
+	if p := a.dailyModel.Period; p > 0 && len(sr.hist) > p+a.hN {
+		a.models = append(a.models, a.dailyModel)
+	}
+	if len(a.models) == 1 {
+		return a.forecastWith(a.trendModel, sr.hist, last)
+	}
+	// A trusted seasonal model forecasts, the configured period's first
+	// (a week knows Monday, the day before does not).
+	for _, m := range a.models[1:] {
+		if sn := seasonalOf(m); trusted(sr.hist, sn, a.cfg.Tolerance) {
+			return a.forecastWith(m, sr.hist, last)
+		}
+	}
+	scores := forecast.Select(sr.hist, a.hN, a.backtestN, a.models...)
+	return a.forecastWith(scores[0].Model, sr.hist, last)
+}
+
+// seasonalOf is the seasonal model m is.
+func seasonalOf(m forecast.Model) forecast.SeasonalNaive {
+	if d, ok := m.(dailySeason); ok {
+		return d.SeasonalNaive
+	}
+	s, _ := m.(forecast.SeasonalNaive)
+	return s
+}
+
+// trusted reports whether the pattern one period back holds now: the mean
+// load of the seasonal model's level window (at least one step) is within
+// tolerance of the same window one period earlier. A model whose period
+// ago does not match today (a holiday, a changed pattern, a day against
+// the day before a Monday) is not followed.
+func trusted(hist []float64, m forecast.SeasonalNaive, tolerance float64) bool {
+	w, n := max(m.Window, 1), len(hist)
+	if m.Period < 1 || n < m.Period+w {
+		return false
+	}
+	now, then := 0.0, 0.0
+	for _, v := range hist[n-w:] {
+		now += v
+	}
+	for _, v := range hist[n-w-m.Period : n-m.Period] {
+		then += v
+	}
+	return !badFloat(now) && !badFloat(then) && math.Abs(now-then) <= tolerance*math.Abs(now)
+}
+
+// forecastWith is m's forecast hN steps ahead ("naive" when it is the last
+// value from the trend model, or fails).
+func (a *Adaptive) forecastWith(m forecast.Model, hist []float64, last float64) (float64, string) {
+	f, err := m.Forecast(hist, a.hN)
 	switch {
 	case err != nil || badFloat(f):
 		return last, "naive"
@@ -491,7 +602,7 @@ func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Buil
 	if a.hN > 0 {
 		f, model := a.predict(sr)
 		fc = Forecast{At: in.Now.Add(a.cfg.Horizon), Load: f, Observed: total, Model: model}
-		if fn, _ := count(f); f > total && fn > needed {
+		if fn, _ := count(f); f > total*(1+a.cfg.Tolerance) && fn > needed {
 			b.WriteString("; ")
 			b.WriteString(model)
 			b.WriteString(" forecast ")

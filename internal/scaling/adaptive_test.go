@@ -334,16 +334,18 @@ func TestAdaptiveWarm(t *testing.T) {
 
 // TestAdaptiveHistoryWindow: the range a restarted runtime reads back is
 // what the models keep: with the defaults a day (the seasonal period) plus
-// the horizon (2 steps of 15 s) and the backtest (8 steps), plus one step,
-// less one step between the ends: 5,771 steps of 15 s.
+// the horizon (2 steps of 15 s), the backtest (8 steps), the seasonal
+// model's level window (60 steps: 15 min) and smoothing (8 steps), plus
+// two steps, less one step between the ends: 5,839 steps of 15 s. Without
+// the level window the seasonal model would never be trusted.
 func TestAdaptiveHistoryWindow(t *testing.T) {
 	a, err := NewAdaptive(DefaultAdaptiveConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	w, step := a.HistoryWindow()
-	if step != 15*time.Second || w != 5771*15*time.Second {
-		t.Fatalf("HistoryWindow = %v, %v; want %v, 15s", w, step, 5771*15*time.Second)
+	if step != 15*time.Second || w != 5839*15*time.Second {
+		t.Fatalf("HistoryWindow = %v, %v; want %v, 15s", w, step, 5839*15*time.Second)
 	}
 	cfg := DefaultAdaptiveConfig()
 	cfg.SeasonalPeriod = 0
@@ -353,5 +355,147 @@ func TestAdaptiveHistoryWindow(t *testing.T) {
 	}
 	if w, _ := a.HistoryWindow(); w != 14*15*time.Second {
 		t.Fatalf("HistoryWindow without a season = %v, want %v", w, 14*15*time.Second)
+	}
+}
+
+// TestAdaptiveSeasonalModels: which model forecasts, from a warmed history
+// at 15 s steps, at 08:59 of the last day, 2 min ahead. The load is 100
+// except a step to 1000 from 09:00 to 12:00 on the days listed; the
+// weekly period (168h) also runs the daily season. A seasonal model
+// forecasts when its level window (15 min) matches one period earlier
+// within the tolerance; the weekly one before the daily one.
+func TestAdaptiveSeasonalModels(t *testing.T) {
+	const day = 24 * time.Hour
+	cases := []struct {
+		name           string
+		period         time.Duration
+		days           int          // days of history, the last one today
+		ramps          map[int]bool // days (0-based) with the 09:00 step
+		level          map[int]float64
+		model          string
+		atLeast, below float64
+	}{
+		// Monday (day 7) ramps, as Monday a week earlier did; Sunday
+		// (day 6) did not: only the weekly season knows.
+		{name: "weekly season knows Monday", period: 7 * day, days: 8, ramps: map[int]bool{0: true, 7: true}, model: "seasonal", atLeast: 700},
+		// Two days of a daily pattern: no week yet, the daily model of
+		// the weekly period forecasts.
+		{name: "daily season before a week of history", period: 7 * day, days: 2, ramps: map[int]bool{0: true, 1: true}, model: "daily", atLeast: 700},
+		{name: "daily period", period: day, days: 2, ramps: map[int]bool{0: true, 1: true}, model: "seasonal", atLeast: 700},
+		// Today's level (300) is not yesterday's (100): the pattern does
+		// not hold, no seasonal model is followed; the flat history
+		// forecasts no change.
+		{name: "level changed: not trusted", period: day, days: 2, ramps: map[int]bool{0: true, 1: true}, level: map[int]float64{1: 300}, model: "naive", below: 301},
+		// Within the tolerance (5 % higher): trusted, the level change
+		// carried over.
+		{name: "level within the tolerance", period: day, days: 2, ramps: map[int]bool{0: true, 1: true}, level: map[int]float64{1: 105}, model: "seasonal", atLeast: 700},
+		// Less than a period of history: no seasonal model.
+		{name: "no period of history", period: day, days: 1, ramps: map[int]bool{0: true}, model: "naive", below: 101},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultAdaptiveConfig()
+			cfg.SeasonalPeriod, cfg.Horizon = c.period, 2*time.Minute
+			a, err := NewAdaptive(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := algAt(time.Duration(c.days-1)*day + 8*time.Hour + 59*time.Minute)
+			var ts []time.Time
+			var vs []float64
+			for at := algAt(0); !at.After(now); at = at.Add(15 * time.Second) {
+				d := int(at.Sub(algAt(0)) / day)
+				h := at.Sub(algAt(0)) % day
+				v := 100.0
+				if l, ok := c.level[d]; ok {
+					v = l
+				}
+				if c.ramps[d] && h >= 9*time.Hour && h < 12*time.Hour {
+					v = 1000
+				}
+				ts, vs = append(ts, at), append(vs, v)
+			}
+			if err := a.Warm(ts, vs, now); err != nil {
+				t.Fatal(err)
+			}
+			load := vs[len(vs)-1]
+			d := a.Decide(Input{Now: now.Add(time.Second), Current: 3, Min: 1, Max: 100, Target: 40, External: &load})
+			f := a.LastForecast()
+			if f.Model != c.model || (c.atLeast > 0 && f.Load < c.atLeast) || (c.below > 0 && f.Load >= c.below) {
+				t.Fatalf("forecast %s %.1f (decision %d: %s); want %s, at least %v, below %v", f.Model, f.Load, d.Desired, d.Reason, c.model, c.atLeast, c.below)
+			}
+			if c.atLeast > 0 && d.Desired < int32(c.atLeast/40) {
+				t.Errorf("decision %d (%s): want the forecast's count before the step", d.Desired, d.Reason)
+			}
+		})
+	}
+}
+
+// TestReadyHorizon: the default horizon is the time capacity needs to be
+// ready: metric age + start-up, plus node boot and the capacity round
+// when nodes must boot; capped at 1 h.
+func TestReadyHorizon(t *testing.T) {
+	cases := []struct {
+		name                      string
+		age, startup, boot, round time.Duration
+		want                      time.Duration
+	}{
+		{"private only", 15 * time.Second, 20 * time.Second, 0, 10 * time.Second, 35 * time.Second},
+		{"bursting into node groups", 15 * time.Second, 20 * time.Second, 75 * time.Second, 10 * time.Second, 2 * time.Minute},
+		{"negative delays count as 0", -time.Second, 10 * time.Second, 0, -time.Second, 10 * time.Second},
+		{"capped at 1h", time.Hour, time.Minute, 0, 0, time.Hour},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ReadyHorizon(c.age, c.startup, c.boot, c.round); got != c.want {
+				t.Errorf("ReadyHorizon(%v, %v, %v, %v) = %v, want %v", c.age, c.startup, c.boot, c.round, got, c.want)
+			}
+			cfg := DefaultAdaptiveConfig()
+			cfg.Horizon = ReadyHorizon(c.age, c.startup, c.boot, c.round)
+			if err := cfg.Validate(); err != nil {
+				t.Errorf("the horizon is not a valid Horizon: %v", err)
+			}
+		})
+	}
+}
+
+// TestAdaptiveForecastBeyondTolerance: a forecast raises the count only
+// when it rises beyond the tolerance; the trend is extrapolated no further
+// than its window. A line rising 1 % per step (R² 1) forecasts +8 % at
+// 8 steps: within the tolerance, nothing; 5 % per step is extrapolated 4
+// steps (the 1 min window), +20 %: 2 more pods than the load needs.
+func TestAdaptiveForecastBeyondTolerance(t *testing.T) {
+	cases := []struct {
+		name       string
+		perStep    float64
+		wantLoad   float64
+		wantRaised bool
+	}{
+		{"within the tolerance", 4, 1000 + 4*4, false},
+		{"beyond it, capped at the window", 50, 1000 + 4*50, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultAdaptiveConfig()
+			cfg.SeasonalPeriod, cfg.Horizon, cfg.StepRatio = 0, 2*time.Minute, 0
+			a, err := NewAdaptive(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d Decision
+			cur := int32(25)
+			for i := range 6 {
+				load := 1000 - float64(5-i)*c.perStep
+				d = a.Decide(Input{Now: algAt(time.Duration(i) * 15 * time.Second), Current: cur, Min: 1, Max: 100, Target: 40, External: &load})
+				cur = d.Desired
+			}
+			f := a.LastForecast()
+			if math.Abs(f.Load-c.wantLoad) > 1e-6 {
+				t.Fatalf("forecast %+v, want %v (4 steps of the line)", f, c.wantLoad)
+			}
+			if raised := strings.Contains(d.Reason, "forecast"); raised != c.wantRaised {
+				t.Errorf("decision %d (%s): raised by the forecast %v, want %v", d.Desired, d.Reason, raised, c.wantRaised)
+			}
+		})
 	}
 }

@@ -79,6 +79,10 @@ func addSeeds(f *testing.F) {
 	f.Add(int32(5), int32(7), int32(3), math.NaN(), []byte{}, math.Inf(1), true, int64(time.Hour), uint8(5))
 	f.Add(int32(-1), int32(-4), int32(0), -3.0, []byte{}, -1.0, true, int64(math.MinInt64), uint8(6))
 	f.Add(int32(2), int32(1), int32(100), 0.001, vals(1e5, 1e5), 1e308, true, int64(6*time.Second), uint8(7))
+	// A weekly period warmed with 8 days (cfg bit 16): a repeating
+	// pattern, and one at the float limit.
+	f.Add(int32(4), int32(1), int32(60), 40.0, []byte{1, 1, 2, 9, 3, 1}, 40.0, true, int64(10*time.Minute), uint8(16))
+	f.Add(int32(4), int32(1), int32(60), 40.0, []byte{255, 0, 255}, 1e308, true, int64(time.Minute), uint8(16|8))
 }
 
 func FuzzKubernetes(f *testing.F) {
@@ -163,9 +167,29 @@ func FuzzAdaptive(f *testing.F) {
 		if cfg&8 != 0 {
 			c.Tolerance, c.Horizon = 0, 0
 		}
+		weekly := cfg&16 != 0
+		if weekly {
+			// A weekly period (which runs the daily one too) at 10 min
+			// steps, warmed with 8 days cycling through the pods' bytes
+			// scaled by total: the seasonal models forecast from the first
+			// decision.
+			c.Step, c.TrendWindow, c.Backtest, c.SeasonalPeriod, c.Horizon = 10*time.Minute, 30*time.Minute, 10*time.Minute, 7*24*time.Hour, 20*time.Minute
+		}
 		a, err := NewAdaptive(c)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if weekly {
+			var ts []time.Time
+			var vs []float64
+			for i := range 8 * 24 * 6 {
+				v := total
+				if len(pods) > 0 {
+					v = float64(pods[i%len(pods)]) * total
+				}
+				ts, vs = append(ts, algT0.Add(time.Duration(i-8*24*6)*10*time.Minute)), append(vs, v)
+			}
+			_ = a.Warm(ts, vs, algT0)
 		}
 		fuzzDecide(t, a, current, minR, maxR, target, pods, total, useExt, step)
 	})

@@ -262,6 +262,11 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 	case p.floor > 0:
 		ctrl = p.floor
 	case p.SLO == nil:
+		if !p.horizonSet {
+			// The default horizon follows the model (as a policy naming
+			// none should set it: see Policy.ReadyHorizon).
+			p.adaptive.Horizon = p.ReadyHorizon(m)
+		}
 		var err error
 		if alg, err = p.NewAlgorithm(); err != nil {
 			return nil, err
@@ -269,6 +274,11 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		panicAlg, _ = alg.(*scaling.Panic)
 		adaptiveAlg, _ = alg.(*scaling.Adaptive)
 		ctrl = m.ControlIntervalFor(p.Algorithm)
+		if adaptiveAlg != nil && len(p.history) > 0 {
+			if err := warmFromHistory(adaptiveAlg, p.history); err != nil {
+				return nil, err
+			}
+		}
 	default:
 		ctrl = p.SLO.Interval
 	}
@@ -845,4 +855,27 @@ func apply(p Policy, clusters []*clusterState, pending *[]int, desired, cur int3
 func burstConfig(p Policy) slo.HorizontalConfig {
 	return slo.HorizontalConfig{MinReplicas: max(p.Min, 1), MaxReplicas: max(p.Max, max(p.Min, 1)), Tolerance: p.SLO.Tolerance,
 		ScaleUpWindow: p.SLO.UpWindow, ScaleDownWindow: p.SLO.DownWindow}
+}
+
+// warmFromHistory warms a with the load of history (the span before second
+// 0, ending at it) over a's HistoryWindow at its step, the samples a
+// Prometheus query_range would return.
+func warmFromHistory(a *scaling.Adaptive, history workload.Trace) error {
+	window, step := a.HistoryWindow()
+	end := history.Duration()
+	var ts []time.Time
+	var vs []float64
+	for d := -window; d <= 0; d += step {
+		sec := end + d.Seconds()
+		if sec < 0 {
+			continue
+		}
+		v, _ := history.At(sec)
+		ts = append(ts, Epoch.Add(d))
+		vs = append(vs, v)
+	}
+	if err := a.Warm(ts, vs, Epoch); err != nil {
+		return inputErr("history: %v", err)
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/capacity"
 	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
+	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
 // ErrInput is wrapped by every error about bad input (policy, trace,
@@ -76,6 +77,12 @@ type Policy struct {
 	// schedule is spec.schedules (nil: none), read with second 0 of the
 	// trace at [ScheduleEpoch].
 	schedule *scaling.Schedule
+	// horizonSet: spec.algorithm.adaptive.forecastHorizon was given (or
+	// WithForecastHorizon called); otherwise the run derives it from the
+	// cluster model ([Policy.ReadyHorizon]).
+	horizonSet bool
+	// history is the load before second 0 (see [Policy.WithHistory]).
+	history workload.Trace
 }
 
 // PolicyBurstTarget is one entry of spec.burstTargets.
@@ -229,6 +236,7 @@ func ParsePolicy(data []byte) (Policy, error) {
 	if p.adaptive, err = policy.AdaptiveConfig(p.spec.Adaptive); err != nil {
 		return Policy{}, inputErr("policy: %v", err)
 	}
+	p.horizonSet = p.spec.Adaptive != nil && p.spec.Adaptive.ForecastHorizon != nil
 	if p.schedule, err = policy.Schedule(s.Schedules); err != nil {
 		return Policy{}, inputErr("policy: %v", err)
 	}
@@ -307,7 +315,7 @@ func (p Policy) WithStepRatio(r float64) (Policy, error) {
 // WithForecastHorizon returns p with the adaptive algorithm's forecast
 // horizon (spec.algorithm.adaptive.forecastHorizon) set to h.
 func (p Policy) WithForecastHorizon(h time.Duration) (Policy, error) {
-	p.adaptive.Horizon = h
+	p.adaptive.Horizon, p.horizonSet = h, true
 	if err := p.adaptive.Validate(); err != nil {
 		return Policy{}, inputErr("forecast horizon: %v", err)
 	}
@@ -393,6 +401,45 @@ func (p Policy) WithSchedules(windows []scaling.Window) (Policy, error) {
 	}
 	p.schedule = s
 	return p, nil
+}
+
+// WithHistory returns p with the load of the trace's past: history's
+// seconds 0 to its end stand for the span just before the run's second 0
+// (its last point is the load at second 0). The adaptive algorithm is
+// warmed with it at the start of a run, sampled at its step over its
+// HistoryWindow, as the runtime warms it from Prometheus' query_range
+// (runtime/controller burstTotals.warm); the other algorithms and the
+// reactive floor keep no history and ignore it. Nil: none.
+func (p Policy) WithHistory(history workload.Trace) Policy {
+	p.history = history
+	return p
+}
+
+// ReadyHorizon is the forecast horizon p's adaptive algorithm uses in model
+// m: spec.algorithm.adaptive.forecastHorizon when set, else the time m
+// takes to make a replica ready (scaling.ReadyHorizon): the metric's age
+// (scrape interval plus staleness) and the pod start-up, plus, when p
+// bursts into a cluster whose replicas wait for nodes, the longest boot
+// of its usable node groups (spot ones only with allowSpot) and the
+// capacity round, or the cluster's provisioning delay.
+func (p Policy) ReadyHorizon(m ClusterModel) time.Duration {
+	if p.horizonSet {
+		return p.adaptive.Horizon
+	}
+	var boot, round time.Duration
+	for _, bt := range p.BurstTargets {
+		c, ok := m.Cluster(bt.Cluster)
+		if !ok {
+			continue
+		}
+		boot = max(boot, c.ProvisioningDelay)
+		for _, g := range c.NodeGroups {
+			if (!g.Spot || p.AllowSpot) && g.Max > g.Min {
+				boot, round = max(boot, g.BootDelay), m.CapacityInterval
+			}
+		}
+	}
+	return scaling.ReadyHorizon(m.ScrapeInterval+m.MetricStaleness, m.Pod.StartupDelay, boot, round)
 }
 
 // scheduleLead is how far ahead of a window's start its floor applies: the

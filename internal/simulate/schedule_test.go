@@ -32,7 +32,9 @@ func TestScheduleFloorInSimulation(t *testing.T) {
 		t.Fatal(err)
 	}
 	with := run(t, p, m, tr)
-	lead := p.scheduleLead()
+	// The run's lead is its horizon, derived from the model (no
+	// forecastHorizon in the policy).
+	lead := p.ReadyHorizon(m)
 	opens := 1140 - int(lead/time.Second)
 	if got := with.Series.Desired[opens+int(base.adaptive.Step/time.Second)]; got < need {
 		t.Errorf("desired at second %d (window open, %v lead) = %d, want at least %d", opens+15, lead, got, need)

@@ -256,8 +256,10 @@ func ParseSLO(data []byte) (SLO, error) {
 			return SLO{}, inputErr("slo: spec.elasticityStrategy.burst.burstPolicyName is missing: name the BurstPolicy the SLO drives")
 		}
 		s.BurstPolicy = string(es.Burst.BurstPolicyName)
+	case hcav1.StrategyMultiObjective:
+		return SLO{}, inputErr("slo: spec.elasticityStrategy.kind MultiObjective is not simulated from the SLO: simulate the MultiObjectiveElasticityStrategy the runtime writes for it (kubectl get multiobjectiveelasticitystrategy %s -o yaml, and its model's ConfigMap after a --- line)", s.Name)
 	case "":
-		return SLO{}, inputErr("slo: spec.elasticityStrategy.kind is missing: use Horizontal, Vertical or Burst")
+		return SLO{}, inputErr("slo: spec.elasticityStrategy.kind is missing: use Horizontal, Vertical, Burst or MultiObjective")
 	default:
 		return SLO{}, inputErr("slo: spec.elasticityStrategy.kind %q is unknown: use Horizontal, Vertical or Burst", es.Kind)
 	}

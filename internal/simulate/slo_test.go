@@ -138,6 +138,8 @@ func TestParseSLOErrors(t *testing.T) {
 		{"cost threshold not a bucket", sloHead + "  slo: {type: cost-efficiency, costEfficiency: {responseTimeThreshold: 300ms, targetCostEfficiency: \"100\"}}\n" + hz, "responseTimeThreshold 300ms is not a bucket bound"},
 		{"unknown field", sloHead + "  slo: {type: latency, latency: {percentile: \"90\", threshold: 200ms, thresh: 1s}}\n" + hz, `unknown field "thresh"`},
 		{"missing max replicas", sloHead + "  slo: {type: latency, latency: {percentile: \"90\", threshold: 200ms}}\n  elasticityStrategy: {kind: Horizontal, horizontal: {minReplicas: 2}}\n", "spec.elasticityStrategy.horizontal.maxReplicas is missing"},
+		{"multi-objective", sloHead + "  slo: {type: latency, latency: {percentile: \"50\", threshold: 100ms}}\n  elasticityStrategy: {kind: MultiObjective, multiObjective: {model: {configMapName: m}, ranges: {minCPU: 300m, maxCPU: 500m, minMemory: 400Mi, maxMemory: 600Mi, maxReplicas: 5}}}\n",
+			"kind MultiObjective is not simulated from the SLO: simulate the MultiObjectiveElasticityStrategy the runtime writes for it"},
 		{"missing strategy kind", sloHead + "  slo: {type: latency, latency: {percentile: \"90\", threshold: 200ms}}\n", "spec.elasticityStrategy.kind is missing"},
 		{"burst without policy", sloHead + "  slo: {type: latency, latency: {percentile: \"90\", threshold: 200ms}}\n  elasticityStrategy: {kind: Burst, burst: {burstPolicyName: web}}\n", `the file has no BurstPolicy: add BurstPolicy "web"`},
 		{"fractional interval", sloHead + "  slo: {type: latency, latency: {percentile: \"90\", threshold: 200ms}}\n  evaluationInterval: 1500ms\n" + hz, "spec.evaluationInterval is 1.5s"},

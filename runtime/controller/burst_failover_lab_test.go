@@ -3,7 +3,6 @@ package controller_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -178,29 +176,7 @@ func testFailover(t *testing.T, fault failoverFault) {
 	bl := newBurstLab(t, ctx)
 
 	down := fmt.Sprintf("down-%d", bl.id)
-	t.Cleanup(func() {
-		if err := bl.clusters.DeleteCluster(context.Background(), down); err != nil {
-			t.Errorf("delete lab cluster %s: %v", down, err)
-		}
-	})
-	info, err := bl.clusters.CreateCluster(ctx, lab.ClusterSpec{Name: down})
-	if err != nil {
-		t.Fatalf("create lab cluster %s: %v", down, err)
-	}
-	kubeconfig, err := os.ReadFile(info.KubeconfigPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bl.register(t, ctx, down, kubeconfig, 2) // preferred over bl.burst (priority 1)
-	mcfg, err := clientcmd.BuildConfigFromFlags("", info.KubeconfigPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mcfg.Timeout = 3 * time.Second
-	downClient, err := client.New(mcfg, client.Options{Scheme: bl.scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	downClient := bl.extraCluster(t, ctx, down, 2, 3*time.Second) // preferred over bl.burst (priority 1)
 
 	pool := fmt.Sprintf("bp-fo-%d", bl.id)
 	bl.pool(t, ctx, pool, "4")

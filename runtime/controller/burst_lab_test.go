@@ -146,6 +146,37 @@ func (bl *burstLab) register(tb testing.TB, ctx context.Context, name string, ku
 	tb.Cleanup(func() { _ = bl.control.Delete(context.Background(), hc) })
 }
 
+// extraCluster creates a lab cluster name, deleted when the test ends,
+// registers it as a burst cluster of the given priority and returns a client
+// of the test's own for it (timeout 0: client-go's default).
+func (bl *burstLab) extraCluster(tb testing.TB, ctx context.Context, name string, priority int32, timeout time.Duration) client.Client {
+	tb.Helper()
+	tb.Cleanup(func() {
+		if err := bl.clusters.DeleteCluster(context.Background(), name); err != nil {
+			tb.Errorf("delete lab cluster %s: %v", name, err)
+		}
+	})
+	info, err := bl.clusters.CreateCluster(ctx, lab.ClusterSpec{Name: name})
+	if err != nil {
+		tb.Fatalf("create lab cluster %s: %v", name, err)
+	}
+	kubeconfig, err := os.ReadFile(info.KubeconfigPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bl.register(tb, ctx, name, kubeconfig, priority)
+	cfg, err := clientcmd.BuildConfigFromFlags("", info.KubeconfigPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.Timeout = timeout
+	c, err := client.New(cfg, client.Options{Scheme: bl.scheme})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
 // pool adds a tainted node pool of one node with cpu CPUs to the private
 // cluster and the same pool to the burst cluster, so the target's pods (which
 // select and tolerate it) have this capacity alone.

@@ -311,12 +311,25 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	events := append(burstConditionEvents(before.Status.Conditions, p.Status.Conditions), burstConflictEvents(before.Status.Conditions, conflicts)...)
 	for _, e := range events {
 		r.event(p, nil, e.kind, e.reason, "Observe", "%s", e.note)
+		e.log(ctx, client.ObjectKeyFromObject(p))
 	}
 	return nil
 }
 
-// burstConditionEvent is an Event for a condition that changed.
-type burstConditionEvent struct{ kind, reason, note string }
+// log writes the log line of a condition's transition (logTransition) for
+// policy; a conflict of totals is an Event only.
+func (e burstConditionEvent) log(ctx context.Context, policy client.ObjectKey) {
+	if e.condition != nil {
+		logTransition(ctx, e.condition, e.kind == corev1.EventTypeWarning, "policy", policy.String())
+	}
+}
+
+// burstConditionEvent is an Event for a condition that changed (condition:
+// the condition now, logged too) or for a conflict of totals (condition nil).
+type burstConditionEvent struct {
+	kind, reason, note string
+	condition          *metav1.Condition
+}
 
 // burstConditionEvents tells the operator, once per transition, what the
 // conditions tell a reader of the status: metrics lost or back, burst
@@ -325,15 +338,12 @@ type burstConditionEvent struct{ kind, reason, note string }
 func burstConditionEvents(before, after []metav1.Condition) []burstConditionEvent {
 	var out []burstConditionEvent
 	for _, typ := range []string{hcav1.ConditionMetricsAvailable, hcav1.ConditionReachable, hcav1.ConditionPublished} {
-		b, a := meta.FindStatusCondition(before, typ), meta.FindStatusCondition(after, typ)
-		if a == nil || a.Status == metav1.ConditionUnknown || b != nil && b.Status == a.Status {
-			continue
-		}
-		switch {
-		case a.Status == metav1.ConditionFalse:
-			out = append(out, burstConditionEvent{corev1.EventTypeWarning, a.Reason, a.Message})
-		case b != nil && b.Status == metav1.ConditionFalse: // recovered (not the first True)
-			out = append(out, burstConditionEvent{corev1.EventTypeNormal, a.Reason, a.Message})
+		a := meta.FindStatusCondition(after, typ)
+		switch lost, back := conditionChange(meta.FindStatusCondition(before, typ), a); {
+		case lost:
+			out = append(out, burstConditionEvent{corev1.EventTypeWarning, a.Reason, a.Message, a})
+		case back:
+			out = append(out, burstConditionEvent{corev1.EventTypeNormal, a.Reason, a.Message, a})
 		}
 	}
 	return out
@@ -347,7 +357,7 @@ func burstConflictEvents(before []metav1.Condition, conflicts []string) []burstC
 	b := meta.FindStatusCondition(before, hcav1.ConditionDegraded)
 	for _, c := range conflicts {
 		if b == nil || b.Status != metav1.ConditionTrue || !strings.Contains(b.Message, c) {
-			out = append(out, burstConditionEvent{corev1.EventTypeWarning, BurstReasonConflictingTotals, c})
+			out = append(out, burstConditionEvent{kind: corev1.EventTypeWarning, reason: BurstReasonConflictingTotals, note: c})
 		}
 	}
 	return out

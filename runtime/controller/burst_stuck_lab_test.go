@@ -3,7 +3,6 @@ package controller_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,28 +32,7 @@ func TestBurstStuckPendingLab(t *testing.T) {
 	bl := newBurstLab(t, ctx)
 
 	stuck := fmt.Sprintf("stuck-%d", bl.id)
-	t.Cleanup(func() {
-		if err := bl.clusters.DeleteCluster(context.Background(), stuck); err != nil {
-			t.Errorf("delete lab cluster %s: %v", stuck, err)
-		}
-	})
-	info, err := bl.clusters.CreateCluster(ctx, lab.ClusterSpec{Name: stuck})
-	if err != nil {
-		t.Fatalf("create lab cluster %s: %v", stuck, err)
-	}
-	kubeconfig, err := os.ReadFile(info.KubeconfigPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bl.register(t, ctx, stuck, kubeconfig, 2) // preferred over bl.burst (priority 1)
-	mcfg, err := clientcmd.BuildConfigFromFlags("", info.KubeconfigPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stuckClient, err := client.New(mcfg, client.Options{Scheme: bl.scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	stuckClient := bl.extraCluster(t, ctx, stuck, 2, 0) // preferred over bl.burst (priority 1)
 
 	pool := fmt.Sprintf("bp-st-%d", bl.id)
 	bl.pool(t, ctx, pool, "4")

@@ -435,6 +435,8 @@ func cloudReason(err error) string {
 	switch {
 	case errors.Is(err, member.ErrThrottled):
 		return "Throttled"
+	case errors.Is(err, member.ErrCloudUnavailable):
+		return "CloudUnavailable"
 	case errors.Is(err, member.ErrNoCloudAccess):
 		return "NoCloudAccess"
 	case errors.Is(err, member.ErrNodegroupNotFound):

@@ -20,6 +20,7 @@ func TestCloudReason(t *testing.T) {
 		{fmt.Errorf("describe ack node pool c1/np1: %w after 5 attempts: Throttling.User", member.ErrThrottled), "Throttled"},
 		{fmt.Errorf("eks node group a/b: %w: set hca_runtime's aws block", member.ErrNoCloudAccess), "NoCloudAccess"},
 		{fmt.Errorf("set desired: %w", fmt.Errorf("eks node group a/b in eu-west-1: %w", member.ErrNodegroupNotFound)), "NotFound"},
+		{fmt.Errorf("describe eks node group a/b in eu-west-1: %w: ServiceUnavailableException", member.ErrCloudUnavailable), "CloudUnavailable"},
 		{errors.New("InvalidParameterException: desiredSize can't be greater than maxSize"), "CloudError"},
 	}
 	for _, tc := range tests {

@@ -99,8 +99,22 @@ func TestFederatedScalingWithoutControlPlaneLab(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	id := rand.IntN(1e6)
-	fl := newFedLab(t, ctx, env, id)
 	clusters := labtest.Clusters(t)
+	// The control cluster is a lab cluster of this test's own: stopping the
+	// shared private cluster's apiserver would fail whatever other test
+	// package runs against the lab meanwhile (make test runs them at once).
+	controlName := fmt.Sprintf("fed-ctl-%d", id)
+	t.Cleanup(func() {
+		if err := clusters.DeleteCluster(context.Background(), controlName); err != nil {
+			t.Errorf("delete lab cluster %s: %v", controlName, err)
+		}
+	})
+	controlInfo, err := clusters.CreateCluster(ctx, lab.ClusterSpec{Name: controlName})
+	if err != nil {
+		t.Fatalf("create lab cluster %s: %v", controlName, err)
+	}
+	env["HCA_LAB_PRIVATE_KUBECONFIG"] = controlInfo.KubeconfigPath
+	fl := newFedLab(t, ctx, env, id)
 	a, b := fl.names[0], fl.names[1]
 	ns, target := fmt.Sprintf("fedout-%d", id), "web"
 	for _, c := range append([]client.Client{fl.control}, fl.members[a], fl.members[b]) {
@@ -191,13 +205,13 @@ func TestFederatedScalingWithoutControlPlaneLab(t *testing.T) {
 	// The control plane goes away; then a's load rises to 0.8 cores' worth
 	// (16 pods at 50 % of 100m): a must scale to its max 5 and no further.
 	downAt := time.Now()
-	if err := clusters.StopAPIServer(ctx, lab.PrivateCluster); err != nil {
+	if err := clusters.StopAPIServer(ctx, controlName); err != nil {
 		t.Fatal(err)
 	}
 	restarted := false
 	t.Cleanup(func() {
 		if !restarted {
-			_ = clusters.StartAPIServer(context.Background(), lab.PrivateCluster)
+			_ = clusters.StartAPIServer(context.Background(), controlName)
 		}
 	})
 	if _, err := getFA(); err == nil {
@@ -232,7 +246,7 @@ func TestFederatedScalingWithoutControlPlaneLab(t *testing.T) {
 		}
 	}
 	t.Logf("control plane down %s; member a scaled 1 -> 5 without it", time.Since(downAt).Round(time.Second))
-	if err := clusters.StartAPIServer(ctx, lab.PrivateCluster); err != nil {
+	if err := clusters.StartAPIServer(ctx, controlName); err != nil {
 		t.Fatal(err)
 	}
 	restarted = true

@@ -23,7 +23,7 @@ package controller
 // +kubebuilder:rbac:groups=hca.dev,resources=burstpolicies/finalizers,verbs=update
 // +kubebuilder:rbac:groups=hca.dev,resources=servicelevelobjectives,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hca.dev,resources=servicelevelobjectives/status,verbs=get;patch;update
-// +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies;verticalelasticitystrategies;burstelasticitystrategies,verbs=get;list;watch;create;patch;update;delete
+// +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies;verticalelasticitystrategies;burstelasticitystrategies;multiobjectiveelasticitystrategies,verbs=get;list;watch;create;patch;update;delete
 // +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies/status;verticalelasticitystrategies/status;burstelasticitystrategies/status,verbs=get;patch;update
 // +kubebuilder:rbac:groups=hca.dev,resources=federatedautoscalers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=hca.dev,resources=federatedautoscalers/status,verbs=get;patch;update

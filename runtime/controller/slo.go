@@ -36,7 +36,9 @@ import (
 // Each result is written here: status (currentValue, compliancePercent,
 // lastEvaluationTime, conditions) and the strategy object named after the SLO
 // (HorizontalElasticityStrategy, VerticalElasticityStrategy or
-// BurstElasticityStrategy) carrying the compliance. It knows
+// BurstElasticityStrategy carrying the compliance; or a
+// MultiObjectiveElasticityStrategy aiming at the latency threshold, which
+// measures for itself and whose model ConfigMap must exist). It knows
 // nothing of how strategies act; switching spec.elasticityStrategy.kind
 // deletes the old object and writes the new one.
 //
@@ -46,7 +48,8 @@ import (
 //
 // +kubebuilder:rbac:groups=hca.dev,resources=servicelevelobjectives,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hca.dev,resources=servicelevelobjectives/status,verbs=get;patch;update
-// +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies;verticalelasticitystrategies;burstelasticitystrategies,verbs=get;list;watch;create;patch;update;delete
+// +kubebuilder:rbac:groups=hca.dev,resources=horizontalelasticitystrategies;verticalelasticitystrategies;burstelasticitystrategies;multiobjectiveelasticitystrategies,verbs=get;list;watch;create;patch;update;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hca.dev,resources=burstpolicies,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hca.dev,resources=hybridclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets,verbs=get;list;watch
@@ -170,11 +173,22 @@ func (r *SLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			r.countError("status")
 			return ctrl.Result{}, fmt.Errorf("patch status of SLO %s: %w", req.NamespacedName, err)
 		}
+		// Once per transition: the status written says it from now on.
+		logSLOMetricsTransition(ctx, req.NamespacedName, before.Status.Conditions, s.Status.Conditions)
 	}
 	if res != nil {
 		r.eval.applied(req.NamespacedName, res)
 	}
 	return ctrl.Result{}, nil
+}
+
+// logSLOMetricsTransition logs the SLO's metrics lost (warn) or back
+// (info) when its MetricsAvailable condition changed so from before to after.
+func logSLOMetricsTransition(ctx context.Context, slo client.ObjectKey, before, after []metav1.Condition) {
+	a := meta.FindStatusCondition(after, hcav1.ConditionMetricsAvailable)
+	if lost, back := conditionChange(meta.FindStatusCondition(before, hcav1.ConditionMetricsAvailable), a); lost || back {
+		logTransition(ctx, a, lost, "slo", slo.String())
+	}
 }
 
 // sloStatusDue says whether after must be written over before at now: when
@@ -234,7 +248,11 @@ func (r *SLOReconciler) apply(ctx context.Context, s *hcav1.ServiceLevelObjectiv
 	s.Status.CompliancePercent = ptrTo(res.compliance)
 	set(hcav1.ConditionMetricsAvailable, metav1.ConditionTrue, ReasonEvaluated, "the SLO's metrics returned a value")
 	set(hcav1.ConditionDegraded, metav1.ConditionFalse, ReasonEvaluated, "")
-	set(hcav1.ConditionReady, metav1.ConditionTrue, ReasonEvaluated, fmt.Sprintf("compliance %d%% written to %s %s", res.compliance, ref.Kind, ref.Name))
+	msg := fmt.Sprintf("compliance %d%% written to %s %s", res.compliance, ref.Kind, ref.Name)
+	if ref.Kind == KindMultiObjective {
+		msg = fmt.Sprintf("compliance %d%%; %s %s aims at the threshold", res.compliance, ref.Kind, ref.Name)
+	}
+	set(hcav1.ConditionReady, metav1.ConditionTrue, ReasonEvaluated, msg)
 	return nil
 }
 

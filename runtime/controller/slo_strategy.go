@@ -3,7 +3,9 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
 )
 
@@ -20,6 +23,7 @@ const (
 	KindHorizontalStrategy = "HorizontalElasticityStrategy"
 	KindVerticalStrategy   = "VerticalElasticityStrategy"
 	KindBurstStrategy      = "BurstElasticityStrategy"
+	KindMultiObjective     = "MultiObjectiveElasticityStrategy"
 	// SLOLabel names, on a strategy object, the SLO that wrote it.
 	SLOLabel = "hca.dev/slo"
 	// LegacySLOOutputAnnotation is where runtimes before the typed
@@ -36,6 +40,8 @@ func strategyRef(s *hcav1.ServiceLevelObjective) hcav1.StrategyRef {
 		return hcav1.StrategyRef{Kind: KindVerticalStrategy, Name: hcav1.ObjectName(s.Name)}
 	case hcav1.StrategyBurst:
 		return hcav1.StrategyRef{Kind: KindBurstStrategy, Name: hcav1.ObjectName(s.Name)}
+	case hcav1.StrategyMultiObjective:
+		return hcav1.StrategyRef{Kind: KindMultiObjective, Name: hcav1.ObjectName(s.Name)}
 	default:
 		return hcav1.StrategyRef{Kind: KindHorizontalStrategy, Name: hcav1.ObjectName(s.Name)}
 	}
@@ -65,9 +71,12 @@ func targetOf(s *hcav1.ServiceLevelObjective) hcav1.TargetRef {
 	return t
 }
 
-// buildStrategy returns the Horizontal, Vertical or Burst strategy object the SLO
-// should own for the given compliance: named after the SLO, in its namespace,
-// labelled with it and controlled by it. It is pure.
+// buildStrategy returns the Horizontal, Vertical, Burst or MultiObjective
+// strategy object the SLO should own for the given compliance: named after
+// the SLO, in its namespace, labelled with it and controlled by it. A
+// MultiObjective strategy gets no compliance: it measures the response time
+// itself and aims at the SLO's threshold (policy.MultiObjectiveFromSLO), so
+// its spec changes only with the SLO's. It is pure.
 func buildStrategy(s *hcav1.ServiceLevelObjective, compliance int32) (client.Object, error) {
 	meta := metav1.ObjectMeta{
 		Name: s.Name, Namespace: s.Namespace,
@@ -105,8 +114,14 @@ func buildStrategy(s *hcav1.ServiceLevelObjective, compliance int32) (client.Obj
 			spec.EvaluatedAt = &at
 		}
 		return &hcav1.BurstElasticityStrategy{ObjectMeta: meta, Spec: spec}, nil
+	case hcav1.StrategyMultiObjective:
+		spec, err := policy.MultiObjectiveFromSLO(&s.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s", errSpec, strings.TrimPrefix(err.Error(), policy.ErrNotMultiObjective.Error()+": "))
+		}
+		return &hcav1.MultiObjectiveElasticityStrategy{ObjectMeta: meta, Spec: spec}, nil
 	}
-	return nil, fmt.Errorf("%w: spec.elasticityStrategy.kind %q is unknown: use Horizontal, Vertical or Burst", errSpec, es.Kind)
+	return nil, fmt.Errorf("%w: spec.elasticityStrategy.kind %q is unknown: use Horizontal, Vertical, Burst or MultiObjective", errSpec, es.Kind)
 }
 
 func strategyLabels(s *hcav1.ServiceLevelObjective) map[string]string {
@@ -132,6 +147,7 @@ func strategyKinds() map[string]client.Object {
 		KindHorizontalStrategy: &hcav1.HorizontalElasticityStrategy{},
 		KindVerticalStrategy:   &hcav1.VerticalElasticityStrategy{},
 		KindBurstStrategy:      &hcav1.BurstElasticityStrategy{},
+		KindMultiObjective:     &hcav1.MultiObjectiveElasticityStrategy{},
 	}
 }
 
@@ -144,6 +160,8 @@ func copySpec(dst, src client.Object) {
 		d.Spec = src.(*hcav1.VerticalElasticityStrategy).Spec
 	case *hcav1.BurstElasticityStrategy:
 		d.Spec = src.(*hcav1.BurstElasticityStrategy).Spec
+	case *hcav1.MultiObjectiveElasticityStrategy:
+		d.Spec = src.(*hcav1.MultiObjectiveElasticityStrategy).Spec
 	}
 }
 
@@ -153,8 +171,13 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 	if err != nil {
 		return err
 	}
-	if b, ok := want.(*hcav1.BurstElasticityStrategy); ok {
-		if err := checkBurstTarget(ctx, c, s, b.Spec.BurstPolicyName); err != nil {
+	switch w := want.(type) {
+	case *hcav1.BurstElasticityStrategy:
+		if err := checkBurstTarget(ctx, c, s, w.Spec.BurstPolicyName); err != nil {
+			return err
+		}
+	case *hcav1.MultiObjectiveElasticityStrategy:
+		if err := checkMultiObjectiveModel(ctx, c, s.Namespace, w.Spec.Model); err != nil {
 			return err
 		}
 	}
@@ -211,6 +234,29 @@ func checkBurstTarget(ctx context.Context, c client.Client, s *hcav1.ServiceLeve
 		if o.Spec.BurstPolicyName == policy && !controlledBy(o, s) && o.DeletionTimestamp == nil {
 			return fmt.Errorf("%w: burst policy %s is already driven by SLO %s: one SLO per burst policy", errSpec, key, o.Labels[SLOLabel])
 		}
+	}
+	return nil
+}
+
+// checkMultiObjectiveModel refuses a MultiObjective strategy whose model
+// ConfigMap or key does not exist, so that the SLO says what is missing
+// (the strategy object is written once it exists; its controller parses the
+// model).
+func checkMultiObjectiveModel(ctx context.Context, c client.Reader, ns string, ref hcav1.MultiObjectiveModelRef) error {
+	key := types.NamespacedName{Namespace: ns, Name: string(ref.ConfigMapName)}
+	k := ref.Key
+	if k == "" {
+		k = "model.json"
+	}
+	var cm corev1.ConfigMap
+	if err := c.Get(ctx, key, &cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("%w: spec.elasticityStrategy.multiObjective.model.configMapName: ConfigMap %s does not exist: create it with the model file of `hca-runtime moha train` under key %q, or fix the name", errSpec, key, k)
+		}
+		return fmt.Errorf("get model ConfigMap %s: %w", key, err)
+	}
+	if _, ok := cm.Data[k]; !ok {
+		return fmt.Errorf("%w: spec.elasticityStrategy.multiObjective.model.key: ConfigMap %s has no key %q: put the model file there, or fix the key", errSpec, key, k)
 	}
 	return nil
 }

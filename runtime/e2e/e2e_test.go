@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
@@ -65,6 +66,7 @@ func TestBurstEndToEnd(t *testing.T) {
 	// on missing data) and say why; when Prometheus is back, scale-back proceeds.
 	_, bBefore, _, _, _ := s.snapshot()
 	stopPrometheus(t, s.env["HCA_LAB_DIR"])
+	stopped := time.Now()
 	s.load(20)
 	waitFor(t, ctx, time.Minute, "the policy to report metrics unavailable", func() (bool, string) {
 		c := meta.FindStatusCondition(s.getPolicy().Status.Conditions, hcav1.ConditionMetricsAvailable)
@@ -77,8 +79,25 @@ func TestBurstEndToEnd(t *testing.T) {
 	if _, b, _, _, _ := s.snapshot(); b < bBefore {
 		t.Fatalf("burst replicas fell from %d to %d while Prometheus was down", bBefore, b)
 	}
+	// The operator's log says it once, at warn level, naming the policy and
+	// the error (the restarted runtime's log: metrics were there when it
+	// started).
+	policy := client.ObjectKeyFromObject(s.policy).String()
+	waitFor(t, ctx, 30*time.Second, "a warning in the log that the metrics are lost", func() (bool, string) {
+		recs := transitionLogs(t, s.logFiles[len(s.logFiles)-1], policy)
+		return len(recs) > 0, fmt.Sprint(recs)
+	})
+	// The outage lasts 60 s in all (issue 14's fault), every round of it
+	// one that could have scaled down.
+	if d := time.Minute - time.Since(stopped); d > 0 {
+		time.Sleep(d)
+	}
+	if _, b, _, _, _ := s.snapshot(); b < bBefore {
+		t.Fatalf("burst replicas fell from %d to %d during the 60 s Prometheus outage", bBefore, b)
+	}
 	labUp(t, s.root, s.env["HCA_LAB_DIR"])
 	back := time.Now()
+	t.Logf("Prometheus was down %v", back.Sub(stopped).Round(time.Second))
 	var firstDrop time.Time
 
 	// Load dropped: back to the private cluster, slowly; the burst cluster is cleaned.
@@ -92,6 +111,33 @@ func TestBurstEndToEnd(t *testing.T) {
 	if d := firstDrop.Sub(back); d < 50*time.Second {
 		t.Errorf("the burst shrank %v after Prometheus returned: want no scale-down before a full minute of fresh data", d.Round(time.Second))
 	}
+	// One line on loss, one on return, none in the rounds between.
+	recs := transitionLogs(t, s.logFiles[len(s.logFiles)-1], policy)
+	if len(recs) != 2 || recs[0]["level"] != "WARN" || recs[0]["msg"] != "metrics unavailable" || !strings.Contains(fmt.Sprint(recs[0]["error"]), "never scaling down") ||
+		recs[1]["level"] != "INFO" || recs[1]["msg"] != "metrics available again" {
+		t.Errorf("metrics transitions logged for %s: %v, want a WARN \"metrics unavailable\" with the error, then an INFO \"metrics available again\"", policy, recs)
+	}
+}
+
+// transitionLogs is the log records of file about policy's metrics lost or
+// back (JSON lines), oldest first.
+func transitionLogs(t *testing.T, file, policy string) []map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(string(raw), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) != nil {
+			continue
+		}
+		if (rec["msg"] == "metrics unavailable" || rec["msg"] == "metrics available again") && rec["policy"] == policy {
+			out = append(out, rec)
+		}
+	}
+	return out
 }
 
 // burstRounds waits until the runtime serving metrics on addr has finished n

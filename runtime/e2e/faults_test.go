@@ -15,11 +15,16 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -125,6 +130,133 @@ func TestFaultSuite(t *testing.T) {
 			return hc.Status.Reachable, fmt.Sprintf("reachable=%v", hc.Status.Reachable)
 		})
 		s.waitBursting(2 * time.Minute)
+	})
+
+	t.Run("burst cluster credentials rotated", func(t *testing.T) {
+		p1, b1, _, _, _ := s.snapshot()
+		key := types.NamespacedName{Namespace: s.hcNS, Name: s.burstHC}
+		var sec corev1.Secret
+		must(t, s.priv.Get(ctx, key, &sec))
+		good := sec.Data["kubeconfig"]
+		setKubeconfig := func(raw []byte) {
+			var cur corev1.Secret
+			must(t, s.priv.Get(ctx, key, &cur))
+			cur.Data["kubeconfig"] = raw
+			must(t, s.priv.Update(ctx, &cur))
+		}
+		t.Cleanup(func() {
+			var cur corev1.Secret
+			if s.priv.Get(context.Background(), key, &cur) == nil && string(cur.Data["kubeconfig"]) != string(good) {
+				cur.Data["kubeconfig"] = good
+				_ = s.priv.Update(context.Background(), &cur)
+			}
+		})
+		restCfg, err := clientcmd.RESTConfigFromKubeConfig(good)
+		must(t, err)
+		kube, err := kubernetes.NewForConfig(restCfg)
+		must(t, err)
+		// Two ServiceAccounts of the burst cluster with cluster-admin and a
+		// token each. A is kube-system/default: kube-apiserver's
+		// authenticated_user_requests names that identity (any other is
+		// "other"), so the test sees whether the runtime uses A.
+		token := func(sa string) (tok string, revoke func()) {
+			_, err := kube.CoreV1().ServiceAccounts("kube-system").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: "kube-system"}}, metav1.CreateOptions{})
+			if err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatal(err)
+			}
+			crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "hca-e2e-rotate-" + sa},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: "kube-system"}}}
+			_, err = kube.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{})
+			must(t, err)
+			revoke = func() {
+				_ = kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
+			}
+			t.Cleanup(revoke)
+			tr, err := kube.CoreV1().ServiceAccounts("kube-system").CreateToken(ctx, sa, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+			must(t, err)
+			return tr.Status.Token, revoke
+		}
+		tokA, revokeA := token("default")
+		tokB, _ := token("hca-e2e-rotate-b")
+		asA := func() float64 {
+			raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+			must(t, err)
+			for _, line := range strings.Split(string(raw), "\n") {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == `authenticated_user_requests{username="system:serviceaccount:kube-system:default"}` {
+					v, err := strconv.ParseFloat(f[1], 64)
+					must(t, err)
+					return v
+				}
+			}
+			return 0
+		}
+		// The burst cluster must stay reachable all along: a probe that
+		// fails sets Reachable=false.
+		start := time.Now()
+		unreachable := make(chan string, 1)
+		watchCtx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		go func() {
+			for watchCtx.Err() == nil {
+				var hc hcav1.HybridCluster
+				if err := s.priv.Get(watchCtx, types.NamespacedName{Name: s.burstHC}, &hc); err == nil && !hc.Status.Reachable {
+					unreachable <- fmt.Sprintf("%s: %+v", time.Now().Format("15:04:05.000"), hc.Status)
+					return
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		}()
+
+		// Rotated to A: the runtime reads the burst cluster as A.
+		before := asA()
+		setKubeconfig(labtest.KubeconfigWithToken(t, good, tokA))
+		waitFor(t, ctx, time.Minute, "the runtime's requests as A (authenticated_user_requests)", func() (bool, string) {
+			v := asA()
+			return v >= before+5, fmt.Sprintf("%v requests as A since the rotation", v-before)
+		})
+		// Rotated to B: no request as A any more (5 s: two probes and a
+		// round), then A is revoked, as an operator retires a leaked key.
+		setKubeconfig(labtest.KubeconfigWithToken(t, good, tokB))
+		var last float64
+		quiet := time.Now()
+		waitFor(t, ctx, time.Minute, "no request as A for 5 s after the rotation to B", func() (bool, string) {
+			if v := asA(); v != last {
+				last, quiet = v, time.Now()
+			}
+			return time.Since(quiet) >= 5*time.Second, fmt.Sprintf("last request as A %s ago", time.Since(quiet).Round(time.Second))
+		})
+		revokeA()
+		burstRounds(t, ctx, s.metricsAddr, 3)
+		time.Sleep(4 * time.Second) // two more probes
+		stopWatch()
+		select {
+		case st := <-unreachable:
+			t.Errorf("the burst cluster was reported unreachable during the rotations: %s", st)
+		default:
+		}
+		var evs corev1.EventList
+		must(t, s.priv.List(ctx, &evs))
+		for _, e := range evs.Items {
+			last := e.LastTimestamp.Time
+			if e.Series != nil && e.Series.LastObservedTime.After(last) {
+				last = e.Series.LastObservedTime.Time
+			}
+			if e.EventTime.After(last) {
+				last = e.EventTime.Time
+			}
+			if e.InvolvedObject.Kind == "HybridCluster" && e.InvolvedObject.Name == s.burstHC && e.Reason == "Unreachable" && last.After(start) {
+				t.Errorf("Unreachable Event during the rotations: %s %s", last.Format("15:04:05"), e.Message)
+			}
+		}
+		if p, b, _, _, _ := s.snapshot(); b < b1 || p+b < p1+b1-2 {
+			t.Errorf("after the rotations: primary %d burst %d, before primary %d burst %d: replicas lost", p, b, p1, b1)
+		}
+		if logs := readLogs(t, s); strings.Contains(logs, tokA) || strings.Contains(logs, tokB) {
+			t.Error("the runtime logged a rotated token")
+		}
+		s.waitBursting(time.Minute)
+		setKubeconfig(good)
 	})
 
 	t.Run("control API server stopped for 30 s", func(t *testing.T) {

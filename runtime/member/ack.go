@@ -142,10 +142,7 @@ func (a *ACKAPI) call(ctx context.Context, region, op, what string, do func(c *c
 			return nil
 		}
 		if !ackThrottled(err) {
-			if ackNotFound(err) {
-				return fmt.Errorf("%s: %w: %w", what, ErrNodegroupNotFound, ackError{err})
-			}
-			return fmt.Errorf("%s: %w", what, ackError{err})
+			return ackFailure(what, err)
 		}
 		throttled++
 		if i+1 >= attempts {
@@ -160,6 +157,19 @@ func (a *ACKAPI) call(ctx context.Context, region, op, what string, do func(c *c
 		case <-time.After(d):
 		}
 	}
+}
+
+// ackFailure wraps a CS error that is not retried: ErrNodegroupNotFound for
+// an unknown pool or cluster, ErrCloudUnavailable for a server error (5xx;
+// 503 is retried as throttling).
+func ackFailure(what string, err error) error {
+	if ackNotFound(err) {
+		return fmt.Errorf("%s: %w: %w", what, ErrNodegroupNotFound, ackError{err})
+	}
+	if status, _, _, _, ok := ackErrorParts(err); ok && status >= 500 {
+		return fmt.Errorf("%s: %w: %w", what, ErrCloudUnavailable, ackError{err})
+	}
+	return fmt.Errorf("%s: %w", what, ackError{err})
 }
 
 // ackError renders a CS error as "code: message (HTTP n, request ID r)":

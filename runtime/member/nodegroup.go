@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
@@ -49,6 +50,10 @@ var (
 	// ErrNoCloudAccess is returned for a group of a cloud the runtime has no
 	// credentials for.
 	ErrNoCloudAccess = errors.New("no access to the node group's cloud")
+	// ErrCloudUnavailable is returned when the cloud API still answers a
+	// server error (HTTP 5xx: the cloud's side, not the request) after the
+	// retries.
+	ErrCloudUnavailable = errors.New("the cloud API answered a server error")
 )
 
 // Clouds scales node groups in whichever cloud each is in: it implements the
@@ -113,8 +118,8 @@ func (a *AWSAPI) eks(region string) *eks.Client {
 }
 
 // awsThrottled wraps err with ErrThrottled when AWS refused it for the
-// request rate (the SDK's standard retryer has retried it already, with
-// backoff).
+// request rate, and with ErrCloudUnavailable when AWS answered a server error
+// (5xx); the SDK's standard retryer has retried both already, with backoff.
 func awsThrottled(err error) error {
 	var ae smithy.APIError
 	if errors.As(err, &ae) {
@@ -122,6 +127,10 @@ func awsThrottled(err error) error {
 		case "ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded":
 			return fmt.Errorf("%w: %w", ErrThrottled, err)
 		}
+	}
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) && re.HTTPStatusCode() >= 500 {
+		return fmt.Errorf("%w: %w", ErrCloudUnavailable, err)
 	}
 	return err
 }

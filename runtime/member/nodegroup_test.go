@@ -1,9 +1,15 @@
 package member
 
 import (
+	"errors"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+
+	sdkerrors "github.com/aliyun/alibaba-cloud-sdk-go/sdk/errors"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 func TestInstanceID(t *testing.T) {
@@ -58,6 +64,73 @@ func TestACKState(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("ackState = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAWSThrottled: the AWS errors the node-group calls classify, as the SDK
+// returns them after its retries.
+func TestAWSThrottled(t *testing.T) {
+	answer := func(status int, code string) error {
+		return &smithy.OperationError{ServiceID: "EKS", OperationName: "DescribeNodegroup", Err: &smithyhttp.ResponseError{
+			Response: &smithyhttp.Response{Response: &http.Response{StatusCode: status}},
+			Err:      &smithy.GenericAPIError{Code: code, Message: "m"}}}
+	}
+	tests := []struct {
+		name string
+		err  error
+		want error // nil: wrapped in neither
+	}{
+		{"throttling", answer(429, "ThrottlingException"), ErrThrottled},
+		{"Auto Scaling throttling", answer(400, "Throttling"), ErrThrottled},
+		{"internal error", answer(500, "ServerException"), ErrCloudUnavailable},
+		{"service unavailable", answer(503, "ServiceUnavailableException"), ErrCloudUnavailable},
+		{"refusal", answer(400, "InvalidParameterException"), nil},
+		{"no answer", errors.New("dial tcp: connection refused"), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := awsThrottled(tc.err)
+			for _, sentinel := range []error{ErrThrottled, ErrCloudUnavailable} {
+				if errors.Is(got, sentinel) != (sentinel == tc.want) {
+					t.Errorf("awsThrottled(%v) = %v: errors.Is %v is %v", tc.err, got, sentinel, errors.Is(got, sentinel))
+				}
+			}
+			if !errors.Is(got, tc.err) {
+				t.Errorf("awsThrottled(%v) = %v, which does not wrap the SDK's error", tc.err, got)
+			}
+		})
+	}
+}
+
+// TestACKFailure: the CS errors that are not retried, classified for the
+// capacity controller's reasons, as the v1 SDK returns them.
+func TestACKFailure(t *testing.T) {
+	answer := func(status int, code string) error {
+		return sdkerrors.NewServerError(status, `{"code":"`+code+`","message":"m","requestId":"r"}`, "")
+	}
+	tests := []struct {
+		name string
+		err  error
+		want error // nil: wrapped in neither
+		text string
+	}{
+		{"internal error", answer(500, "InternalError"), ErrCloudUnavailable, "InternalError: m (HTTP 500, request ID r)"},
+		{"bad gateway", answer(502, "BadGateway"), ErrCloudUnavailable, "BadGateway: m (HTTP 502"},
+		{"unknown pool", answer(404, "ErrorNodePoolNotFound"), ErrNodegroupNotFound, "ErrorNodePoolNotFound: m"},
+		{"refusal", answer(400, "InvalidParameter"), nil, "InvalidParameter: m (HTTP 400"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ackFailure("scale ack node pool c1/np1", tc.err)
+			for _, sentinel := range []error{ErrNodegroupNotFound, ErrCloudUnavailable} {
+				if errors.Is(got, sentinel) != (sentinel == tc.want) {
+					t.Errorf("ackFailure = %v: errors.Is %v is %v", got, sentinel, errors.Is(got, sentinel))
+				}
+			}
+			if !strings.HasPrefix(got.Error(), "scale ack node pool c1/np1: ") || !strings.Contains(got.Error(), tc.text) {
+				t.Errorf("ackFailure = %q, want the call named and %q", got, tc.text)
 			}
 		})
 	}

@@ -92,14 +92,14 @@ func New(reg prometheus.Registerer) *Metrics {
 		NodesRequested:   counter("hca_nodes_requested_total", "Nodes ordered by successful node group requests, by cluster and node group.", "cluster", "node_group"),
 		NodeReadySeconds: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hca_node_ready_duration_seconds",
 			Help: "Time from the runtime's order of a burst node to the node's Ready condition, by cluster and node group.", Buckets: nodeReadyBuckets}, []string{"cluster", "node_group"})),
-		CloudCalls:       counter("hca_cloud_api_calls_total", "Cloud API calls, by service and operation.", "service", "operation"),
-		CloudErrors:      counter("hca_cloud_api_errors_total", "Cloud API calls that failed, by service, operation and error code.", "service", "operation", "code"),
-		CloudThrottles:   counter("hca_cloud_api_throttles_total", "Cloud API calls refused by throttling, by service and operation.", "service", "operation"),
-		MetricQueries:    counter("hca_metric_queries_total", "Workload metric queries, by result (ok, no_data, nan, bad_query, unavailable, error).", "result"),
-		Failovers:        counter("hca_burst_failovers_total", "Failovers away from an unreachable burst cluster (its replicas written off and placed elsewhere), by policy and cluster.", "policy", "cluster"),
-		ConsulRequests:   counter("hca_consul_requests_total", "Consul catalog calls that publish burst replicas, by operation (register, deregister, node).", "operation"),
-		ConsulErrors:     counter("hca_consul_errors_total", "Consul catalog calls that failed, by operation.", "operation"),
-		BuildInfo:        gauge("hca_build_info", "Always 1, labelled with the runtime's version.", "version"),
+		CloudCalls:     counter("hca_cloud_api_calls_total", "Cloud API calls, by service and operation.", "service", "operation"),
+		CloudErrors:    counter("hca_cloud_api_errors_total", "Cloud API calls that failed, by service, operation and error code.", "service", "operation", "code"),
+		CloudThrottles: counter("hca_cloud_api_throttles_total", "Cloud API calls refused by throttling, by service and operation.", "service", "operation"),
+		MetricQueries:  counter("hca_metric_queries_total", "Workload metric queries, by result (ok, no_data, nan, bad_query, unavailable, error).", "result"),
+		Failovers:      counter("hca_burst_failovers_total", "Failovers away from an unreachable burst cluster (its replicas written off and placed elsewhere), by policy and cluster.", "policy", "cluster"),
+		ConsulRequests: counter("hca_consul_requests_total", "Consul catalog calls that publish burst replicas, by operation (register, deregister, node).", "operation"),
+		ConsulErrors:   counter("hca_consul_errors_total", "Consul catalog calls that failed, by operation.", "operation"),
+		BuildInfo:      gauge("hca_build_info", "Always 1, labelled with the runtime's version.", "version"),
 	}
 }
 

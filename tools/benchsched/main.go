@@ -25,9 +25,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,7 +140,7 @@ func run(w io.Writer, dir, policyPath, clusterPath, beforePath string, traces []
 		"Burst replicas wait for a node of the burst clusters' node groups (boot %v, the lab's; bought every 10 s; released 10 min after empty). "+
 		"A schedule raises replicas, so it buys nodes only through them: a window opens `forecastHorizon` early, and only a horizon that covers the node boot (%v: start-up 20 s + boot + a capacity round) has burst replicas Ready when it opens. "+
 		"The rows marked %s run on %s, the model before node groups (each burst pod ready `provisioningDelay` + start-up after its placement, priced by its requests).\n",
-		filepath.Base(policyPath), "30s", filepath.Base(clusterPath), floorShare*100, capacity.DefaultNodeBootDelay, bootLead, "\"no nodes\"", filepath.Base(beforePath))
+		filepath.Base(policyPath), base.ReadyHorizon(model).String()+", the time the cluster model needs to make a burst replica ready, as forecastHorizon is not set", filepath.Base(clusterPath), floorShare*100, capacity.DefaultNodeBootDelay, bootLead, "\"no nodes\"", filepath.Base(beforePath))
 	for _, name := range traces {
 		ws, ok := windows[name]
 		if !ok {
@@ -151,7 +153,15 @@ func run(w io.Writer, dir, policyPath, clusterPath, beforePath string, traces []
 				return err
 			}
 		}
-		rows, floors, err := runTrace(base, model, old, tr, ws)
+		// TRACE-history.csv, when there is one, warms the adaptive runs
+		// (as make bench's hca-runtime simulate --history).
+		p := base
+		if hist, err := readTrace(filepath.Join(dir, name+"-history.csv")); err == nil {
+			p = base.WithHistory(hist)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		rows, floors, err := runTrace(p, model, old, tr, ws)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}

@@ -18,9 +18,14 @@
 //   - secondary-peak: 80, a peak of 600 from 5 to 15 min, 200 until 30 min,
 //     a second peak of 600 from 30 to 40 min (25 min after the first), 80
 //     until 60 min (FRSS's scale-down experiment).
-//   - diurnal: 24 h at one point per minute: a 60 requests/s floor, peaks
-//     of 700 at 11:00 (σ 1.5 h) and 500 at 20:00 (σ 2 h), times Gaussian
-//     noise of 5 % (seed 42).
+//   - diurnal: 24 h at one point per minute (and diurnal-history.csv, the
+//     day before, with its own noise): a 60 requests/s night floor; at
+//     08:00 the working day starts as a fast ramp, +700 requests/s with
+//     10-90 % of it in 2 min (a logistic: opening hours, a daily push or
+//     batch release), which decays from 09:00 (σ 3 h); a gradual evening
+//     peak of 500 at 20:00 (σ 2 h); times Gaussian noise of 5 % (seed 42).
+//     The morning ramp outruns a reactive scaler (it grows by half a pod's
+//     saturation room every scrape interval); the evening one does not.
 //   - private-overflow: 200 (5 pods), 1400 (35 pods, above the 24-pod
 //     private cluster) from 5 to 20 min, 200 until 40 min (bursting).
 //   - double-flash-crowd: 80 requests/s, a x10 step to 800 (20 pods) from
@@ -28,13 +33,15 @@
 //     private cluster) from 18 to 23 min (8 min after the first ended:
 //     longer than the HPA's 5 min scale-down window, so every scaler that
 //     scales down in between must re-expand), 80 until 35 min.
-//   - week: 7 days from Monday 00:00 at one point per 5 min (2,017 points;
-//     not compressed: a simulated week takes about a second per algorithm).
-//     Weekdays: a 60 requests/s floor, a morning peak of 500 at 10:00 (σ
-//     1.5 h) and an afternoon peak of 400 at 15:00 (σ 2 h); Monday morning
-//     adds a peak of 600 at 9:00 (σ 1 h: about 1,100 requests/s, 28 pods,
-//     beyond the private cluster); Saturday and Sunday: 60 plus 250 at
-//     13:00 (σ 3 h); times Gaussian noise of 5 % (seed 43).
+//   - week: 7 days from Monday 00:00 at one point per minute (10,081
+//     points), and week-history.csv, the week before (same shape, its own
+//     noise), so that a weekly season is known when the measured Monday
+//     starts. Weekdays: a 60 requests/s floor; at 09:00 a fast ramp of +500
+//     (10-90 % in 2 min) decaying from 10:00 (σ 2 h), and an afternoon
+//     peak of 400 at 15:00 (σ 2 h); Monday's ramp is +1,000 (about 1,100
+//     requests/s, 28 pods, beyond the private cluster's 24) decaying with
+//     σ 1.5 h; Saturday and Sunday: 60 plus 250 at 13:00 (σ 3 h), no ramp;
+//     times Gaussian noise of 5 % (seed 43).
 package main
 
 import (
@@ -69,10 +76,12 @@ func write(dir string) error {
 		"flash-crowd":        {"flash crowd: 80 req/s, x10 step to 800 at 5 min held 10 min, back to 80", flashCrowd()},
 		"moha-ramp":          {"MOHA ramp: 1 -> 1000 req/s over 3.5 min, hold 3 min, down over 3.5 min", mohaRamp()},
 		"secondary-peak":     {"secondary peak: 600 req/s at 5-15 min, 200 until 30 min, 600 at 30-40 min, 80 after", secondaryPeak()},
-		"diurnal":            {fmt.Sprintf("diurnal: 24 h, peaks at 11:00 and 20:00, 5 %% Gaussian noise, seed %d", Seed), diurnal()},
+		"diurnal":            {fmt.Sprintf("diurnal: 24 h, a fast ramp at 08:00 (+700, 10-90 %% in 2 min), evening peak at 20:00, 5 %% Gaussian noise, seed %d", Seed), diurnalDays()[1]},
+		"diurnal-history":    {fmt.Sprintf("diurnal history: the day before diurnal.csv (hca-runtime simulate --history), seed %d", Seed), diurnalDays()[0]},
 		"private-overflow":   {"private overflow: 200 req/s, 1400 (above private capacity) at 5-20 min, 200 after", privateOverflow()},
 		"double-flash-crowd": {"double flash crowd: 80 req/s, 800 at 5-10 min, 80, 960 at 18-23 min, 80 until 35 min", doubleFlashCrowd()},
-		"week":               {fmt.Sprintf("week: Monday 00:00 to Sunday 24:00 every 5 min, weekday peaks at 10:00 and 15:00, Monday-morning peak at 9:00, weekend peak at 13:00, 5 %% Gaussian noise, seed %d", Seed+1), week()},
+		"week":               {fmt.Sprintf("week: Monday 00:00 to Sunday 24:00 every minute, weekday ramps at 9:00 (Monday's to 1,100 req/s) and peaks at 15:00, weekend peak at 13:00, 5 %% Gaussian noise, seed %d", Seed+1), weeks()[1]},
+		"week-history":       {fmt.Sprintf("week history: the week before week.csv (hca-runtime simulate --history), seed %d", Seed+1), weeks()[0]},
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -109,16 +118,36 @@ func secondaryPeak() []point {
 	return []point{{0, 80}, {300, 600}, {900, 200}, {1800, 600}, {2400, 80}, {3600, 80}}
 }
 
-func diurnal() []point {
-	rng := rand.New(rand.NewPCG(Seed, Seed))
-	var pts []point
-	for m := 0; m <= 24*60; m++ {
-		h := float64(m) / 60
-		base := 60 + 700*math.Exp(-sq(h-11)/(2*sq(1.5))) + 500*math.Exp(-sq(h-20)/(2*sq(2)))
-		v := base * (1 + 0.05*rng.NormFloat64())
-		pts = append(pts, point{float64(m * 60), round2(math.Max(v, 0))})
+// ramp is a logistic rise from 0 to 1 centred on hour mu whose 10-90 %
+// takes rise minutes.
+func ramp(h, mu, rise float64) float64 {
+	k := 2 * math.Log(9) / (rise / 60) // per hour
+	return 1 / (1 + math.Exp(-k*(h-mu)))
+}
+
+// decay is 1 until hour from, then a half Gaussian of sigma hours.
+func decay(h, from, sigma float64) float64 {
+	if h <= from {
+		return 1
 	}
-	return pts
+	return math.Exp(-sq(h-from) / (2 * sq(sigma)))
+}
+
+// diurnalDays is two days of the diurnal pattern, one noise stream: the
+// history day, then the measured day. Each is 24 h from 00:00, both ends
+// included.
+func diurnalDays() [2][]point {
+	rng := rand.New(rand.NewPCG(Seed, Seed))
+	var days [2][]point
+	for d := range 2 {
+		for m := 0; m <= 24*60; m++ {
+			h := float64(m) / 60
+			base := 60 + 700*ramp(h, 8, 2)*decay(h, 9, 3) + 500*math.Exp(-sq(h-20)/(2*sq(2)))
+			v := base * (1 + 0.05*rng.NormFloat64())
+			days[d] = append(days[d], point{float64(m * 60), round2(math.Max(v, 0))})
+		}
+	}
+	return days
 }
 
 func privateOverflow() []point {
@@ -129,29 +158,32 @@ func doubleFlashCrowd() []point {
 	return []point{{0, 80}, {300, 800}, {600, 80}, {1080, 960}, {1380, 80}, {2100, 80}}
 }
 
-func week() []point {
+// weeks is two weeks of the weekly pattern, one noise stream: the history
+// week, then the measured one, each from Monday 00:00 to Sunday 24:00.
+func weeks() [2][]point {
 	rng := rand.New(rand.NewPCG(Seed+1, Seed+1))
 	gauss := func(h, mu, sigma float64) float64 { return math.Exp(-sq(h-mu) / (2 * sq(sigma))) }
-	var pts []point
-	for m := 0; m <= 7*24*60; m += 5 {
-		day, h := m/(24*60), float64(m%(24*60))/60
-		if m == 7*24*60 { // the last point closes Sunday
-			day, h = 6, 24
-		}
-		base := 60.0
-		switch {
-		case day >= 5: // Saturday, Sunday
-			base += 250 * gauss(h, 13, 3)
-		default:
-			base += 500*gauss(h, 10, 1.5) + 400*gauss(h, 15, 2)
-			if day == 0 {
-				base += 600 * gauss(h, 9, 1)
+	var out [2][]point
+	for w := range 2 {
+		for m := 0; m <= 7*24*60; m++ {
+			day, h := m/(24*60), float64(m%(24*60))/60
+			if m == 7*24*60 { // the last point closes Sunday
+				day, h = 6, 24
 			}
+			base := 60.0
+			switch {
+			case day >= 5: // Saturday, Sunday
+				base += 250 * gauss(h, 13, 3)
+			case day == 0: // Monday: the week's backlog
+				base += 1000*ramp(h, 9, 2)*decay(h, 10, 1.5) + 400*gauss(h, 15, 2)
+			default:
+				base += 500*ramp(h, 9, 2)*decay(h, 10, 2) + 400*gauss(h, 15, 2)
+			}
+			v := base * (1 + 0.05*rng.NormFloat64())
+			out[w] = append(out[w], point{float64(m * 60), round2(math.Max(v, 0))})
 		}
-		v := base * (1 + 0.05*rng.NormFloat64())
-		pts = append(pts, point{float64(m * 60), round2(math.Max(v, 0))})
 	}
-	return pts
+	return out
 }
 
 func sq(x float64) float64     { return x * x }

@@ -80,6 +80,38 @@ resource "hca_slo" "reports_cost" {
   }
 }
 
+# Keep the catalog's median response time under 120 ms with MOHA: replicas and
+# the container's CPU and memory limits change together, chosen by a
+# performance model. The runtime writes a MultiObjectiveElasticityStrategy
+# named after the SLO whose desired average response time is the threshold.
+# The model is the file of `hca-runtime moha train`, in a ConfigMap of the
+# namespace (for example `kubectl -n shop create configmap catalog-model
+# --from-file=model.json`, or a kubernetes_config_map resource); while it is
+# missing the SLO is not Ready (reason StrategyInvalid) and nothing scales.
+resource "hca_slo" "catalog_latency" {
+  name      = "catalog-latency"
+  namespace = "shop"
+  target    = { name = "catalog" }
+
+  slo = {
+    type    = "latency"
+    latency = { percentile = "50", threshold = "120ms" }
+  }
+
+  elasticity_strategy = {
+    kind = "MultiObjective"
+    multi_objective = {
+      model         = { config_map_name = "catalog-model", key = "model.json" }
+      ranges        = { min_cpu = "300m", max_cpu = "1", min_memory = "400Mi", max_memory = "1Gi", min_replicas = 1, max_replicas = 10 }
+      weight_preset = "Balanced"
+      desired       = { cpu_usage_percent = 80, memory_usage_percent = 80 }
+      interval      = "30s"
+      cooldown      = "2m"
+      resize_policy = "InPlaceOrRecreate"
+    }
+  }
+}
+
 output "web_latency_compliance" {
   description = "100 = met exactly, above 100 violated (null until the runtime evaluates it)."
   value       = hca_slo.web_latency.compliance_percent

@@ -272,7 +272,8 @@ type NodeGroupStatus struct {
 	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
 
 	// Reason the group cannot grow now (NotFound, NotActive, LaunchFailures,
-	// MaxReached, Throttled, CloudError); empty when it can.
+	// MaxReached, Throttled, CloudUnavailable: the cloud API answered a
+	// server error, CloudError); empty when it can.
 	//
 	// +optional
 	Reason string `json:"reason,omitempty"`

@@ -51,6 +51,12 @@ type MultiObjectiveDesired struct {
 	// +required
 	ResponseTimeMillis int32 `json:"responseTimeMillis"`
 
+	MultiObjectiveDesiredUsage `json:",inline"`
+}
+
+// MultiObjectiveDesiredUsage are the desired usages of eq. 1; an SLO of
+// kind MultiObjective sets them (its threshold is the response time).
+type MultiObjectiveDesiredUsage struct {
 	// CPUUsagePercent is the desired CPU usage of a pod, in % of its CPU
 	// limit. The default 85 (the paper's is 80) is safe because the loop
 	// also keeps the model's predicted response time 20 % under the desired
@@ -182,7 +188,10 @@ type MultiObjectiveMetrics struct {
 	MemoryUsagePercent string `json:"memoryUsagePercent,omitempty"`
 }
 
-// MultiObjectiveElasticityStrategySpec configures the MultiObjective strategy.
+// MultiObjectiveElasticityStrategySpec configures the MultiObjective
+// strategy: its target, its desired values and the static configuration an
+// SLO of kind MultiObjective carries too (the SLO controller writes such an
+// object, named after the SLO, from it).
 //
 // +kubebuilder:validation:XValidation:rule="!(has(self.weights) && has(self.weightPreset))",message="set weights or weightPreset, not both"
 type MultiObjectiveElasticityStrategySpec struct {
@@ -196,6 +205,19 @@ type MultiObjectiveElasticityStrategySpec struct {
 	// +required
 	Target TargetRef `json:"target"`
 
+	// Desired are the targets of eq. 1.
+	//
+	// +required
+	Desired MultiObjectiveDesired `json:"desired"`
+
+	MultiObjectiveStaticConfig `json:",inline"`
+}
+
+// MultiObjectiveStaticConfig is the MultiObjective strategy's configuration
+// besides its target and desired values: the fields of a
+// MultiObjectiveElasticityStrategy's spec, and of an SLO's
+// spec.elasticityStrategy.multiObjective.
+type MultiObjectiveStaticConfig struct {
 	// Container whose CPU and memory limits (and requests, set equal) change.
 	// Unset: the pod template's first container.
 	//
@@ -208,11 +230,6 @@ type MultiObjectiveElasticityStrategySpec struct {
 	//
 	// +required
 	Model MultiObjectiveModelRef `json:"model"`
-
-	// Desired are the targets of eq. 1.
-	//
-	// +required
-	Desired MultiObjectiveDesired `json:"desired"`
 
 	// Ranges bound the CPU limit, memory limit and replicas.
 	//

@@ -27,6 +27,9 @@ const (
 // ServiceLevelObjectiveSpec maps an SLO on a workload to the elasticity strategy
 // that enforces it (Polaris' SloMapping). Changing elasticityStrategy.kind swaps
 // the strategy without touching the SLO controller.
+//
+// +kubebuilder:validation:XValidation:rule="self.elasticityStrategy.kind != 'MultiObjective' || self.slo.type == 'latency'",messageExpression="'elasticityStrategy.kind MultiObjective needs an objective on the response time: slo.type latency, whose threshold is the desired response time (slo.type is ' + self.slo.type + ')'"
+// +kubebuilder:validation:XValidation:rule="self.elasticityStrategy.kind != 'MultiObjective' || !has(self.target.kind) || self.target.kind == 'Deployment'",message="elasticityStrategy.kind MultiObjective scales a Deployment: set target.kind to Deployment"
 type ServiceLevelObjectiveSpec struct {
 	// Target is the workload the SLO is about.
 	//
@@ -254,7 +257,7 @@ type CustomSLO struct {
 
 // StrategyKind names an elasticity strategy.
 //
-// +kubebuilder:validation:Enum=Horizontal;Vertical;Burst
+// +kubebuilder:validation:Enum=Horizontal;Vertical;Burst;MultiObjective
 type StrategyKind string
 
 const (
@@ -266,6 +269,10 @@ const (
 	// StrategyBurst drives a BurstPolicy's replica count (BurstElasticityStrategy), so that the overflow
 	// runs in burst clusters.
 	StrategyBurst StrategyKind = "Burst"
+	// StrategyMultiObjective changes replicas and the pods' CPU and memory
+	// limits together from a performance model (MOHA,
+	// MultiObjectiveElasticityStrategy), aiming at the latency SLO's threshold.
+	StrategyMultiObjective StrategyKind = "MultiObjective"
 )
 
 // ElasticityStrategy names the strategy enforcing an SLO and carries the static
@@ -275,8 +282,9 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.kind != 'Horizontal' || has(self.horizontal)",message="elasticityStrategy.horizontal (minReplicas and maxReplicas) is required when kind is Horizontal"
 // +kubebuilder:validation:XValidation:rule="self.kind != 'Vertical' || has(self.vertical)",message="elasticityStrategy.vertical (minCPU, maxCPU, minMemory and maxMemory) is required when kind is Vertical"
 // +kubebuilder:validation:XValidation:rule="self.kind != 'Burst' || has(self.burst)",message="elasticityStrategy.burst (burstPolicyName) is required when kind is Burst"
+// +kubebuilder:validation:XValidation:rule="self.kind != 'MultiObjective' || has(self.multiObjective)",message="elasticityStrategy.multiObjective (model and ranges) is required when kind is MultiObjective"
 type ElasticityStrategy struct {
-	// Kind is Horizontal, Vertical or Burst.
+	// Kind is Horizontal, Vertical, Burst or MultiObjective.
 	//
 	// +required
 	Kind StrategyKind `json:"kind"`
@@ -295,6 +303,29 @@ type ElasticityStrategy struct {
 	//
 	// +optional
 	Burst *BurstStaticConfig `json:"burst,omitempty"`
+
+	// MultiObjective is the static configuration of the MultiObjective
+	// strategy. The SLO controller writes a MultiObjectiveElasticityStrategy
+	// named after the SLO with it, the SLO's target, and the latency
+	// threshold as the desired (average) response time.
+	//
+	// +optional
+	MultiObjective *MultiObjectiveSLOConfig `json:"multiObjective,omitempty"`
+}
+
+// MultiObjectiveSLOConfig configures the MultiObjective strategy of an SLO:
+// every field of a MultiObjectiveElasticityStrategy's spec but the target
+// and the desired response time, which come from the SLO.
+//
+// +kubebuilder:validation:XValidation:rule="!(has(self.weights) && has(self.weightPreset))",message="set weights or weightPreset, not both"
+type MultiObjectiveSLOConfig struct {
+	// Desired are the desired CPU and memory usages of eq. 1 (defaults 85
+	// and 80 %).
+	//
+	// +optional
+	Desired *MultiObjectiveDesiredUsage `json:"desired,omitempty"`
+
+	MultiObjectiveStaticConfig `json:",inline"`
 }
 
 // StrategyRef names the strategy object an SLO controller wrote.

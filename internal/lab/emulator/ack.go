@@ -246,7 +246,7 @@ func NewACK(clusters Clusters, opts ACKOptions) *ACK {
 		cancel:    cancel,
 		byID:      map[string]*ackCluster{},
 		tasks:     map[string]*ackTask{},
-		labFaults: labFaults{throttle: &throttle{}},
+		labFaults: newLabFaults(),
 		lab:       http.NewServeMux(),
 		jwks:      newJWKSCache(opts.OIDCRootCAs),
 	}
@@ -254,7 +254,7 @@ func NewACK(clusters Clusters, opts ACKOptions) *ACK {
 	for ct, n := range opts.VCPUQuota {
 		a.fleet.setQuota(ct, n)
 	}
-	labRoutes(a.lab, a.fleet, a.throttle, a.InterruptSpot)
+	labRoutes(a.lab, a.labFaults, a.InterruptSpot)
 	return a
 }
 
@@ -293,6 +293,14 @@ func (a *ACK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// SDK does not retry it (it retries network errors and 5xx only): the
 		// caller backs off.
 		ackGatewayError(w, r, reqID, http.StatusBadRequest, ACKErrThrottling, "Request was denied due to user flow control.")
+		return
+	}
+	switch a.serverErrors.fail(ackPathCluster(r.URL.Path)) {
+	case http.StatusInternalServerError:
+		ackServiceError(w, reqID, http.StatusInternalServerError, ACKErrInternal, "The request processing has failed due to some unknown error.")
+		return
+	case http.StatusServiceUnavailable:
+		ackServiceError(w, reqID, http.StatusServiceUnavailable, "ServiceUnavailable", "The request has failed due to a temporary failure of the server.")
 		return
 	}
 	a.mu.Lock()

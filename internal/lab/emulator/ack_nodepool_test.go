@@ -259,6 +259,41 @@ func TestACKNodePoolRefusals(t *testing.T) {
 			t.Errorf("call after the throttled one: %v", err)
 		}
 	})
+
+	// Server errors reach the caller (the v1 SDK does not retry without
+	// AutoRetry): the CS service's 500 InternalError and 503
+	// ServiceUnavailable, account-wide or scoped to one cluster's calls.
+	t.Run("server errors", func(t *testing.T) {
+		for _, tc := range []struct {
+			cfg        ServerErrorConfig
+			calls      int
+			wantStatus int
+			wantCode   string
+			wantMsg    string
+		}{
+			{ServerErrorConfig{Status: 500, Next: 1}, 1, http.StatusInternalServerError, ACKErrInternal, "The request processing has failed due to some unknown error."},
+			{ServerErrorConfig{Status: 503, Cluster: e.id}, 3, http.StatusServiceUnavailable, "ServiceUnavailable", "The request has failed due to a temporary failure of the server."},
+		} {
+			labPost(t, e.endpoint+"/lab/v1/server-errors", tc.cfg)
+			for i := range tc.calls {
+				_, err := e.scale(t, e.od, 1)
+				if err == nil {
+					t.Fatalf("%+v: call %d succeeded", tc.cfg, i+1)
+				}
+				if status, code, msg := ackErrCode(t, err); status != tc.wantStatus || code != tc.wantCode || msg != tc.wantMsg {
+					t.Errorf("%+v: call %d: %d %s %q, want %d %s %q", tc.cfg, i+1, status, code, msg, tc.wantStatus, tc.wantCode, tc.wantMsg)
+				}
+			}
+			if tc.cfg.Cluster != "" {
+				labPost(t, e.endpoint+"/lab/v1/server-errors", ServerErrorConfig{Status: 500, Cluster: "c-someone-elses"})
+				labPost(t, e.endpoint+"/lab/v1/server-errors", ServerErrorConfig{Cluster: tc.cfg.Cluster})
+			}
+			if _, err := e.scale(t, e.od, 1); err != nil {
+				t.Errorf("call after %+v ended: %v", tc.cfg, err)
+			}
+		}
+		labPost(t, e.endpoint+"/lab/v1/server-errors", ServerErrorConfig{Cluster: "c-someone-elses"})
+	})
 }
 
 // TestACKSpotInterruption: the ACK emulator's spot endpoint takes the cluster

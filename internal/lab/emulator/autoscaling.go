@@ -61,10 +61,16 @@ type asErrorResponse struct {
 }
 
 func asError(w http.ResponseWriter, reqID string, status int, code, msg string) {
+	asErrorType(w, reqID, status, "Sender", code, msg)
+}
+
+// asErrorType is asError with the error's type: Sender (the caller's
+// fault) or Receiver (the service's).
+func asErrorType(w http.ResponseWriter, reqID string, status int, typ, code, msg string) {
 	w.Header().Set("Content-Type", "text/xml")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, xml.Header)
-	_ = xml.NewEncoder(w).Encode(asErrorResponse{XMLNS: asXMLNS, Error: stsErrorBody{Type: "Sender", Code: code, Message: msg}, RequestID: reqID})
+	_ = xml.NewEncoder(w).Encode(asErrorResponse{XMLNS: asXMLNS, Error: stsErrorBody{Type: typ, Code: code, Message: msg}, RequestID: reqID})
 }
 
 // serveAutoScaling answers an Auto Scaling Query API call whose form is params.
@@ -83,6 +89,16 @@ func (a *AWS) serveAutoScaling(w http.ResponseWriter, r *http.Request, body []by
 	}
 	if !a.throttle.allow("") {
 		asError(w, reqID, http.StatusBadRequest, "Throttling", "Rate exceeded")
+		return
+	}
+	// Auto Scaling's calls name an instance, not a cluster: only an
+	// account-wide setting reaches them.
+	switch a.serverErrors.fail("") {
+	case http.StatusInternalServerError:
+		asErrorType(w, reqID, http.StatusInternalServerError, "Receiver", "InternalFailure", "The request processing has failed because of an unknown error, exception or failure.")
+		return
+	case http.StatusServiceUnavailable:
+		asErrorType(w, reqID, http.StatusServiceUnavailable, "Receiver", "ServiceUnavailable", "The request has failed due to a temporary failure of the server.")
 		return
 	}
 	switch action := params.Get("Action"); action {

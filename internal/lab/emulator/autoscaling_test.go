@@ -22,7 +22,7 @@ func asClient(cfg aws.Config, base string) *autoscaling.Client {
 // unmodified Auto Scaling SDK: the named instance's node goes, no other; the
 // node group's desired size drops with ShouldDecrementDesiredCapacity and
 // stays (a replacement boots) without it; Auto Scaling's errors for an
-// unknown instance, the minimum size and throttling.
+// unknown instance, the minimum size, throttling and server errors.
 func TestAutoScalingTerminate(t *testing.T) {
 	e := newEKSFleetEnv(t, AWSOptions{NodeBootDelay: -1})
 	in := eksTestNodegroupInput(e.name, "od", "m5.large", 1, 3, 3)
@@ -90,11 +90,14 @@ func TestAutoScalingTerminate(t *testing.T) {
 	for _, tc := range []struct {
 		name, id, code, msg string
 		throttle            int
+		serverError         int // the status of the next 2 calls (the client's 2 attempts)
 	}{
-		{"min size", instance(last), "ValidationError", "Currently, desiredSize equals minSize (1)", 0},
-		{"unknown instance", "i-00000000000000000", "ValidationError", "No managed instance found for instance ID: i-00000000000000000", 0},
-		{"gone instance", "", "", "", 0}, // filled below: the node is gone
-		{"throttled", instance(last), "Throttling", "Rate exceeded", 5},
+		{"min size", instance(last), "ValidationError", "Currently, desiredSize equals minSize (1)", 0, 0},
+		{"unknown instance", "i-00000000000000000", "ValidationError", "No managed instance found for instance ID: i-00000000000000000", 0, 0},
+		{"gone instance", "", "", "", 0, 0}, // filled below: the node is gone
+		{"throttled", instance(last), "Throttling", "Rate exceeded", 5, 0},
+		{"internal failure", instance(last), "InternalFailure", "The request processing has failed because of an unknown error", 0, 500},
+		{"service unavailable", instance(last), "ServiceUnavailable", "The request has failed due to a temporary failure of the server.", 0, 503},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name == "gone instance" {
@@ -102,6 +105,9 @@ func TestAutoScalingTerminate(t *testing.T) {
 			}
 			e.a.throttle.set(ThrottleConfig{Next: tc.throttle})
 			defer e.a.throttle.set(ThrottleConfig{})
+			if err := e.a.SetServerErrors(ServerErrorConfig{Status: tc.serverError, Next: 2}); err != nil {
+				t.Fatal(err)
+			}
 			_, err := terminate(tc.id, true)
 			if code := awsErrorCode(err); code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error %v (code %q), want %s with %q", err, code, tc.code, tc.msg)

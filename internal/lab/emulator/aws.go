@@ -112,7 +112,7 @@ func NewAWS(clusters Clusters, opts AWSOptions) (*AWS, error) {
 		a.opTTL = 5 * time.Minute
 	}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
-	a.labFaults = labFaults{throttle: &throttle{}}
+	a.labFaults = newLabFaults()
 	a.fleet = newFleet(clusters, delayOr(opts.NodeBootDelay, DefaultNodeBootDelay), delayOr(opts.SpotNotice, DefaultSpotNotice), func(format string, args ...any) {
 		a.log.Warn("aws emulator: " + fmt.Sprintf(format, args...))
 	})
@@ -121,7 +121,7 @@ func NewAWS(clusters Clusters, opts AWSOptions) (*AWS, error) {
 	}
 	a.mux = http.NewServeMux()
 	a.routeEKS()
-	labRoutes(a.mux, a.fleet, a.throttle, a.InterruptSpot)
+	labRoutes(a.mux, a.labFaults, a.InterruptSpot)
 	a.mux.HandleFunc("POST /authenticate/{cluster}", a.serveTokenReview)
 	a.mux.HandleFunc("/{$}", a.serveSTS)
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

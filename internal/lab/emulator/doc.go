@@ -14,6 +14,7 @@
 //
 //	POST /lab/v1/spot-interruptions     {"cluster": "<EKS name | ACK cluster ID>", "node": "<node>"}
 //	POST /lab/v1/throttling             {"next": N} or {"ratePerSecond": r, "burst": b}; {} turns it off
+//	POST /lab/v1/server-errors          {"status": 500 | 503, "next": N}; next 0: every call; {} turns it off
 //	POST /lab/v1/insufficient-capacity  {"instanceType": "m5.large", "insufficient": true}
 //	POST /lab/v1/vcpu-quota             {"capacityType": "ON_DEMAND" | "SPOT", "vcpus": 32}; 0 removes it
 package emulator

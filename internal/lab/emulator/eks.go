@@ -104,6 +104,10 @@ func (a *AWS) routeEKS() {
 				eksThrottled(w)
 				return
 			}
+			if st := a.serverErrors.fail(r.PathValue("name")); st != 0 {
+				eksServerError(w, st)
+				return
+			}
 			fn(w, r, eksCall{region: caller.Region, body: body})
 		})
 	}

@@ -129,7 +129,8 @@ type QuotaSetting struct {
 }
 
 // labRoutes adds the lab's control endpoints to mux.
-func labRoutes(mux *http.ServeMux, f *fleet, t *throttle, interrupt func(ctx context.Context, cluster, node string) (time.Duration, error)) {
+func labRoutes(mux *http.ServeMux, l labFaults, interrupt func(ctx context.Context, cluster, node string) (time.Duration, error)) {
+	f, t := l.fleet, l.throttle
 	mux.HandleFunc("POST /lab/v1/spot-interruptions", labHandler(func(ctx context.Context, in SpotInterruption) (any, error) {
 		d, err := interrupt(ctx, in.Cluster, in.Node)
 		if err != nil {
@@ -139,6 +140,12 @@ func labRoutes(mux *http.ServeMux, f *fleet, t *throttle, interrupt func(ctx con
 	}))
 	mux.HandleFunc("POST /lab/v1/throttling", labHandler(func(_ context.Context, in ThrottleConfig) (any, error) {
 		t.set(in)
+		return in, nil
+	}))
+	mux.HandleFunc("POST /lab/v1/server-errors", labHandler(func(_ context.Context, in ServerErrorConfig) (any, error) {
+		if err := l.serverErrors.set(in); err != nil {
+			return nil, err
+		}
 		return in, nil
 	}))
 	mux.HandleFunc("POST /lab/v1/insufficient-capacity", labHandler(func(_ context.Context, in CapacityFault) (any, error) {

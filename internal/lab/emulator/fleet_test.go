@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/eks/types"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
 )
@@ -403,6 +404,114 @@ func TestEKSThrottling(t *testing.T) {
 	e.a.SetThrottling(ThrottleConfig{Cluster: e.name})
 	if err := describe(noRetry); err != nil {
 		t.Errorf("call after the cluster's throttling is off: %v", err)
+	}
+}
+
+// TestEKSServerErrors: injected server errors answer EKS's 500
+// ServerException and 503 ServiceUnavailableException, which the unmodified
+// SDK's standard retryer retries (3 attempts): a fault of 2 calls is retried
+// away, one of 3 reaches the caller and spends exactly its 3 calls; an
+// open-ended fault lasts until it is turned off; a scoped one reaches only
+// its cluster's calls.
+func TestEKSServerErrors(t *testing.T) {
+	e := newEKSFleetEnv(t, AWSOptions{NodeBootDelay: -1})
+	ctx := context.Background()
+	client := func(r aws.Retryer) *eks.Client {
+		return eks.NewFromConfig(awsLabConfig(), func(o *eks.Options) {
+			o.BaseEndpoint = aws.String(e.base)
+			o.Retryer = r
+		})
+	}
+	noRetry := client(aws.NopRetryer{})
+	// The standard retryer (3 attempts, 5xx retryable) with short backoffs.
+	standard := client(retry.NewStandard(func(o *retry.StandardOptions) { o.MaxBackoff = 10 * time.Millisecond }))
+	describe := func(c *eks.Client, name string) error {
+		_, err := c.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+		return err
+	}
+	status := func(err error) int {
+		var re *smithyhttp.ResponseError
+		if errors.As(err, &re) {
+			return re.HTTPStatusCode()
+		}
+		return 0
+	}
+
+	for _, tc := range []struct {
+		status int
+		code   string
+	}{{http.StatusInternalServerError, "ServerException"}, {http.StatusServiceUnavailable, "ServiceUnavailableException"}} {
+		t.Run(tc.code, func(t *testing.T) {
+			labPost(t, e.base+"/lab/v1/server-errors", ServerErrorConfig{Status: tc.status, Next: 1})
+			err := describe(noRetry, e.name)
+			if code := awsErrorCode(err); code != tc.code || status(err) != tc.status {
+				t.Fatalf("call during the fault: %v (code %q, HTTP %d), want %s (HTTP %d)", err, code, status(err), tc.code, tc.status)
+			}
+			if !retry.IsErrorRetryables(retry.DefaultRetryables).IsErrorRetryable(err).Bool() {
+				t.Errorf("the SDK's standard retryer does not retry %v", err)
+			}
+			if err := describe(noRetry, e.name); err != nil {
+				t.Errorf("call after the fault's one call: %v", err)
+			}
+
+			// Two failing calls: the retryer's third attempt succeeds.
+			labPost(t, e.base+"/lab/v1/server-errors", ServerErrorConfig{Status: tc.status, Next: 2})
+			if err := describe(standard, e.name); err != nil {
+				t.Errorf("call with the standard retryer through 2 failing calls: %v", err)
+			}
+			// Three: all the retryer's attempts fail, and they are all
+			// spent (the next call passes).
+			labPost(t, e.base+"/lab/v1/server-errors", ServerErrorConfig{Status: tc.status, Next: 3})
+			if err := describe(standard, e.name); awsErrorCode(err) != tc.code {
+				t.Errorf("call with the standard retryer through 3 failing calls: %v, want %s", err, tc.code)
+			}
+			if err := describe(noRetry, e.name); err != nil {
+				t.Errorf("call after the 3 attempts: %v (the retryer made fewer than 3)", err)
+			}
+		})
+	}
+
+	// Open-ended: every call until it is turned off.
+	labPost(t, e.base+"/lab/v1/server-errors", ServerErrorConfig{Status: http.StatusServiceUnavailable})
+	var codes []string
+	for range 5 {
+		codes = append(codes, awsErrorCode(describe(noRetry, e.name)))
+	}
+	if want := slices.Repeat([]string{"ServiceUnavailableException"}, 5); !slices.Equal(codes, want) {
+		t.Errorf("5 calls during an open-ended fault: %q, want %q", codes, want)
+	}
+	labPost(t, e.base+"/lab/v1/server-errors", ServerErrorConfig{})
+	if err := describe(noRetry, e.name); err != nil {
+		t.Errorf("call after the fault is off: %v", err)
+	}
+
+	// Scoped to another cluster: this cluster's calls pass; the other's
+	// (one that does not exist) fail until the scope is turned off.
+	labPost(t, e.base+"/lab/v1/server-errors", ServerErrorConfig{Status: http.StatusInternalServerError, Cluster: "someone-elses"})
+	if err := describe(noRetry, e.name); err != nil {
+		t.Errorf("call about %s with server errors scoped to another cluster: %v", e.name, err)
+	}
+	if code := awsErrorCode(describe(noRetry, "someone-elses")); code != "ServerException" {
+		t.Errorf("call about the faulted cluster: %q, want ServerException", code)
+	}
+	labPost(t, e.base+"/lab/v1/server-errors", ServerErrorConfig{Cluster: "someone-elses"})
+	if code := awsErrorCode(describe(noRetry, "someone-elses")); code != "ResourceNotFoundException" {
+		t.Errorf("call about the cluster once its fault is off: %q, want ResourceNotFoundException", code)
+	}
+
+	for _, bad := range []struct {
+		in   ServerErrorConfig
+		want string
+	}{
+		{ServerErrorConfig{Status: 404}, "status 404 is not a server error the lab injects: use 500 or 503"},
+		{ServerErrorConfig{Status: 500, Next: -1}, "next -1 is invalid"},
+	} {
+		if st, body := labPostStatus(t, e.base+"/lab/v1/server-errors", bad.in); st != http.StatusBadRequest || !strings.Contains(body, bad.want) {
+			t.Errorf("POST %+v: %d %s, want 400 with %q", bad.in, st, body, bad.want)
+		}
+	}
+	if err := describe(noRetry, e.name); err != nil {
+		t.Errorf("call after refused settings: %v", err)
 	}
 }
 

@@ -30,8 +30,13 @@ type bucket struct {
 // labFaults are the faults tests and the demo inject into an emulator; AWS and
 // ACK embed them.
 type labFaults struct {
-	fleet    *fleet
-	throttle *throttle
+	fleet        *fleet
+	throttle     *throttle
+	serverErrors *serverErrors
+}
+
+func newLabFaults() labFaults {
+	return labFaults{throttle: &throttle{}, serverErrors: &serverErrors{}}
 }
 
 // SetVCPUQuota sets the account's vCPU limit for ON_DEMAND (EC2 "Running

@@ -33,7 +33,8 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctrl.SetLogger(logr.FromSlogHandler(logger.Handler()))
+	ctrlLog := logr.FromSlogHandler(logger.Handler())
+	ctrl.SetLogger(ctrlLog)
 	interval, err := time.ParseDuration(o.probeInterval)
 	if err != nil || interval <= 0 {
 		return usageError{fmt.Sprintf("--cluster-probe-interval %q: use a positive duration such as 30s", o.probeInterval)}
@@ -75,6 +76,10 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 		return err
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		// The controllers' loggers descend from slog's own sink (not
+		// controller-runtime's delegating one), so that a warning logged
+		// through slog keeps its level.
+		Logger:                              ctrlLog,
 		Scheme:                              scheme,
 		Metrics:                             metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:              o.probeAddr,

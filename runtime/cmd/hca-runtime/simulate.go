@@ -15,7 +15,7 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/workload"
 )
 
-const simulateUsage = `usage: hca-runtime simulate --trace FILE [--policy FILE] [--model FILE] [--cluster FILE] [--compare ALG,ALG,...] [--out DIR]
+const simulateUsage = `usage: hca-runtime simulate --trace FILE [--history FILE] [--policy FILE] [--model FILE] [--cluster FILE] [--compare ALG,ALG,...] [--out DIR]
 
 Replays a load trace (CSV seconds,requests_per_second) against a burst policy
 or an SLO on a cluster model in virtual time, with the runtime's own scaling
@@ -26,7 +26,11 @@ ServiceLevelObjective of strategy Burst and its BurstPolicy separated by ---.
 --compare runs several algorithms (adaptive, kubernetes, frss, panic) or policy files
 (*.yaml) side by side; --out writes one SVG chart per run (load and the
 adaptive forecast, pods per cluster, latency, and the burst clusters' nodes
-when the cluster model gives them nodeGroups).
+when the cluster model gives them nodeGroups). --history gives the load
+before the trace (a trace whose end is the trace's second 0): the adaptive
+algorithm's history is warmed with it, as the runtime warms it from
+Prometheus, so its seasonal forecast acts from the start; nothing else is
+replayed from it, and the metrics cover the trace only.
 
 A policy file of kind MultiObjectiveElasticityStrategy (with, after ---
 lines, the ConfigMap of its model, or --model FILE: the file of
@@ -47,6 +51,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage); fs.PrintDefaults() }
 	tracePath := fs.String("trace", "", "load trace CSV (seconds,requests_per_second); required")
+	historyPath := fs.String("history", "", "load trace CSV of the span before --trace, warming the adaptive algorithm's history (default: none)")
 	policyPath := fs.String("policy", "", "BurstPolicy or ServiceLevelObjective YAML (default: a BurstPolicy of the CRD defaults, max 100 replicas)")
 	clusterPath := fs.String("cluster", "", "cluster model YAML (default: one unlimited primary cluster)")
 	compare := fs.String("compare", "", "comma-separated algorithms or policy files to run side by side (default: the policy's algorithm)")
@@ -67,6 +72,12 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tr, err := readTrace(*tracePath)
 	if err != nil {
 		return err
+	}
+	var history workload.Trace
+	if *historyPath != "" {
+		if history, err = readTrace(*historyPath); err != nil {
+			return err
+		}
 	}
 
 	var model *sim.ClusterModel
@@ -170,7 +181,7 @@ func simulate(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res, err := sim.Run(r.policy, *model, tr)
+		res, err := sim.Run(r.policy.WithHistory(history), *model, tr)
 		if err != nil {
 			if errors.Is(err, sim.ErrInput) {
 				return usageError{fmt.Sprintf("simulate: %v", err)}
