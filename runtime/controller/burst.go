@@ -199,7 +199,7 @@ func (r *BurstReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Pod{}, r.podHandler()).
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(r.deploymentToPolicies)).
 		Watches(&corev1.Node{}, r.nodeHandler()).
-		Watches(&hcav1.HybridCluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToPolicies)).
+		Watches(&hcav1.HybridCluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToPolicies), builder.WithPredicates(burstClusterPredicate())).
 		Watches(&hcav1.BurstElasticityStrategy{}, handler.EnqueueRequestsFromMapFunc(r.strategyToPolicy)).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.propagatedToPolicies)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.propagatedToPolicies)).
