@@ -107,9 +107,11 @@ type BurstOptions struct {
 // only in memory.
 //
 // Its permissions in the control cluster are in rbac.go; in burst clusters it
-// needs, through the HybridCluster credentials: namespaces get/create/delete;
-// deployments, configmaps, secrets and services get/list/create/update/delete;
-// deployments/scale patch; pods list/watch/patch; nodes list/watch.
+// needs, through the HybridCluster credentials: namespaces
+// get/list/watch/create/delete; deployments get/list/watch/create/update/delete;
+// configmaps, secrets and services get/list/create/update/delete;
+// deployments/scale patch; pods list/watch/patch; nodes list/watch. Without
+// the watches a round reads the cluster instead of memberWatches' informers.
 //
 // Spot interruptions (burst_spot.go, decided by interruption.Decide): replicas
 // on a burst cluster's node under a spot interruption notice are replaced
@@ -168,6 +170,7 @@ func NewBurstReconciler(c client.Client, opts BurstOptions) *BurstReconciler {
 		r.publisher = &burstPublisher{catalog: opts.Consul}
 	}
 	r.watches = newMemberWatches(r.podOwners)
+	r.views.watches = r.watches
 	return r
 }
 

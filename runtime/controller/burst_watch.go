@@ -3,7 +3,9 @@ package controller
 import (
 	"context"
 	"maps"
+	"sort"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -306,11 +308,13 @@ func (r *BurstReconciler) strategyToPolicy(_ context.Context, obj client.Object)
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: string(s.Spec.BurstPolicyName)}}}
 }
 
-// memberWatches runs a pod informer per burst cluster, limited to pods
-// carrying BurstPolicyLabel, and a node informer. Input: the members the
+// memberWatches runs informers per burst cluster: pods and Deployments
+// carrying BurstPolicyLabel, nodes and namespaces. Input: the members the
 // controller reaches. Output: GenericEvents on events for the policy owning a
 // changed pod (readiness for Consul and status, pods going away) or a pod on a
-// node that just got a spot interruption notice, found with owners.
+// node that just got a spot interruption notice, found with owners; and, once
+// synced, the stores burstViewLoader reads a round's view from instead of
+// three or four calls to the cluster (burstMemberWatch.load).
 type memberWatches struct {
 	events chan event.GenericEvent
 	// owners lists the policies (by namespace and policy label value) that
@@ -325,6 +329,69 @@ type memberWatches struct {
 type burstMemberWatch struct {
 	cfg  *rest.Config
 	stop chan struct{}
+	// pods and deployments carry BurstPolicyLabel; nodes and namespaces are
+	// all of the cluster's.
+	pods, deployments, nodes, namespaces toolscache.SharedIndexInformer
+}
+
+// synced reports whether every informer has its first list.
+func (mw *burstMemberWatch) synced() bool {
+	return mw.pods.HasSynced() && mw.deployments.HasSynced() && mw.nodes.HasSynced() && mw.namespaces.HasSynced()
+}
+
+// cached returns the synced informers of cluster name started for cfg (the
+// member's current credentials); nil: the view is read from the cluster.
+func (w *memberWatches) cached(name string, cfg *rest.Config) *burstMemberWatch {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	mw, ok := w.watches[name]
+	w.mu.Unlock()
+	if !ok || mw.cfg != cfg || !mw.synced() {
+		return nil
+	}
+	return mw
+}
+
+// load fills v with p's copies, the state of its namespace, the copies' pods
+// and the noticed nodes from the informers, as burstViewLoader.loadOne does
+// from the cluster. The stores may be a moment behind the cluster; every
+// write that depends on a copy read here carries its resourceVersion
+// (scaleTo, writeSpot, ensureObject's update) and a missing copy is read
+// from the cluster before one is created (ensureObject), so a stale view
+// fails a write with a conflict and the round is retried.
+func (mw *burstMemberWatch) load(p *hcav1.BurstPolicy, v *burstView) {
+	label := burstLabelValue(p.Name)
+	v.copies = map[string]*appsv1.Deployment{}
+	deps, _ := mw.deployments.GetIndexer().ByIndex(toolscache.NamespaceIndex, p.Namespace)
+	for _, o := range deps {
+		if d, ok := o.(*appsv1.Deployment); ok && d.Labels[BurstPolicyLabel] == label && burstOwned(d, p.Name) && d.DeletionTimestamp == nil {
+			v.copies[d.Name] = d.DeepCopy()
+		}
+	}
+	if o, ok, _ := mw.namespaces.GetStore().GetByKey(p.Namespace); ok {
+		if ns, ok := o.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil {
+			v.nsDeleting = ns.DeletionTimestamp.Time
+		}
+	}
+	pods, _ := mw.pods.GetIndexer().ByIndex(toolscache.NamespaceIndex, p.Namespace)
+	v.pods = nil
+	for _, o := range pods {
+		if pod, ok := o.(*corev1.Pod); ok && pod.Labels[BurstPolicyLabel] == label {
+			v.pods = append(v.pods, *pod.DeepCopy())
+		}
+	}
+	// In the order a List returns them.
+	sort.Slice(v.pods, func(i, j int) bool { return v.pods[i].Name < v.pods[j].Name })
+	if len(v.pods) > 0 {
+		v.noticed = map[string]time.Time{}
+		for _, o := range mw.nodes.GetStore().List() {
+			if n, ok := o.(*corev1.Node); ok {
+				burstNoticeOf(n, v.noticed)
+			}
+		}
+	}
 }
 
 func newMemberWatches(owners func(ctx context.Context, namespace, label string) []types.NamespacedName) *memberWatches {
@@ -366,6 +433,7 @@ func (w *memberWatches) ensure(name string, m *Member) {
 	factory := informers.NewSharedInformerFactoryWithOptions(m.Kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = BurstPolicyLabel }))
 	inf := factory.Core().V1().Pods().Informer()
+	mw.pods, mw.deployments = inf, factory.Apps().V1().Deployments().Informer()
 	_, _ = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc: w.changed,
 		UpdateFunc: func(o, n any) {
@@ -386,6 +454,7 @@ func (w *memberWatches) ensure(name string, m *Member) {
 	// burst pods on the node at once (burst_spot.go replaces them).
 	nodeFactory := informers.NewSharedInformerFactory(m.Kube, 0)
 	nodes := nodeFactory.Core().V1().Nodes().Informer()
+	mw.nodes, mw.namespaces = nodes, nodeFactory.Core().V1().Namespaces().Informer()
 	noticed := func(n *corev1.Node) {
 		for _, o := range inf.GetStore().List() {
 			if pod, ok := o.(*corev1.Pod); ok && pod.Spec.NodeName == n.Name {
