@@ -73,9 +73,7 @@ type BurstOptions struct {
 	ClusterTimeout time.Duration
 	// MaxConcurrentReconciles (default DefaultBurstConcurrency).
 	MaxConcurrentReconciles int
-	// APIReader reads the policy and its target Deployments (nil: the
-	// manager's cached client; every write that depends on them is guarded,
-	// see BurstReconciler.reader).
+	// APIReader reads without a cache (nil: the manager's GetAPIReader()).
 	APIReader client.Reader
 	// Telemetry counts decisions and errors and exports replicas per cluster
 	// (nil: none).
@@ -123,15 +121,16 @@ type BurstOptions struct {
 type BurstReconciler struct {
 	client client.Client
 	// reader reads what decisions depend on (the policy, the primary
-	// Deployments): by default the manager's cache, which may not yet show
-	// the controller's own last write. Every write that depends on such a
-	// read is conditional on it: the policy's status and finalizer patches
-	// carry its resourceVersion, the primary patch tests spec.replicas and
-	// the controller's annotations as read (burstPrimaryPatch). A stale
-	// read fails the write with a conflict and the round is retried. (Reads
-	// from the API server cost two GETs a round: 134 a second with 1,000
-	// policies, make bench-load.)
+	// Deployments) from the API server, never from a cache that may not yet
+	// show the controller's own last write.
 	reader client.Reader
+	// fresh reads them from the cache when it shows the controller's last
+	// write or read of them, through reader otherwise (burstFreshReader);
+	// every write of them is noted. The writes are conditional besides: the
+	// policy's status and finalizer patches carry its resourceVersion, the
+	// primary patch tests spec.replicas and the controller's annotations as
+	// read (burstPrimaryPatch).
+	fresh *burstFreshReader
 	opts   BurstOptions
 	clock  clock.PassiveClock
 
@@ -199,8 +198,9 @@ func (r *BurstReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.opts.Recorder = mgr.GetEventRecorder("hca-burst")
 	}
 	if r.reader == nil {
-		r.reader = mgr.GetClient()
+		r.reader = mgr.GetAPIReader()
 	}
+	r.fresh = newBurstFreshReader(r.client, r.reader)
 	if err := mgr.Add(r.watches); err != nil {
 		return fmt.Errorf("burst controller: %w", err)
 	}
@@ -223,7 +223,7 @@ func (r *BurstReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // Reconcile is one get -> decide -> patch round for one BurstPolicy.
 func (r *BurstReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var p hcav1.BurstPolicy
-	if err := r.reader.Get(ctx, req.NamespacedName, &p); err != nil {
+	if err := r.fresh.Get(ctx, req.NamespacedName, &p); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.totals.forget(req.Namespace + "/" + req.Name + "/")
 			return ctrl.Result{}, nil
@@ -242,6 +242,7 @@ func (r *BurstReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		if err := r.client.Patch(ctx, &p, patch); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer to burst policy %s: %w", req.NamespacedName, err)
 		}
+		r.fresh.note(&p)
 	}
 	if _, ok := p.Annotations[LegacySLOOutputAnnotation]; ok {
 		// Written by runtimes before the typed strategy; never read.
@@ -249,6 +250,7 @@ func (r *BurstReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		if err := r.client.Patch(ctx, &p, client.RawPatch(types.MergePatchType, raw)); err != nil {
 			return ctrl.Result{}, fmt.Errorf("remove annotation %s from burst policy %s: %w", LegacySLOOutputAnnotation, req.NamespacedName, err)
 		}
+		r.fresh.note(&p)
 		r.event(&p, nil, corev1.EventTypeNormal, "LegacyAnnotationRemoved", "Cleanup", "removed annotation %s: SLO outputs now come from BurstElasticityStrategy objects", LegacySLOOutputAnnotation)
 	}
 	return r.reconcile(ctx, &p)
@@ -256,7 +258,7 @@ func (r *BurstReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 
 func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (ctrl.Result, error) {
 	now := r.clock.Now()
-	deps, err := burstTargets(ctx, r.reader, p)
+	deps, err := burstTargets(ctx, r.fresh, p)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -529,6 +531,9 @@ func (r *BurstReconciler) restorePrimary(ctx context.Context, d *appsv1.Deployme
 	if err == nil {
 		err = r.client.Patch(ctx, d, client.RawPatch(types.JSONPatchType, raw))
 	}
+	if err == nil {
+		r.fresh.note(d)
+	}
 	if err != nil {
 		return fmt.Errorf("restore deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
@@ -543,7 +548,7 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) er
 	if !controllerutil.ContainsFinalizer(p, BurstFinalizer) {
 		return nil
 	}
-	deps, err := burstTargets(ctx, r.reader, p)
+	deps, err := burstTargets(ctx, r.fresh, p)
 	if err != nil {
 		return err
 	}
@@ -564,6 +569,7 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) er
 		return fmt.Errorf("remove finalizer of burst policy %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	r.totals.forget(p.Namespace + "/" + p.Name + "/")
+	r.fresh.forget(p.UID)
 	r.mu.Lock()
 	for k := range r.stuck {
 		if strings.HasPrefix(k, p.Namespace+"/"+p.Name+"/") {

@@ -486,6 +486,7 @@ func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment
 		}
 		return fmt.Errorf("scale deployment %s/%s to %d: %w", d.Namespace, d.Name, replicas, err)
 	}
+	r.fresh.note(d)
 	return nil
 }
 

@@ -129,6 +129,12 @@ func (l burstViewLoader) loadOne(ctx context.Context, p *hcav1.BurstPolicy, v *b
 	}
 	v.member, v.hc = m, m.Cluster
 	if mw := l.watches.cached(v.name, m.Config); mw != nil {
+		// The stores outlive the cluster: an unreachable one must fail the
+		// view as a live read would.
+		if err := mw.answers(ctx, l.timeout); err != nil {
+			v.err = fmt.Errorf("reach cluster %s: %w", v.name, err)
+			return
+		}
 		mw.load(p, v)
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -329,9 +330,41 @@ type memberWatches struct {
 type burstMemberWatch struct {
 	cfg  *rest.Config
 	stop chan struct{}
+	kube kubernetes.Interface
+
+	// liveness: an informer's store outlives its API server, so a round
+	// reading it first asks whether the cluster answers (answers), one
+	// request a second per cluster shared by every round.
+	liveMu    sync.Mutex
+	checkedAt time.Time
+	liveErr   error
+
 	// pods and deployments carry BurstPolicyLabel; nodes and namespaces are
 	// all of the cluster's.
 	pods, deployments, nodes, namespaces toolscache.SharedIndexInformer
+}
+
+// burstLiveness is how long one answer of a burst cluster's API server
+// stands for every round that reads its informers.
+const burstLiveness = time.Second
+
+// answers reports whether the cluster's API server answered a GET /version
+// within timeout, less than burstLiveness ago (nil) or why not. Concurrent
+// callers wait for one request.
+func (mw *burstMemberWatch) answers(ctx context.Context, timeout time.Duration) error {
+	mw.liveMu.Lock()
+	defer mw.liveMu.Unlock()
+	if !mw.checkedAt.IsZero() && time.Since(mw.checkedAt) < burstLiveness {
+		return mw.liveErr
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := mw.kube.Discovery().RESTClient().Get().AbsPath("/version").Do(cctx).Error()
+	if ctx.Err() != nil {
+		return err // the round's context ended: no verdict on the cluster
+	}
+	mw.checkedAt, mw.liveErr = time.Now(), err
+	return err
 }
 
 // synced reports whether every informer has its first list.
@@ -428,7 +461,7 @@ func (w *memberWatches) ensure(name string, m *Member) {
 		}
 		close(mw.stop)
 	}
-	mw := &burstMemberWatch{cfg: m.Config, stop: make(chan struct{})}
+	mw := &burstMemberWatch{cfg: m.Config, stop: make(chan struct{}), kube: m.Kube}
 	w.watches[name] = mw
 	factory := informers.NewSharedInformerFactoryWithOptions(m.Kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = BurstPolicyLabel }))
