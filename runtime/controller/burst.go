@@ -131,8 +131,8 @@ type BurstReconciler struct {
 	// primary patch tests spec.replicas and the controller's annotations as
 	// read (burstPrimaryPatch).
 	fresh *burstFreshReader
-	opts   BurstOptions
-	clock  clock.PassiveClock
+	opts  BurstOptions
+	clock clock.PassiveClock
 
 	views     burstViewLoader
 	objects   memberObjects
