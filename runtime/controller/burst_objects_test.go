@@ -305,9 +305,13 @@ func TestBurstPrimaryPatch(t *testing.T) {
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-moving-back","value":"2@2026-03-01T12:00:00Z"}]`},
 		{"a move back ends", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstMovingBackAnnotation: "2@2026-03-01T12:00:00Z"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
-			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
+			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"test","path":"/metadata/annotations/hca.dev~1burst-moving-back","value":"2@2026-03-01T12:00:00Z"},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"},` +
 				`{"op":"remove","path":"/metadata/annotations/hca.dev~1burst-moving-back"}]`},
+		{"the controller's annotations as read are tested", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstPrimaryAnnotation: "6", BurstTotalAnnotation: "8"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
+			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"test","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"6"},{"op":"test","path":"/metadata/annotations/hca.dev~1burst-total","value":"8"},` +
+				`{"op":"add","path":"/spec/replicas","value":4},` +
+				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},
 		{"annotated", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},

@@ -48,18 +48,24 @@ func burstNoticedNodes(ctx context.Context, c client.Reader) (map[string]time.Ti
 	}
 	out := map[string]time.Time{}
 	for i := range nodes.Items {
-		for _, t := range nodes.Items[i].Spec.Taints {
-			if t.Key == SpotInterruptionTaint {
-				var since time.Time
-				if t.TimeAdded != nil {
-					since = t.TimeAdded.Time
-				}
-				out[nodes.Items[i].Name] = since
-				break
-			}
-		}
+		burstNoticeOf(&nodes.Items[i], out)
 	}
 	return out, nil
+}
+
+// burstNoticeOf records n in out (name: since when the taint was added, zero
+// when unknown) if it is under a spot interruption notice.
+func burstNoticeOf(n *corev1.Node, out map[string]time.Time) {
+	for _, t := range n.Spec.Taints {
+		if t.Key == SpotInterruptionTaint {
+			var since time.Time
+			if t.TimeAdded != nil {
+				since = t.TimeAdded.Time
+			}
+			out[n.Name] = since
+			return
+		}
+	}
 }
 
 // burstNodeNoticed reports whether n is under a spot interruption notice.
@@ -181,7 +187,9 @@ func (r *BurstReconciler) writeSpot(ctx context.Context, v *burstView, c *appsv1
 	if dec.Surge > 0 {
 		surge = strconv.Quote(strconv.Itoa(int(dec.Surge)))
 	}
-	raw := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}},"spec":{"replicas":%d}}`, BurstSpotSurgeAnnotation, surge, dec.Replicas)
+	// The resourceVersion read is a precondition: c may come from the
+	// member informer, a moment behind the cluster (burstViewLoader).
+	raw := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{%q:%s}},"spec":{"replicas":%d}}`, c.ResourceVersion, BurstSpotSurgeAnnotation, surge, dec.Replicas)
 	if err := v.member.Client.Patch(cctx, c, client.RawPatch(types.MergePatchType, []byte(raw))); err != nil {
 		return fmt.Errorf("scale deployment %s/%s in cluster %s to %d for spot replacements: %w", c.Namespace, c.Name, v.name, dec.Replicas, err)
 	}

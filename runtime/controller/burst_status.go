@@ -299,9 +299,12 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	if equality.Semantic.DeepEqual(before.Status, p.Status) {
 		return nil
 	}
-	if err := r.client.Status().Patch(ctx, p, client.MergeFrom(before)); err != nil {
+	// The policy may come from the cache: the status is written only over
+	// the version the round read (BurstReconciler.fresh).
+	if err := r.client.Status().Patch(ctx, p, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("patch status of burst policy %s/%s: %w", p.Namespace, p.Name, err)
 	}
+	r.fresh.note(p)
 	var conflicts []string
 	for _, t := range results {
 		if t.conflict != "" {

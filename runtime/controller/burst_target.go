@@ -486,6 +486,7 @@ func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment
 		}
 		return fmt.Errorf("scale deployment %s/%s to %d: %w", d.Namespace, d.Name, replicas, err)
 	}
+	r.fresh.note(d)
 	return nil
 }
 
@@ -497,7 +498,7 @@ type burstJSONPatchOp struct {
 }
 
 // burstPrimaryPatch is the JSON patch that scales d from its current
-// spec.replicas (tested) to replicas and records the controller's annotations
+// spec.replicas (tested, with the controller's annotations as read) to replicas and records the controller's annotations
 // (the move back in flight, moving, when not ""), removing a requested total
 // (BurstRequestedTotalAnnotation, tested) it took.
 func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32, moving string) []burstJSONPatchOp {
@@ -505,6 +506,15 @@ func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32, moving strin
 	ops := []burstJSONPatchOp{}
 	if d.Spec.Replicas != nil {
 		ops = append(ops, burstJSONPatchOp{Op: "test", Path: "/spec/replicas", Value: *d.Spec.Replicas})
+	}
+	// d may come from the cache: the controller's own annotations, which
+	// the decision read, must still be what it read (a cache a moment
+	// behind the controller's last write fails here and the round is
+	// retried).
+	for _, k := range []string{BurstPrimaryAnnotation, BurstTotalAnnotation, BurstMovingBackAnnotation} {
+		if v, ok := d.Annotations[k]; ok {
+			ops = append(ops, burstJSONPatchOp{Op: "test", Path: "/metadata/annotations/" + esc(k), Value: v})
+		}
 	}
 	ops = append(ops, burstJSONPatchOp{Op: "add", Path: "/spec/replicas", Value: replicas})
 	ann := map[string]string{BurstPrimaryAnnotation: strconv.Itoa(int(replicas)), BurstTotalAnnotation: strconv.Itoa(int(total))}

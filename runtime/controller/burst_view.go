@@ -83,6 +83,9 @@ type burstViewLoader struct {
 	// unreachable one).
 	control client.Reader
 	timeout time.Duration
+	// watches, once synced for a cluster, hold what loadOne would read
+	// from it (nil: always read from the cluster).
+	watches *memberWatches
 }
 
 func (l burstViewLoader) load(ctx context.Context, p *hcav1.BurstPolicy, extra []string) []*burstView {
@@ -125,6 +128,16 @@ func (l burstViewLoader) loadOne(ctx context.Context, p *hcav1.BurstPolicy, v *b
 		return
 	}
 	v.member, v.hc = m, m.Cluster
+	if mw := l.watches.cached(v.name, m.Config); mw != nil {
+		// The stores outlive the cluster: an unreachable one must fail the
+		// view as a live read would.
+		if err := mw.answers(ctx, l.timeout); err != nil {
+			v.err = fmt.Errorf("reach cluster %s: %w", v.name, err)
+			return
+		}
+		mw.load(p, v)
+		return
+	}
 	cctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
 	sel := client.MatchingLabels{BurstPolicyLabel: burstLabelValue(p.Name)}

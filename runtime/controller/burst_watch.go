@@ -3,15 +3,19 @@ package controller
 import (
 	"context"
 	"maps"
+	"sort"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -34,6 +38,45 @@ func burstPolicyPredicate() predicate.Predicate {
 			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) || !maps.Equal(o.GetLabels(), n.GetLabels()) ||
 			len(o.GetFinalizers()) != len(n.GetFinalizers())
 	}}
+}
+
+// burstClusterPredicate lets through the HybridCluster changes a burst
+// round reads: spec (generation), deletion, labels, reachability, the
+// prober's free and allocatable capacity, its node groups and the status of
+// its conditions. The prober's patch of lastProbeTime alone (every probe
+// interval, on every cluster) does not wake every policy using the cluster:
+// make bench-load saw 1,000 policies enqueued every 30 s for nothing.
+func burstClusterPredicate() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*hcav1.HybridCluster)
+		n, ok2 := e.ObjectNew.(*hcav1.HybridCluster)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return burstClusterChanged(o, n)
+	}}
+}
+
+// burstClusterChanged reports whether n differs from o in what a burst round
+// reads of a HybridCluster (burstClusterPredicate).
+func burstClusterChanged(o, n *hcav1.HybridCluster) bool {
+	if o.Generation != n.Generation || !maps.Equal(o.Labels, n.Labels) ||
+		!equality.Semantic.DeepEqual(o.DeletionTimestamp, n.DeletionTimestamp) {
+		return true
+	}
+	os, ns := &o.Status, &n.Status
+	if os.Reachable != ns.Reachable || !equality.Semantic.DeepEqual(os.Free, ns.Free) ||
+		!equality.Semantic.DeepEqual(os.Allocatable, ns.Allocatable) || !equality.Semantic.DeepEqual(os.NodeGroups, ns.NodeGroups) ||
+		len(os.Conditions) != len(ns.Conditions) {
+		return true
+	}
+	for i := range ns.Conditions {
+		c := meta.FindStatusCondition(os.Conditions, ns.Conditions[i].Type)
+		if c == nil || c.Status != ns.Conditions[i].Status || c.Reason != ns.Conditions[i].Reason {
+			return true
+		}
+	}
+	return false
 }
 
 // burstPodChanged reports a change that matters to the controller: binding,
@@ -266,11 +309,13 @@ func (r *BurstReconciler) strategyToPolicy(_ context.Context, obj client.Object)
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: string(s.Spec.BurstPolicyName)}}}
 }
 
-// memberWatches runs a pod informer per burst cluster, limited to pods
-// carrying BurstPolicyLabel, and a node informer. Input: the members the
+// memberWatches runs informers per burst cluster: pods and Deployments
+// carrying BurstPolicyLabel, nodes and namespaces. Input: the members the
 // controller reaches. Output: GenericEvents on events for the policy owning a
 // changed pod (readiness for Consul and status, pods going away) or a pod on a
-// node that just got a spot interruption notice, found with owners.
+// node that just got a spot interruption notice, found with owners; and, once
+// synced, the stores burstViewLoader reads a round's view from instead of
+// three or four calls to the cluster (burstMemberWatch.load).
 type memberWatches struct {
 	events chan event.GenericEvent
 	// owners lists the policies (by namespace and policy label value) that
@@ -285,6 +330,101 @@ type memberWatches struct {
 type burstMemberWatch struct {
 	cfg  *rest.Config
 	stop chan struct{}
+	kube kubernetes.Interface
+
+	// liveness: an informer's store outlives its API server, so a round
+	// reading it first asks whether the cluster answers (answers), one
+	// request a second per cluster shared by every round.
+	liveMu    sync.Mutex
+	checkedAt time.Time
+	liveErr   error
+
+	// pods and deployments carry BurstPolicyLabel; nodes and namespaces are
+	// all of the cluster's.
+	pods, deployments, nodes, namespaces toolscache.SharedIndexInformer
+}
+
+// burstLiveness is how long one answer of a burst cluster's API server
+// stands for every round that reads its informers.
+const burstLiveness = time.Second
+
+// answers reports whether the cluster's API server answered a GET /version
+// within timeout, less than burstLiveness ago (nil) or why not. Concurrent
+// callers wait for one request.
+func (mw *burstMemberWatch) answers(ctx context.Context, timeout time.Duration) error {
+	mw.liveMu.Lock()
+	defer mw.liveMu.Unlock()
+	if !mw.checkedAt.IsZero() && time.Since(mw.checkedAt) < burstLiveness {
+		return mw.liveErr
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := mw.kube.Discovery().RESTClient().Get().AbsPath("/version").Do(cctx).Error()
+	if ctx.Err() != nil {
+		return err // the round's context ended: no verdict on the cluster
+	}
+	mw.checkedAt, mw.liveErr = time.Now(), err
+	return err
+}
+
+// synced reports whether every informer has its first list.
+func (mw *burstMemberWatch) synced() bool {
+	return mw.pods.HasSynced() && mw.deployments.HasSynced() && mw.nodes.HasSynced() && mw.namespaces.HasSynced()
+}
+
+// cached returns the synced informers of cluster name started for cfg (the
+// member's current credentials); nil: the view is read from the cluster.
+func (w *memberWatches) cached(name string, cfg *rest.Config) *burstMemberWatch {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	mw, ok := w.watches[name]
+	w.mu.Unlock()
+	if !ok || mw.cfg != cfg || !mw.synced() {
+		return nil
+	}
+	return mw
+}
+
+// load fills v with p's copies, the state of its namespace, the copies' pods
+// and the noticed nodes from the informers, as burstViewLoader.loadOne does
+// from the cluster. The stores may be a moment behind the cluster; every
+// write that depends on a copy read here carries its resourceVersion
+// (scaleTo, writeSpot, ensureObject's update) and a missing copy is read
+// from the cluster before one is created (ensureObject), so a stale view
+// fails a write with a conflict and the round is retried.
+func (mw *burstMemberWatch) load(p *hcav1.BurstPolicy, v *burstView) {
+	label := burstLabelValue(p.Name)
+	v.copies = map[string]*appsv1.Deployment{}
+	deps, _ := mw.deployments.GetIndexer().ByIndex(toolscache.NamespaceIndex, p.Namespace)
+	for _, o := range deps {
+		if d, ok := o.(*appsv1.Deployment); ok && d.Labels[BurstPolicyLabel] == label && burstOwned(d, p.Name) && d.DeletionTimestamp == nil {
+			v.copies[d.Name] = d.DeepCopy()
+		}
+	}
+	if o, ok, _ := mw.namespaces.GetStore().GetByKey(p.Namespace); ok {
+		if ns, ok := o.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil {
+			v.nsDeleting = ns.DeletionTimestamp.Time
+		}
+	}
+	pods, _ := mw.pods.GetIndexer().ByIndex(toolscache.NamespaceIndex, p.Namespace)
+	v.pods = nil
+	for _, o := range pods {
+		if pod, ok := o.(*corev1.Pod); ok && pod.Labels[BurstPolicyLabel] == label {
+			v.pods = append(v.pods, *pod.DeepCopy())
+		}
+	}
+	// In the order a List returns them.
+	sort.Slice(v.pods, func(i, j int) bool { return v.pods[i].Name < v.pods[j].Name })
+	if len(v.pods) > 0 {
+		v.noticed = map[string]time.Time{}
+		for _, o := range mw.nodes.GetStore().List() {
+			if n, ok := o.(*corev1.Node); ok {
+				burstNoticeOf(n, v.noticed)
+			}
+		}
+	}
 }
 
 func newMemberWatches(owners func(ctx context.Context, namespace, label string) []types.NamespacedName) *memberWatches {
@@ -321,11 +461,12 @@ func (w *memberWatches) ensure(name string, m *Member) {
 		}
 		close(mw.stop)
 	}
-	mw := &burstMemberWatch{cfg: m.Config, stop: make(chan struct{})}
+	mw := &burstMemberWatch{cfg: m.Config, stop: make(chan struct{}), kube: m.Kube}
 	w.watches[name] = mw
 	factory := informers.NewSharedInformerFactoryWithOptions(m.Kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = BurstPolicyLabel }))
 	inf := factory.Core().V1().Pods().Informer()
+	mw.pods, mw.deployments = inf, factory.Apps().V1().Deployments().Informer()
 	_, _ = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc: w.changed,
 		UpdateFunc: func(o, n any) {
@@ -346,6 +487,7 @@ func (w *memberWatches) ensure(name string, m *Member) {
 	// burst pods on the node at once (burst_spot.go replaces them).
 	nodeFactory := informers.NewSharedInformerFactory(m.Kube, 0)
 	nodes := nodeFactory.Core().V1().Nodes().Informer()
+	mw.nodes, mw.namespaces = nodes, nodeFactory.Core().V1().Namespaces().Informer()
 	noticed := func(n *corev1.Node) {
 		for _, o := range inf.GetStore().List() {
 			if pod, ok := o.(*corev1.Pod); ok && pod.Spec.NodeName == n.Name {

@@ -128,9 +128,16 @@ func objectKey(obj client.Object) string {
 }
 
 // scaleTo sets obj's replicas through its scale subresource (a merge patch of
-// spec.replicas: nothing else of the object is written).
+// spec.replicas: nothing else of the object is written), on condition that
+// obj's resourceVersion, if it has one, is still the object's.
 func scaleTo(ctx context.Context, c client.Client, cluster string, obj client.Object, replicas int32) error {
 	raw := []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))
+	if rv := obj.GetResourceVersion(); rv != "" {
+		// A precondition: obj may come from an informer a moment behind
+		// the cluster; a stale read fails with a conflict and the round is
+		// retried instead of scaling from a replica count that is gone.
+		raw = []byte(fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"replicas":%d}}`, rv, replicas))
+	}
 	if err := c.SubResource("scale").Patch(ctx, obj, client.RawPatch(types.MergePatchType, raw), client.WithSubResourceBody(&autoscalingv1.Scale{})); err != nil {
 		return fmt.Errorf("scale %s %s in cluster %s to %d: %w", kindOf(obj), objectKey(obj), cluster, replicas, err)
 	}

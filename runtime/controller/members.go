@@ -30,7 +30,10 @@ type Member struct {
 // Members builds and caches clients for HybridClusters. A cached client is reused
 // until the cluster's spec generation or its credentials Secret changes.
 type Members struct {
-	// Control reads HybridClusters and credentials Secrets.
+	// Control reads HybridClusters and credentials Secrets. The runtime
+	// gives it the manager's cached client: every burst round calls Get, and
+	// a client built from a credentials Secret a moment old is replaced on
+	// the next Get after the cache sees the change (the key below).
 	Control client.Reader
 	// AWS mints EKS tokens (nil: EKS credentials are refused).
 	AWS member.EKSAPI

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -102,15 +103,38 @@ func (r *SLOReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.StatusHeartbeat = DefaultSLOStatusHeartbeat
 	}
 	r.eval = newSLOEvaluator(r.Source, r.Reader, r.Clock, r.Queries, r.Telemetry)
+	r.eval.heartbeat = r.StatusHeartbeat
 	if err := mgr.Add(r.eval); err != nil {
 		return fmt.Errorf("add SLO evaluation loop: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&hcav1.ServiceLevelObjective{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}, classPredicate(r.Class))).
-		WatchesRawSource(source.Channel(r.eval.events, sloEvaluatedHandler())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
+		WatchesRawSource(source.Channel(r.eval.events, sloEvaluatedHandler()))
+	// A strategy object deleted or edited by someone else gets the SLO's
+	// latest result written again at once: the evaluator wakes the
+	// reconciler only for results that change what it writes
+	// (sloResultDue), so the next evaluation would not.
+	for _, obj := range strategyKinds() {
+		b = b.Watches(obj, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &hcav1.ServiceLevelObjective{}, handler.OnlyControllerOwner()),
+			builder.WithPredicates(sloStrategyPredicate()))
+	}
+	return b.WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("servicelevelobjective").
 		Complete(r)
+}
+
+// sloStrategyPredicate lets through the deletion of a strategy object and a
+// change of its spec or labels (the reconciler's own writes included: it
+// then finds nothing to write), not its creation (the reconciler's) nor its
+// status (the strategy's controller).
+func sloStrategyPredicate() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() || !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels())
+		},
+	}
 }
 
 // sloEvaluatedHandler enqueues an SLO whose evaluation result is ready at
@@ -168,6 +192,7 @@ func (r *SLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			return ctrl.Result{}, err
 		}
 	}
+	written := before.Status.LastEvaluationTime
 	if sloStatusDue(&before.Status, &s.Status, r.Clock.Now(), r.StatusHeartbeat) {
 		if err := r.Client.Status().Patch(ctx, &s, client.MergeFrom(before)); err != nil {
 			r.countError("status")
@@ -175,10 +200,9 @@ func (r *SLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		// Once per transition: the status written says it from now on.
 		logSLOMetricsTransition(ctx, req.NamespacedName, before.Status.Conditions, s.Status.Conditions)
+		written = s.Status.LastEvaluationTime
 	}
-	if res != nil {
-		r.eval.applied(req.NamespacedName, res)
-	}
+	r.eval.written(req.NamespacedName, s.UID, written)
 	return ctrl.Result{}, nil
 }
 

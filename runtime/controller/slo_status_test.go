@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -66,6 +67,46 @@ func TestSLOStatusDue(t *testing.T) {
 			tt.change(after)
 			if got := sloStatusDue(before, after, t0.Add(tt.now), hb); got != tt.want {
 				t.Errorf("sloStatusDue = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSLOResultDue: an evaluation wakes the reconciler when it changes what
+// the reconciler writes besides currentValue and lastEvaluationTime, or when
+// the status heartbeat is due; not for a new value alone.
+func TestSLOResultDue(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)
+	sent := &sloResult{generation: 2, typ: hcav1.SLOType("latency"), value: "0.2", compliance: 97, at: t0}
+	next := func(change func(r *sloResult)) *sloResult {
+		r := *sent
+		r.at = t0.Add(20 * time.Second)
+		r.value = "0.21"
+		change(&r)
+		return &r
+	}
+	tests := []struct {
+		name     string
+		sent     *sloResult
+		r        *sloResult
+		statusAt time.Time
+		want     bool
+	}{
+		{"first result", nil, next(func(*sloResult) {}), t0, true},
+		{"value only", sent, next(func(*sloResult) {}), t0, false},
+		{"compliance", sent, next(func(r *sloResult) { r.compliance = 96 }), t0, true},
+		{"generation", sent, next(func(r *sloResult) { r.generation = 3 }), t0, true},
+		{"error appears", sent, next(func(r *sloResult) { r.err = errors.New("no data") }), t0, true},
+		{"same error", &sloResult{generation: 2, err: errors.New("no data")}, &sloResult{generation: 2, err: errors.New("no data"), at: t0}, t0, false},
+		{"other error", &sloResult{generation: 2, err: errors.New("no data")}, &sloResult{generation: 2, err: errors.New("timeout"), at: t0}, t0, true},
+		{"status never written", sent, next(func(*sloResult) {}), time.Time{}, true},
+		{"heartbeat due", sent, next(func(r *sloResult) { r.at = t0.Add(5 * time.Minute) }), t0, true},
+		{"heartbeat not yet due", sent, next(func(r *sloResult) { r.at = t0.Add(5*time.Minute - time.Second) }), t0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sloResultDue(tt.sent, tt.r, tt.statusAt, 5*time.Minute); got != tt.want {
+				t.Errorf("sloResultDue = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -70,6 +70,11 @@ type horizontalState struct {
 	generation int64 // the output the last decision was for
 	base       int32 // replicas when that output was first acted on
 	held       bool  // a window held that decision back
+	// event is the reason and decision reason of the last Event: a hold
+	// for the same reason as the last one is not an Event again (an SLO
+	// whose compliance jitters by a point held once a minute per
+	// strategy: 11 Events a second in make bench-load).
+	event string
 }
 
 // SetupWithManager registers the controller.
@@ -200,12 +205,13 @@ func (r *HorizontalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.R
 	msg := fmt.Sprintf("compliance %d%%: %s; %d -> %d replicas (proposed %d)", hs.Spec.SLOOutput.CompliancePercent, d.Reason, current, d.Desired, d.Proposed)
 	meta.SetStatusCondition(&hs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Decided", Message: msg, ObservedGeneration: hs.Generation})
 	meta.SetStatusCondition(&hs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: "Decided", ObservedGeneration: hs.Generation})
-	if r.Recorder != nil {
-		reason := "Held"
-		if direction != "hold" {
-			reason = "Scaled"
-		}
+	reason := "Held"
+	if direction != "hold" {
+		reason = "Scaled"
+	}
+	if key := reason + ": " + d.Reason; r.Recorder != nil && (reason == "Scaled" || st.event != key) {
 		r.Recorder.Eventf(&hs, nil, corev1.EventTypeNormal, reason, "Scale", "%s", msg)
+		st.event = key
 	}
 	if err := r.Client.Status().Patch(ctx, &hs, client.MergeFrom(before)); err != nil {
 		r.count("status")

@@ -124,7 +124,10 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 	if clouds.AWS != nil || clouds.ACK != nil {
 		deps.Cloud = clouds
 	}
-	deps.Members = &controller.Members{Control: mgr.GetAPIReader(), AWS: aws, Clock: deps.Clock, Options: client.Options{Scheme: scheme}}
+	// HybridClusters and their credentials Secrets come from the manager's
+	// cache (the burst controller watches both): a member client is rebuilt
+	// when either changes, and a round no longer waits on two API reads.
+	deps.Members = &controller.Members{Control: mgr.GetClient(), AWS: aws, Clock: deps.Clock, Options: client.Options{Scheme: scheme}}
 	if o.consulAddr != "" {
 		cc, err := consul.NewClient(&consul.Config{Address: o.consulAddr})
 		if err != nil {
