@@ -203,7 +203,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 			in.Drain = append(in.Drain, t)
 		} else {
 			in.Targets = append(in.Targets, t)
-			if n := burstStuck(v, d, req, allowSpot, now, threshold); n > 0 {
+			if n := burstStuck(v, d, now, threshold); n > 0 {
 				if in.Stuck == nil {
 					in.Stuck = map[string]int32{}
 				}

@@ -323,21 +323,23 @@ func burstGrowable(hc *hcav1.HybridCluster, allowSpot bool) (cpuMilli, memBytes 
 }
 
 // burstStuck counts the active pods of the copy of d in v that have been
-// Unschedulable for threshold while the cluster cannot make room for one
-// more pod of req: none when its node groups can still grow or have nodes
-// booting (the capacity controller buys room for them), nor when the cluster
-// is unreachable or has failed over (failover handles those), nor while a
-// spot interruption's replacements start there.
-func burstStuck(v *burstView, d *appsv1.Deployment, req scaling.PodRequests, allowSpot bool, now time.Time, threshold time.Duration) int32 {
+// Unschedulable for threshold in a cluster that cannot make room for them:
+// one without node groups. In a cluster with node groups the capacity
+// controller owns the room (it buys nodes, or reports MaxReached or
+// LaunchFailures), and a pod waiting for a node that just became Ready
+// still carries the Unschedulable condition of its whole wait, so it would
+// look stuck the moment its node comes (TestCapacityPlacementSkipsLab saw
+// all 4 replicas of a node that had just booted moved away). None either
+// when the cluster is unreachable or has failed over (failover handles
+// those), nor while a spot interruption's replacements start there.
+func burstStuck(v *burstView, d *appsv1.Deployment, now time.Time, threshold time.Duration) int32 {
 	c := v.copies[d.Name]
 	if !v.reachable() || v.failover.Mode != scaling.FailoverHealthy || c == nil || burstSpotSurge(c) > 0 {
 		// A spot surge's replacements wait for room there (burst_spot.go).
 		return 0
 	}
-	if v.hc != nil {
-		if cpu, mem := burstGrowable(v.hc, allowSpot); cpu >= req.CPUMilli && mem >= req.MemoryBytes {
-			return 0
-		}
+	if v.hc != nil && len(v.hc.Spec.NodeGroups) > 0 {
+		return 0
 	}
 	of := burstOf(d.Namespace, d.Name)
 	var n int32
