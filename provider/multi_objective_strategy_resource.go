@@ -651,25 +651,10 @@ func multiObjectiveFromAPI(s *hcav1.MultiObjectiveElasticityStrategy, prior *mul
 		MinMemory: keepQuantity(pr.MinMemory, &rg.MinMemory), MaxMemory: keepQuantity(pr.MaxMemory, &rg.MaxMemory),
 		MinReplicas: types.Int64Value(int64(max(rg.MinReplicas, 1))), MaxReplicas: types.Int64Value(int64(rg.MaxReplicas))}
 	if w := sp.Weights; w != nil {
-		f := func(q kresource.Quantity) types.Float64 {
-			v, err := strconv.ParseFloat(q.AsDec().String(), 64)
-			if err != nil {
-				v = q.AsApproximateFloat64()
-			}
-			return types.Float64Value(v)
-		}
-		m.Weights = &moWeights{ResponseTime: f(w.ResponseTime), CPUUsage: f(w.CPUUsage), MemoryUsage: f(w.MemoryUsage),
-			CPULimit: f(w.CPULimit), MemoryLimit: f(w.MemoryLimit), Replicas: f(w.Replicas)}
+		m.Weights = moWeightsFrom(w)
 	}
 	if mt := sp.Metrics; mt != nil {
-		str := func(s string) types.String {
-			if s == "" {
-				return types.StringNull()
-			}
-			return types.StringValue(s)
-		}
-		m.Metrics = &moMetricsModel{RequestsPerSecond: str(mt.RequestsPerSecond), ResponseTimeMs: str(mt.ResponseTimeMillis),
-			CPUUsagePercent: str(mt.CPUUsagePercent), MemoryUsagePercent: str(mt.MemoryUsagePercent)}
+		m.Metrics = moMetricsFrom(mt)
 	}
 	m.setStatus(s)
 	return m
@@ -696,4 +681,31 @@ func (m *multiObjectiveModel) setStatus(s *hcav1.MultiObjectiveElasticityStrateg
 	ready := meta.FindStatusCondition(st.Conditions, hcav1.ConditionReady)
 	m.Ready = types.BoolValue(ready != nil && ready.Status == metav1.ConditionTrue && (ready.ObservedGeneration == 0 || ready.ObservedGeneration == s.Generation))
 	m.Conditions = conditionsList(st.Conditions)
+}
+
+// moWeightsFrom is the Terraform form of the API's TOPSIS weights (each
+// quantity as the float it spells, approximated only when it does not parse).
+func moWeightsFrom(w *hcav1.MultiObjectiveWeights) *moWeights {
+	f := func(q kresource.Quantity) types.Float64 {
+		v, err := strconv.ParseFloat(q.AsDec().String(), 64)
+		if err != nil {
+			v = q.AsApproximateFloat64()
+		}
+		return types.Float64Value(v)
+	}
+	return &moWeights{ResponseTime: f(w.ResponseTime), CPUUsage: f(w.CPUUsage), MemoryUsage: f(w.MemoryUsage),
+		CPULimit: f(w.CPULimit), MemoryLimit: f(w.MemoryLimit), Replicas: f(w.Replicas)}
+}
+
+// moMetricsFrom is the Terraform form of the API's metric queries (an empty
+// query: null, the runtime's default).
+func moMetricsFrom(mt *hcav1.MultiObjectiveMetrics) *moMetricsModel {
+	str := func(s string) types.String {
+		if s == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(s)
+	}
+	return &moMetricsModel{RequestsPerSecond: str(mt.RequestsPerSecond), ResponseTimeMs: str(mt.ResponseTimeMillis),
+		CPUUsagePercent: str(mt.CPUUsagePercent), MemoryUsagePercent: str(mt.MemoryUsagePercent)}
 }

@@ -194,25 +194,10 @@ func sloMultiObjectiveFromAPI(mo *hcav1.MultiObjectiveSLOConfig, prior *sloMulti
 		MinMemory: keepQuantity(pr.MinMemory, &rg.MinMemory), MaxMemory: keepQuantity(pr.MaxMemory, &rg.MaxMemory),
 		MinReplicas: optInt(pr.MinReplicas, &lo, 1), MaxReplicas: types.Int64Value(int64(rg.MaxReplicas))}
 	if w := sc.Weights; w != nil {
-		f := func(q kresource.Quantity) types.Float64 {
-			v, err := strconv.ParseFloat(q.AsDec().String(), 64)
-			if err != nil {
-				v = q.AsApproximateFloat64()
-			}
-			return types.Float64Value(v)
-		}
-		m.Weights = &moWeights{ResponseTime: f(w.ResponseTime), CPUUsage: f(w.CPUUsage), MemoryUsage: f(w.MemoryUsage),
-			CPULimit: f(w.CPULimit), MemoryLimit: f(w.MemoryLimit), Replicas: f(w.Replicas)}
+		m.Weights = moWeightsFrom(w)
 	}
 	if mt := sc.Metrics; mt != nil {
-		str := func(s string) types.String {
-			if s == "" {
-				return types.StringNull()
-			}
-			return types.StringValue(s)
-		}
-		m.Metrics = &moMetricsModel{RequestsPerSecond: str(mt.RequestsPerSecond), ResponseTimeMs: str(mt.ResponseTimeMillis),
-			CPUUsagePercent: str(mt.CPUUsagePercent), MemoryUsagePercent: str(mt.MemoryUsagePercent)}
+		m.Metrics = moMetricsFrom(mt)
 	}
 	return m
 }
