@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -26,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -222,7 +224,12 @@ func (r *BurstReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.propagatedToPolicies)).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(r.propagatedToPolicies)).
 		WatchesRawSource(source.Channel(r.watches.events, &handler.EnqueueRequestForObject{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}).
+		// A failed round retries with backoff capped at burstRetryMax, not
+		// controller-runtime's 1000 s: after a 30 s Consul outage the policy
+		// had failed often enough to wait minutes before publishing again,
+		// with nothing else to wake it (probe-time updates do not).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles,
+			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, burstRetryMax)}).
 		Complete(r)
 }
 
@@ -363,6 +370,10 @@ func (r *BurstReconciler) reconcile(ctx context.Context, p *hcav1.BurstPolicy) (
 	}
 	return res, nil
 }
+
+// burstRetryMax bounds the backoff of a policy whose round failed (a
+// Consul, cluster or API error): it is retried at least this often.
+const burstRetryMax = 10 * time.Second
 
 // exportReplicas sets the policy's replicas per cluster (the status's) and
 // deletes the series of the clusters it no longer lists, by their exact
