@@ -177,6 +177,26 @@ func (bl *burstLab) extraCluster(tb testing.TB, ctx context.Context, name string
 	return c
 }
 
+// clusterEvents counts the Events with reason about the HybridCluster name
+// (a series counts each of its occurrences).
+func (bl *burstLab) clusterEvents(tb testing.TB, ctx context.Context, name, reason string) int {
+	tb.Helper()
+	var evs eventsv1.EventList
+	if err := bl.control.List(ctx, &evs); err != nil {
+		tb.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs.Items {
+		if e.Regarding.Kind == "HybridCluster" && e.Regarding.Name == name && e.Reason == reason {
+			n++
+			if e.Series != nil {
+				n += int(e.Series.Count) - 1
+			}
+		}
+	}
+	return n
+}
+
 // pool adds a tainted node pool of one node with cpu CPUs to the private
 // cluster and the same pool to the burst cluster, so the target's pods (which
 // select and tolerate it) have this capacity alone.

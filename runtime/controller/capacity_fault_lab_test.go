@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -123,22 +122,7 @@ func TestCapacityFaultsLab(t *testing.T) {
 		}
 		return got.Status.NodeGroups[0]
 	}
-	events := func(reason string) int {
-		var evs eventsv1.EventList
-		if err := bl.control.List(ctx, &evs); err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, e := range evs.Items {
-			if e.Regarding.Kind == "HybridCluster" && e.Regarding.Name == name && e.Reason == reason {
-				n++
-				if e.Series != nil {
-					n += int(e.Series.Count) - 1
-				}
-			}
-		}
-		return n
-	}
+	events := func(reason string) int { return bl.clusterEvents(t, ctx, name, reason) }
 	var m *controller.Member
 	burstPods = func() (running, pending, nodes int) {
 		if m == nil {

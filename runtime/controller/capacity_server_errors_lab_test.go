@@ -10,7 +10,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -64,22 +63,7 @@ func TestCapacityServerErrorsLab(t *testing.T) {
 		}
 		return got.Status.NodeGroups[0]
 	}
-	events := func(reason string) int {
-		var evs eventsv1.EventList
-		if err := bl.control.List(ctx, &evs); err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, ev := range evs.Items {
-			if ev.Regarding.Kind == "HybridCluster" && ev.Regarding.Name == name && ev.Reason == reason {
-				n++
-				if ev.Series != nil {
-					n += int(ev.Series.Count) - 1
-				}
-			}
-		}
-		return n
-	}
+	events := func(reason string) int { return bl.clusterEvents(t, ctx, name, reason) }
 	unavailable := func() float64 {
 		return testutil.ToFloat64(metrics.CloudErrors.WithLabelValues("EKS", "DescribeNodegroup", "ServiceUnavailableException"))
 	}
