@@ -151,6 +151,7 @@ func (r *BurstReconciler) finalize(ctx context.Context, p *hcav1.BurstPolicy) er
 		}
 	}
 	delete(r.exported, p.Namespace+"/"+p.Name)
+	delete(r.statusAt, p.UID)
 	r.mu.Unlock()
 	if tm := r.opts.Telemetry; tm != nil {
 		tm.Replicas.DeletePartialMatch(map[string]string{"policy": p.Namespace + "/" + p.Name})

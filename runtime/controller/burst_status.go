@@ -296,7 +296,14 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 		set(hcav1.ConditionReady, true, BurstReasonReconciled, fmt.Sprintf("%d replicas: %s", total, burstStatusDistribution(reps)))
 	}
 
-	if equality.Semantic.DeepEqual(before.Status, p.Status) {
+	r.mu.Lock()
+	writtenAt := r.statusAt[p.UID]
+	r.mu.Unlock()
+	measuredOnly := true
+	for _, t := range results {
+		measuredOnly = measuredOnly && (t.metrics == nil || t.metrics.measured)
+	}
+	if !burstStatusDue(&before.Status, &p.Status, measuredOnly, writtenAt, now, r.opts.StatusHeartbeat) {
 		return nil
 	}
 	// The policy may come from the cache: the status is written only over
@@ -305,6 +312,9 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 		return fmt.Errorf("patch status of burst policy %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	r.fresh.note(p)
+	r.mu.Lock()
+	r.statusAt[p.UID] = now
+	r.mu.Unlock()
 	var conflicts []string
 	for _, t := range results {
 		if t.conflict != "" {
@@ -380,4 +390,57 @@ func burstTrim(s string) string {
 		return s[:maxLen-3] + "..."
 	}
 	return s
+}
+
+// burstStatusDue says whether after must be written over before. When the
+// messages' figures are measurements read again every round (measured: the
+// totals come from metrics, not from an SLO's output), a status differing
+// only in the figures of condition messages (a utilisation read again, "cpu
+// 43% of 60%" becoming "cpu 45% of 60%") is written once heartbeat has passed
+// since writtenAt (zero: never written by this process); anything else is
+// written at once. A message whose words change ("metrics back after an
+// outage ...") is written at once; a changed replica count in a message comes
+// with a change of status.replicas or lastDecision. It is pure.
+func burstStatusDue(before, after *hcav1.BurstPolicyStatus, measured bool, writtenAt, now time.Time, heartbeat time.Duration) bool {
+	if equality.Semantic.DeepEqual(before, after) {
+		return false
+	}
+	if !measured {
+		return true
+	}
+	b, a := before.DeepCopy(), after.DeepCopy()
+	for _, st := range []*hcav1.BurstPolicyStatus{b, a} {
+		for i := range st.Conditions {
+			st.Conditions[i].Message = burstMessageWords(st.Conditions[i].Message)
+		}
+	}
+	if !equality.Semantic.DeepEqual(b, a) {
+		return true
+	}
+	return writtenAt.IsZero() || now.Sub(writtenAt) >= heartbeat
+}
+
+// burstMessageWords is msg with every run of digits (and the decimal points
+// between them) replaced by "#": what a message says without its figures.
+func burstMessageWords(msg string) string {
+	var b strings.Builder
+	b.Grow(len(msg))
+	inNum := false
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		digit := c >= '0' && c <= '9'
+		if c == '.' && inNum && i+1 < len(msg) && msg[i+1] >= '0' && msg[i+1] <= '9' {
+			continue
+		}
+		if digit {
+			if !inNum {
+				b.WriteByte('#')
+			}
+			inNum = true
+			continue
+		}
+		inNum = false
+		b.WriteByte(c)
+	}
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -113,6 +114,71 @@ func TestBurstConflictEvents(t *testing.T) {
 				if e.kind != corev1.EventTypeWarning || e.reason != BurstReasonConflictingTotals {
 					t.Errorf("event %+v, want a Warning %s", e, BurstReasonConflictingTotals)
 				}
+			}
+		})
+	}
+}
+
+func TestBurstStatusDue(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	status := func(msg string, ready int32, mut ...func(*hcav1.BurstPolicyStatus)) *hcav1.BurstPolicyStatus {
+		st := &hcav1.BurstPolicyStatus{
+			ObservedGeneration: 2,
+			Phase:              hcav1.PhaseWatching,
+			Replicas:           []hcav1.ClusterReplicas{{Cluster: "private", Desired: 3, Ready: ready}},
+			Conditions: []metav1.Condition{
+				{Type: hcav1.ConditionReady, Status: metav1.ConditionTrue, Reason: BurstReasonReconciled, Message: "3 replicas: private 3", LastTransitionTime: metav1.NewTime(t0)},
+				{Type: hcav1.ConditionMetricsAvailable, Status: metav1.ConditionTrue, Reason: BurstReasonMetricsOK, Message: msg, LastTransitionTime: metav1.NewTime(t0)},
+			},
+		}
+		for _, m := range mut {
+			m(st)
+		}
+		return st
+	}
+	const hb = 5 * time.Minute
+	steady := "web: kubernetes: cpu utilisation 43.5% of target 60% -> 3"
+	cases := []struct {
+		name          string
+		before, after *hcav1.BurstPolicyStatus
+		notMeasured   bool
+		writtenAt     time.Time
+		now           time.Time
+		want          bool
+	}{
+		{"nothing changed", status(steady, 3), status(steady, 3), false, t0, t0.Add(time.Hour), false},
+		{"only a figure changed, heartbeat not due", status(steady, 3), status("web: kubernetes: cpu utilisation 47% of target 60% -> 3", 3), false, t0, t0.Add(4 * time.Minute), false},
+		{"only a figure changed, heartbeat due", status(steady, 3), status("web: kubernetes: cpu utilisation 47% of target 60% -> 3", 3), false, t0, t0.Add(5 * time.Minute), true},
+		{"only a figure changed, never written by this process", status(steady, 3), status("web: kubernetes: cpu utilisation 47% of target 60% -> 3", 3), false, time.Time{}, t0, true},
+		{"words of a message changed", status(steady, 3), status(steady+"; metrics back after an outage at 10:00: no scale-down before 10:01", 3), false, t0, t0.Add(time.Second), true},
+		{"ready replicas changed", status(steady, 3), status(steady, 2), false, t0, t0.Add(time.Second), true},
+		{"condition status changed", status(steady, 3), status(steady, 3, func(s *hcav1.BurstPolicyStatus) {
+			s.Conditions[1].Status, s.Conditions[1].Reason = metav1.ConditionFalse, BurstReasonMetricsMissing
+		}), false, t0, t0.Add(time.Second), true},
+		{"phase changed", status(steady, 3), status(steady, 3, func(s *hcav1.BurstPolicyStatus) { s.Phase = hcav1.PhaseBursting }), false, t0, t0.Add(time.Second), true},
+		{"an SLO's compliance changed: not a measurement, written at once", status("web: total driven by SLO s (compliance 150%, applied)", 3),
+			status("web: total driven by SLO s (compliance 50%, applied)", 3), true, t0, t0.Add(time.Second), true},
+		{"observed generation changed", status(steady, 3), status(steady, 3, func(s *hcav1.BurstPolicyStatus) { s.ObservedGeneration = 3 }), false, t0, t0.Add(time.Second), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := burstStatusDue(tc.before, tc.after, !tc.notMeasured, tc.writtenAt, tc.now, hb); got != tc.want {
+				t.Errorf("burstStatusDue = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBurstMessageWords(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"cpu 43.5% of 60% -> 3", "cpu #% of #% -> #"},
+		{"v1.2 ends.", "v# ends."},
+		{"", ""},
+		{"no figures", "no figures"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := burstMessageWords(tc.in); got != tc.want {
+				t.Errorf("burstMessageWords(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}

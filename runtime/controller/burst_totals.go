@@ -109,6 +109,11 @@ type burstMetricOutcome struct {
 	// available: every metric had data at the last evaluation.
 	available bool
 	message   string
+	// measured: the message's figures are metrics read again every
+	// evaluation (fromMetrics), not another controller's output (an SLO's
+	// compliance); a status differing from the last one written only in
+	// such figures waits for the heartbeat (burstStatusDue).
+	measured bool
 	// next is when the next evaluation is due.
 	next time.Duration
 }
@@ -162,7 +167,7 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	}
 
 	req := burstPodRequests(&d.Spec.Template.Spec)
-	out := burstMetricOutcome{source: burstTotalFromAlgorithm, available: true, next: interval}
+	out := burstMetricOutcome{source: burstTotalFromAlgorithm, available: true, measured: true, next: interval}
 	ins := make([]scaling.Input, len(p.Spec.Metrics))
 	errs := make([]error, len(p.Spec.Metrics))
 	for i, m := range p.Spec.Metrics {
