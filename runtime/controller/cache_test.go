@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"maps"
 	"reflect"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func TestCacheStripPod(t *testing.T) {
@@ -82,5 +84,48 @@ func TestCacheStripNode(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v\nwant %#v", got, want)
+	}
+}
+
+// TestCacheStripPropagated: the cache keeps of ConfigMaps, Secrets and
+// Services what their copies in burst clusters carry (the copy built from the
+// cached object equals the copy built from the whole one) and drops the
+// content of the objects every cluster makes for itself.
+func TestCacheStripPropagated(t *testing.T) {
+	applied := map[string]string{lastApplied: `{"kind":"ConfigMap","data":{"k":"v"}}`, "team": "web"}
+	cases := []struct {
+		name     string
+		in, want client.Object
+	}{
+		{"ConfigMap loses last-applied only",
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "a", Annotations: maps.Clone(applied)}, Data: map[string]string{"k": "v"}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "a", Annotations: map[string]string{"team": "web"}}, Data: map[string]string{"k": "v"}}},
+		{"kube-root-ca.crt loses its data",
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt", Namespace: "a"}, Data: map[string]string{"ca.crt": "-----BEGIN CERTIFICATE-----"}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt", Namespace: "a"}}},
+		{"Opaque Secret keeps its data",
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "a", Annotations: maps.Clone(applied)}, Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"p": []byte("x")}},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "a", Annotations: map[string]string{"team": "web"}}, Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"p": []byte("x")}}},
+		{"service-account token loses its data",
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tok", Namespace: "a"}, Type: corev1.SecretTypeServiceAccountToken, Data: map[string][]byte{"token": []byte("x")}},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tok", Namespace: "a"}, Type: corev1.SecretTypeServiceAccountToken}},
+		{"Service loses last-applied only",
+			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "a", Annotations: maps.Clone(applied)}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "a", Annotations: map[string]string{"team": "web"}}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			whole := tc.in.DeepCopyObject().(client.Object)
+			got, err := cacheStripPropagated(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %#v\nwant %#v", got, tc.want)
+			}
+			if a, b := burstPropagatedCopy(whole, "p"), burstPropagatedCopy(got.(client.Object), "p"); !reflect.DeepEqual(a, b) {
+				t.Errorf("the copy from the cached object differs from the copy of the whole one:\n%#v\n%#v", b, a)
+			}
+		})
 	}
 }

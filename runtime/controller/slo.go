@@ -173,7 +173,7 @@ func (r *SLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		r.eval.remove(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
-	r.eval.upsert(s.DeepCopy())
+	r.eval.upsert(sloEvalCopy(&s))
 	before := s.DeepCopy()
 
 	if err := removeStrategies(ctx, r.Client, &s); err != nil {
@@ -310,4 +310,15 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// sloEvalCopy is what the evaluation loop keeps of an SLO between
+// evaluations: its identity and spec, not its status, annotations or
+// managedFields (the informer holds the whole object already; make
+// bench-load's 10,000 whole copies were 14.5 MB of a 184 MB heap).
+func sloEvalCopy(s *hcav1.ServiceLevelObjective) *hcav1.ServiceLevelObjective {
+	return &hcav1.ServiceLevelObjective{
+		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, UID: s.UID, Generation: s.Generation},
+		Spec:       *s.Spec.DeepCopy(),
+	}
 }
