@@ -273,6 +273,7 @@ func TestAdaptiveConfigValidate(t *testing.T) {
 		{"release beyond window", func(c *AdaptiveConfig) { c.ReleaseWindow = 10 * time.Minute }, "ReleaseWindow is 10m0s"},
 		{"release ratio", func(c *AdaptiveConfig) { c.ReleaseRatio = 1 }, "ReleaseRatio is 1"},
 		{"horizon", func(c *AdaptiveConfig) { c.Horizon = -time.Second }, "Horizon is -1s"},
+		{"node horizon", func(c *AdaptiveConfig) { c.NodeHorizon = 2 * time.Hour }, "NodeHorizon is 2h0m0s"},
 		{"step", func(c *AdaptiveConfig) { c.Step = 0 }, "Step is 0s"},
 		{"trend window", func(c *AdaptiveConfig) { c.TrendWindow = 30 * time.Second }, "TrendWindow is 30s"},
 		{"r2", func(c *AdaptiveConfig) { c.MinR2 = 2 }, "MinR2 is 2"},
@@ -454,6 +455,61 @@ func TestReadyHorizon(t *testing.T) {
 			cfg.Horizon = ReadyHorizon(c.age, c.startup, c.boot, c.round)
 			if err := cfg.Validate(); err != nil {
 				t.Errorf("the horizon is not a valid Horizon: %v", err)
+			}
+		})
+	}
+}
+
+// TestAdaptiveNodeHorizon: the forecast at NodeHorizon raises the count
+// only for replicas beyond the room (Current + Input.Room), which wait for
+// a node; those that fit are scaled for at Horizon. A line rising 45 per
+// step to 1000 (25 pods of 40, held at 25) forecasts 1090 at 30 s (2
+// steps: within the tolerance, 25 pods) and 1180 at 2 min (4 steps, the
+// trend window's cap: 30 pods).
+func TestAdaptiveNodeHorizon(t *testing.T) {
+	room := func(n int32) *int32 { return &n }
+	cases := []struct {
+		name        string
+		horizon     time.Duration
+		nodeHorizon time.Duration
+		room        *int32
+		want        int32
+		// wantAt is the horizon of the forecast LastForecast reports.
+		wantAt time.Duration
+		reason string
+	}{
+		{"room unknown: every added replica may wait for a node", 30 * time.Second, 2 * time.Minute, nil, 30, 2 * time.Minute, "forecast 1180 in 2m0s needs 30 (beyond the room: nodes must boot)"},
+		{"no room", 30 * time.Second, 2 * time.Minute, room(0), 30, 2 * time.Minute, "beyond the room"},
+		{"room for 4: the 30th waits for a node", 30 * time.Second, 2 * time.Minute, room(4), 30, 2 * time.Minute, "beyond the room"},
+		{"room for 5: all 30 fit, scaled for 30 s ahead", 30 * time.Second, 2 * time.Minute, room(5), 25, 30 * time.Second, "need 25 (within the tolerance)"},
+		{"a negative room is none", 30 * time.Second, 2 * time.Minute, room(-3), 30, 2 * time.Minute, "beyond the room"},
+		{"no node horizon: Horizon for every replica", 30 * time.Second, 0, nil, 25, 30 * time.Second, "need 25 (within the tolerance)"},
+		{"a node horizon not beyond Horizon is off", 30 * time.Second, 30 * time.Second, room(0), 25, 30 * time.Second, "need 25 (within the tolerance)"},
+		{"no forecast (Horizon 0): no node horizon either", 0, 2 * time.Minute, room(0), 25, 0, "need 25 (within the tolerance)"},
+		{"one horizon of 2 min: today's count for every replica", 2 * time.Minute, 0, room(100), 30, 2 * time.Minute, "forecast 1180 in 2m0s needs 30"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultAdaptiveConfig()
+			cfg.SeasonalPeriod, cfg.StepRatio = 0, 0
+			cfg.Horizon, cfg.NodeHorizon = c.horizon, c.nodeHorizon
+			a, err := NewAdaptive(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d Decision
+			var now time.Time
+			for i := range 6 {
+				load := 1000 - float64(5-i)*45
+				now = algAt(time.Duration(i) * 15 * time.Second)
+				d = a.Decide(Input{Now: now, Current: 25, Min: 1, Max: 100, Target: 40, External: &load, Room: c.room})
+			}
+			if d.Desired != c.want || !strings.Contains(d.Reason, c.reason) {
+				t.Errorf("got %d (%s), want %d with %q", d.Desired, d.Reason, c.want, c.reason)
+			}
+			f := a.LastForecast()
+			if got := f.At.Sub(now); !f.At.IsZero() && got != c.wantAt || f.At.IsZero() && c.wantAt != 0 {
+				t.Errorf("forecast %+v: %v ahead, want %v", f, got, c.wantAt)
 			}
 		})
 	}
