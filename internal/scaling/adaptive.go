@@ -70,9 +70,11 @@ type AdaptiveConfig struct {
 	// sized for (Current x target) is scaled for only once the previous
 	// step's observation was beyond the tolerance too: a small rise must
 	// persist for one Step (about the HPA's 15 s period), while a step (at
-	// least StepRatio) and a forecast are followed at once. 0 turns the
-	// confirmation off (every rise at once); otherwise above 1, at most
-	// 100.
+	// least StepRatio) is followed at once. A forecast is held to the same
+	// rule: a forecast small rise raises the count once the forecast made
+	// at the previous step was beyond the tolerance too, a forecast step
+	// at once. 0 turns the confirmation off (every rise and every forecast
+	// at once); otherwise above 1, at most 100.
 	StepRatio float64
 	// HeadroomReplicas and HeadroomPercent add spare replicas to the count
 	// the load needs: the larger of HeadroomReplicas and ceil(needed x
@@ -199,7 +201,15 @@ type Forecast struct {
 //     forecasts more (it then forecasts: see predict). needed
 //     becomes the count for F (with the same tolerance) when F is above L
 //     and that count is larger: a forecast only raises the count, a
-//     falling one is left to the stabilisation;
+//     falling one is left to the stabilisation. A forecast below StepRatio
+//     times the load the count is sized for is a small rise, held like an
+//     observed one until the forecast made at the previous step (from the
+//     history up to it) was beyond the tolerance too;
+//   - with a NodeHorizon, the replicas that must wait for a node are
+//     forecast that far: the load at Now + NodeHorizon raises needed (by
+//     the same rules) only when the count it needs does not fit in Current
+//     + Input.Room, the replicas that start without a new node; those
+//     that fit are scaled for Horizon ahead only;
 //   - headroom adds max(HeadroomReplicas, ceil(needed x HeadroomPercent /
 //     100));
 //   - the result is stabilised downwards as the HPA does: never below the
@@ -618,12 +628,18 @@ func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Buil
 		writeNum(b, a.cfg.StepRatio)
 		b.WriteString("x: held until the next step confirms it)")
 	}
+	// sized is the load ref pods are sized for.
+	sized := float64(ref) * in.Target
 	if a.hN > 0 {
 		f, model := a.predict(sr, a.hN)
 		fc = Forecast{At: in.Now.Add(a.cfg.Horizon), Load: f, Observed: total, Model: model}
 		if fn, _ := count(f); f > total*(1+a.cfg.Tolerance) && fn > needed {
-			writeForecast(b, model, f, a.cfg.Horizon, fn, "")
-			needed = fn
+			if a.forecastActs(sr, a.hN, f, sized) {
+				writeForecast(b, model, f, a.cfg.Horizon, fn, "")
+				needed = fn
+			} else {
+				writeForecastHeld(b, model, f, a.cfg.Horizon, a.cfg.StepRatio)
+			}
 		}
 	}
 	if a.nodeHN > 0 {
@@ -635,12 +651,49 @@ func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Buil
 		}
 		f, model := a.predict(sr, a.nodeHN)
 		if fn, _ := count(f); f > total*(1+a.cfg.Tolerance) && fn > needed && int64(fn) > fits {
-			fc = Forecast{At: in.Now.Add(a.cfg.NodeHorizon), Load: f, Observed: total, Model: model}
-			writeForecast(b, model, f, a.cfg.NodeHorizon, fn, " (beyond the room: nodes must boot)")
-			needed = fn
+			if a.forecastActs(sr, a.nodeHN, f, sized) {
+				fc = Forecast{At: in.Now.Add(a.cfg.NodeHorizon), Load: f, Observed: total, Model: model}
+				writeForecast(b, model, f, a.cfg.NodeHorizon, fn, " (beyond the room: nodes must boot)")
+				needed = fn
+			} else {
+				writeForecastHeld(b, model, f, a.cfg.NodeHorizon, a.cfg.StepRatio)
+			}
 		}
 	}
 	return needed, fc, true
+}
+
+// forecastActs reports whether forecast f, h steps ahead of sr and beyond
+// the tolerance of the load sized (what the count is sized for), raises
+// the count now: a forecast step (at least StepRatio x sized, or from 0
+// pods, or with StepRatio 0) at once; a smaller rise as an observed one,
+// once it persisted for a step: the forecast made at the previous step
+// (from the history up to it, at the same horizon) was beyond the
+// tolerance of sized too.
+func (a *Adaptive) forecastActs(sr *adaptiveSeries, h int, f, sized float64) bool {
+	if a.cfg.StepRatio == 0 || sized <= 0 || f >= a.cfg.StepRatio*sized {
+		return true
+	}
+	if len(sr.hist) < 2 {
+		return false
+	}
+	prev := adaptiveSeries{hist: sr.hist[:len(sr.hist)-1]}
+	p, _ := a.predict(&prev, h)
+	return p > (1+a.cfg.Tolerance)*sized
+}
+
+// writeForecastHeld writes a forecast of a small rise that waits for the
+// next step to b.
+func writeForecastHeld(b *strings.Builder, model string, f float64, h time.Duration, ratio float64) {
+	b.WriteString("; ")
+	b.WriteString(model)
+	b.WriteString(" forecast ")
+	writeNum(b, f)
+	b.WriteString(" in ")
+	b.WriteString(h.String())
+	b.WriteString(" (a rise below ")
+	writeNum(b, ratio)
+	b.WriteString("x: held until the next step confirms it)")
 }
 
 // writeForecast writes a forecast that raised the need to b.
