@@ -208,7 +208,7 @@ type Forecast struct {
 //   - with a NodeHorizon, the replicas that must wait for a node are
 //     forecast that far: the load at Now + NodeHorizon raises needed (by
 //     the same rules) only when the count it needs does not fit in Current
-//     + Input.Room, the replicas that start without a new node; those
+//   - Input.Room, the replicas that start without a new node; those
 //     that fit are scaled for Horizon ahead only;
 //   - headroom adds max(HeadroomReplicas, ceil(needed x HeadroomPercent /
 //     100));
