@@ -207,9 +207,9 @@ type Forecast struct {
 //     history up to it) was beyond the tolerance too;
 //   - with a NodeHorizon, the replicas that must wait for a node are
 //     forecast that far: the load at Now + NodeHorizon raises needed (by
-//     the same rules) only when the count it needs does not fit in Current
-//   - Input.Room, the replicas that start without a new node; those
-//     that fit are scaled for Horizon ahead only;
+//     the same rules) only when the count it needs is beyond Current plus
+//     Input.Room, the replicas that start without a new node; those that
+//     fit are scaled for Horizon ahead only;
 //   - headroom adds max(HeadroomReplicas, ceil(needed x HeadroomPercent /
 //     100));
 //   - the result is stabilised downwards as the HPA does: never below the
