@@ -518,7 +518,7 @@ func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 // released after the same delay.
 func writeCandidates(b *strings.Builder, all []*traceRuns) {
 	b.WriteString("\n### Choosing the default: the candidates on every trace\n\n")
-	b.WriteString("Each candidate is the policy above with one algorithm, release delay (`spec.capacity.scaleDownDelay`) and, for adaptive, its confirmation of small rises (a rise below 2 × the count's load waits one 15 s metric step; steps and forecasts act at once) and forecast. SLA violations / $ per day / re-expansions. The last row counts the traces on which the candidate meets the bar's first check against the HPA released after the same delay.\n\n")
+	b.WriteString("Each candidate is the policy above with one algorithm, release delay (`spec.capacity.scaleDownDelay`) and, for adaptive, its confirmation of small rises (a rise below 2 × the count's load, observed or forecast, waits one 15 s metric step; steps and forecast steps act at once) and forecast. SLA violations / $ per day / re-expansions. The last row counts the traces on which the candidate meets the bar's first check against the HPA released after the same delay.\n\n")
 	b.WriteString("| trace |")
 	for _, c := range candidates {
 		b.WriteString(" " + c.label + " |")
