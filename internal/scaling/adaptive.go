@@ -28,21 +28,22 @@ type AdaptiveConfig struct {
 	// the release off; ReleaseRatio in (0, 1)).
 	ReleaseWindow time.Duration
 	ReleaseRatio  float64
-	// Horizon is the time needed to make capacity ready: the metric's age,
-	// pod start-up, plus node boot when bursting. The algorithm scales for
-	// the load forecast at Now + Horizon when it exceeds the current load
-	// (0 to 1 h; 0 turns forecasting off).
+	// Horizon is the time needed to make capacity ready: the metric's age
+	// and pod start-up, plus node boot when bursting unless NodeHorizon
+	// carries it. The algorithm scales for the load forecast at Now +
+	// Horizon when it exceeds the current load (0 to 1 h; 0 turns
+	// forecasting off).
 	Horizon time.Duration
 	// NodeHorizon is the horizon of the replicas that must wait for a node
 	// to boot: Horizon plus the node boot and the capacity controller's
-	// round ([ReadyHorizon] with the boot). 0, not above Horizon, or
-	// Horizon 0 (no forecast) turns it off: every replica has Horizon. Otherwise each decision forecasts
-	// at both, and the NodeHorizon forecast raises the count only when the
-	// count it needs does not fit where replicas start without a new node
-	// (Current + Input.Room; Room unknown: no room, every added replica may
-	// wait for a node), where the pods ready in Horizon do not suffice. A
-	// load that fits in the private cluster is scaled for Horizon ahead,
-	// not a node boot ahead (at most 1 h).
+	// round ([ReadyHorizon] with the boot; at most 1 h). 0, not above
+	// Horizon, or Horizon 0 (no forecast) turns it off: every replica has
+	// Horizon. Otherwise each decision forecasts at both, and the
+	// NodeHorizon forecast raises the count only when the count it needs
+	// does not fit where replicas start without a new node (Current +
+	// Input.Room; Room unknown: no room, every added replica may wait for a
+	// node). A load that fits in the private cluster is scaled for Horizon
+	// ahead, not a node boot ahead.
 	NodeHorizon time.Duration
 	// Step is the spacing of the load history the forecasts read (the
 	// metric's scrape interval; 1 s to 10 min). One observation per step is
