@@ -28,11 +28,23 @@ type AdaptiveConfig struct {
 	// the release off; ReleaseRatio in (0, 1)).
 	ReleaseWindow time.Duration
 	ReleaseRatio  float64
-	// Horizon is the time needed to make capacity ready: the metric's age,
-	// pod start-up, plus node boot when bursting. The algorithm scales for
-	// the load forecast at Now + Horizon when it exceeds the current load
-	// (0 to 1 h; 0 turns forecasting off).
+	// Horizon is the time needed to make capacity ready: the metric's age
+	// and pod start-up, plus node boot when bursting unless NodeHorizon
+	// carries it. The algorithm scales for the load forecast at Now +
+	// Horizon when it exceeds the current load (0 to 1 h; 0 turns
+	// forecasting off).
 	Horizon time.Duration
+	// NodeHorizon is the horizon of the replicas that must wait for a node
+	// to boot: Horizon plus the node boot and the capacity controller's
+	// round ([ReadyHorizon] with the boot; at most 1 h). 0, not above
+	// Horizon, or Horizon 0 (no forecast) turns it off: every replica has
+	// Horizon. Otherwise each decision forecasts at both, and the
+	// NodeHorizon forecast raises the count only when the count it needs
+	// does not fit where replicas start without a new node (Current +
+	// Input.Room; Room unknown: no room, every added replica may wait for a
+	// node). A load that fits in the private cluster is scaled for Horizon
+	// ahead, not a node boot ahead.
+	NodeHorizon time.Duration
 	// Step is the spacing of the load history the forecasts read (the
 	// metric's scrape interval; 1 s to 10 min). One observation per step is
 	// kept: the last one made in it.
@@ -59,9 +71,11 @@ type AdaptiveConfig struct {
 	// sized for (Current x target) is scaled for only once the previous
 	// step's observation was beyond the tolerance too: a small rise must
 	// persist for one Step (about the HPA's 15 s period), while a step (at
-	// least StepRatio) and a forecast are followed at once. 0 turns the
-	// confirmation off (every rise at once); otherwise above 1, at most
-	// 100.
+	// least StepRatio) is followed at once. A forecast is held to the same
+	// rule: a forecast small rise raises the count once the forecast made
+	// at the previous step was beyond the tolerance too, a forecast step
+	// at once. 0 turns the confirmation off (every rise and every forecast
+	// at once); otherwise above 1, at most 100.
 	StepRatio float64
 	// HeadroomReplicas and HeadroomPercent add spare replicas to the count
 	// the load needs: the larger of HeadroomReplicas and ceil(needed x
@@ -121,6 +135,8 @@ func (c AdaptiveConfig) Validate() error {
 		return fmt.Errorf("adaptive algorithm: ReleaseRatio is %v: set it above 0 and below 1 (0.5 is the default)", c.ReleaseRatio)
 	case c.Horizon < 0 || c.Horizon > time.Hour:
 		return fmt.Errorf("adaptive algorithm: Horizon is %v: set it between 0s (no forecast) and 1h", c.Horizon)
+	case c.NodeHorizon < 0 || c.NodeHorizon > time.Hour:
+		return fmt.Errorf("adaptive algorithm: NodeHorizon is %v: set it between 0s (none) and 1h", c.NodeHorizon)
 	case c.Step < time.Second || c.Step > 10*time.Minute:
 		return fmt.Errorf("adaptive algorithm: Step is %v: set it between 1s and 10m (the scrape interval, 15s by default)", c.Step)
 	case c.TrendWindow < 3*c.Step || c.TrendWindow > time.Hour:
@@ -186,7 +202,15 @@ type Forecast struct {
 //     forecasts more (it then forecasts: see predict). needed
 //     becomes the count for F (with the same tolerance) when F is above L
 //     and that count is larger: a forecast only raises the count, a
-//     falling one is left to the stabilisation;
+//     falling one is left to the stabilisation. A forecast below StepRatio
+//     times the load the count is sized for is a small rise, held like an
+//     observed one until the forecast made at the previous step (from the
+//     history up to it) was beyond the tolerance too;
+//   - with a NodeHorizon, the replicas that must wait for a node are
+//     forecast that far: the load at Now + NodeHorizon raises needed (by
+//     the same rules) only when the count it needs is beyond Current plus
+//     Input.Room, the replicas that start without a new node; those that
+//     fit are scaled for Horizon ahead only;
 //   - headroom adds max(HeadroomReplicas, ceil(needed x HeadroomPercent /
 //     100));
 //   - the result is stabilised downwards as the HPA does: never below the
@@ -210,8 +234,10 @@ type Adaptive struct {
 	// lastNeed is the last decision's count before headroom.
 	lastNeed int32
 	// keep is the history length the models need.
-	keep        int
-	trendN, hN  int
+	keep       int
+	trendN, hN int
+	// nodeHN is NodeHorizon in steps (0: off).
+	nodeHN      int
 	seasonN     int
 	backtestN   int
 	models      []forecast.Model
@@ -272,17 +298,21 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 	}
 	steps := func(d time.Duration) int { return int((d + cfg.Step - 1) / cfg.Step) }
 	a := &Adaptive{cfg: cfg, trendN: steps(cfg.TrendWindow), hN: steps(cfg.Horizon), seasonN: steps(cfg.SeasonalPeriod), backtestN: steps(cfg.Backtest)}
+	if cfg.Horizon > 0 && cfg.NodeHorizon > cfg.Horizon {
+		a.nodeHN = steps(cfg.NodeHorizon)
+	}
 	a.trendModel = guardedTrend{window: a.trendN, minR2: cfg.MinR2}
 	a.seasonModel = seasonal(a.seasonN)
 	const day = 24 * time.Hour
 	if cfg.SeasonalPeriod > day && cfg.SeasonalPeriod%day == 0 {
 		a.dailyModel = dailySeason{seasonal(steps(day))}
 	}
-	a.keep = a.trendN + a.hN + a.backtestN + 1
+	h := max(a.hN, a.nodeHN)
+	a.keep = a.trendN + h + a.backtestN + 1
 	if a.seasonN > 0 {
 		// A period back, plus what the seasonal model reads around it (its
 		// level window, its smoothing) and the backtest at the horizon.
-		a.keep = max(a.keep, a.seasonN+a.hN+a.backtestN+a.seasonModel.Window+a.seasonModel.Smooth+2)
+		a.keep = max(a.keep, a.seasonN+h+a.backtestN+a.seasonModel.Window+a.seasonModel.Smooth+2)
 	}
 	return a, nil
 }
@@ -385,7 +415,7 @@ func (a *Adaptive) observe(sr *adaptiveSeries, now time.Time, total float64) {
 	}
 }
 
-// predict forecasts the load hN steps ahead. A seasonal model with a
+// predict forecasts the load h steps ahead. A seasonal model with a
 // period of history forecasts when it is trusted — the load of its level
 // window (up to 15 min) is within the tolerance of the same window one
 // period ago: the pattern holds today —, the configured period's before
@@ -396,27 +426,27 @@ func (a *Adaptive) observe(sr *adaptiveSeries, now time.Time, total float64) {
 // flat history the naive forecast ties with or beats (on noise) a model
 // that knows the ramp ahead (yesterday's, last week's) until the ramp has
 // begun, when it is too late to start pods for it.
-func (a *Adaptive) predict(sr *adaptiveSeries) (float64, string) {
+func (a *Adaptive) predict(sr *adaptiveSeries, h int) (float64, string) {
 	last := sr.hist[len(sr.hist)-1]
 	a.models = append(a.models[:0], a.trendModel)
-	if a.seasonN > 0 && len(sr.hist) > a.seasonN+a.hN {
+	if a.seasonN > 0 && len(sr.hist) > a.seasonN+h {
 		a.models = append(a.models, a.seasonModel)
 	}
-	if p := a.dailyModel.Period; p > 0 && len(sr.hist) > p+a.hN {
+	if p := a.dailyModel.Period; p > 0 && len(sr.hist) > p+h {
 		a.models = append(a.models, a.dailyModel)
 	}
 	if len(a.models) == 1 {
-		return a.forecastWith(a.trendModel, sr.hist, last)
+		return a.forecastWith(a.trendModel, sr.hist, last, h)
 	}
 	// A trusted seasonal model forecasts, the configured period's first
 	// (a week knows Monday, the day before does not).
 	for _, m := range a.models[1:] {
 		if sn := seasonalOf(m); trusted(sr.hist, sn, a.cfg.Tolerance) {
-			return a.forecastWith(m, sr.hist, last)
+			return a.forecastWith(m, sr.hist, last, h)
 		}
 	}
-	scores := forecast.Select(sr.hist, a.hN, a.backtestN, a.models...)
-	return a.forecastWith(scores[0].Model, sr.hist, last)
+	scores := forecast.Select(sr.hist, h, a.backtestN, a.models...)
+	return a.forecastWith(scores[0].Model, sr.hist, last, h)
 }
 
 // seasonalOf is the seasonal model m is.
@@ -448,10 +478,10 @@ func trusted(hist []float64, m forecast.SeasonalNaive, tolerance float64) bool {
 	return !badFloat(now) && !badFloat(then) && math.Abs(now-then) <= tolerance*math.Abs(now)
 }
 
-// forecastWith is m's forecast hN steps ahead ("naive" when it is the last
+// forecastWith is m's forecast h steps ahead ("naive" when it is the last
 // value from the trend model, or fails).
-func (a *Adaptive) forecastWith(m forecast.Model, hist []float64, last float64) (float64, string) {
-	f, err := m.Forecast(hist, a.hN)
+func (a *Adaptive) forecastWith(m forecast.Model, hist []float64, last float64, h int) (float64, string) {
+	f, err := m.Forecast(hist, h)
 	switch {
 	case err != nil || badFloat(f):
 		return last, "naive"
@@ -599,20 +629,83 @@ func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Buil
 		writeNum(b, a.cfg.StepRatio)
 		b.WriteString("x: held until the next step confirms it)")
 	}
+	// sized is the load ref pods are sized for.
+	sized := float64(ref) * in.Target
 	if a.hN > 0 {
-		f, model := a.predict(sr)
+		f, model := a.predict(sr, a.hN)
 		fc = Forecast{At: in.Now.Add(a.cfg.Horizon), Load: f, Observed: total, Model: model}
 		if fn, _ := count(f); f > total*(1+a.cfg.Tolerance) && fn > needed {
-			b.WriteString("; ")
-			b.WriteString(model)
-			b.WriteString(" forecast ")
-			writeNum(b, f)
-			b.WriteString(" in ")
-			b.WriteString(a.cfg.Horizon.String())
-			b.WriteString(" needs ")
-			writeInt(b, fn)
-			needed = fn
+			if a.forecastActs(sr, a.hN, f, sized) {
+				writeForecast(b, model, f, a.cfg.Horizon, fn, "")
+				needed = fn
+			} else {
+				writeForecastHeld(b, model, f, a.cfg.Horizon, a.cfg.StepRatio)
+			}
+		}
+	}
+	if a.nodeHN > 0 {
+		// The replicas beyond the room wait for a node: they are scaled
+		// for NodeHorizon ahead, the others only Horizon ahead.
+		fits := int64(in.Current)
+		if in.Room != nil {
+			fits += int64(max(*in.Room, 0))
+		}
+		f, model := a.predict(sr, a.nodeHN)
+		if fn, _ := count(f); f > total*(1+a.cfg.Tolerance) && fn > needed && int64(fn) > fits {
+			if a.forecastActs(sr, a.nodeHN, f, sized) {
+				fc = Forecast{At: in.Now.Add(a.cfg.NodeHorizon), Load: f, Observed: total, Model: model}
+				writeForecast(b, model, f, a.cfg.NodeHorizon, fn, " (beyond the room: nodes must boot)")
+				needed = fn
+			} else {
+				writeForecastHeld(b, model, f, a.cfg.NodeHorizon, a.cfg.StepRatio)
+			}
 		}
 	}
 	return needed, fc, true
+}
+
+// forecastActs reports whether forecast f, h steps ahead of sr and beyond
+// the tolerance of the load sized (what the count is sized for), raises
+// the count now: a forecast step (at least StepRatio x sized, or from 0
+// pods, or with StepRatio 0) at once; a smaller rise as an observed one,
+// once it persisted for a step: the forecast made at the previous step
+// (from the history up to it, at the same horizon) was beyond the
+// tolerance of sized too.
+func (a *Adaptive) forecastActs(sr *adaptiveSeries, h int, f, sized float64) bool {
+	if a.cfg.StepRatio == 0 || sized <= 0 || f >= a.cfg.StepRatio*sized {
+		return true
+	}
+	if len(sr.hist) < 2 {
+		return false
+	}
+	prev := adaptiveSeries{hist: sr.hist[:len(sr.hist)-1]}
+	p, _ := a.predict(&prev, h)
+	return p > (1+a.cfg.Tolerance)*sized
+}
+
+// writeForecastHeld writes a forecast of a small rise that waits for the
+// next step to b.
+func writeForecastHeld(b *strings.Builder, model string, f float64, h time.Duration, ratio float64) {
+	b.WriteString("; ")
+	b.WriteString(model)
+	b.WriteString(" forecast ")
+	writeNum(b, f)
+	b.WriteString(" in ")
+	b.WriteString(h.String())
+	b.WriteString(" (a rise below ")
+	writeNum(b, ratio)
+	b.WriteString("x: held until the next step confirms it)")
+}
+
+// writeForecast writes a forecast that raised the need to b.
+func writeForecast(b *strings.Builder, model string, f float64, h time.Duration, n int32, why string) {
+	b.WriteString("; ")
+	b.WriteString(model)
+	b.WriteString(" forecast ")
+	writeNum(b, f)
+	b.WriteString(" in ")
+	b.WriteString(h.String())
+	b.WriteString(" needs ")
+	writeInt(b, n)
+	b.WriteString(why)
 }

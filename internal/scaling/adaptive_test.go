@@ -88,15 +88,19 @@ func TestAdaptive(t *testing.T) {
 			// previous step (200, within the tolerance of 2 pods) did not
 			// show: the observed load alone keeps 2, but from three points
 			// the line fits (R² 1, slope 100) and the forecast 30 s (2
-			// steps) ahead is 300 + 2·100 = 500: 5 pods — a forecast acts
-			// at once. Next: 400 on 5 pods needs 4, the forecast 400 + 200
-			// = 600 needs 6.
+			// steps) ahead is 300 + 2·100 = 500: 5 pods — a forecast of a
+			// step (2.5x the 200 that 2 pods are sized for) acts at once.
+			// Next: 400 on 5 pods needs 4, the forecast 400 + 200 = 600 is
+			// a small rise (1.2x 500) the previous step's forecast (500)
+			// did not show: held at 5. At 60 s the forecast 700 follows
+			// the previous step's 600 (beyond 550): 7.
 			name: "ramp: trend forecast at the horizon", cfg: noSeason, first: 1, minR: 1, maxR: 60,
 			steps: []adStep{
 				{0, 100, 1, "need 1"},
 				{15 * s, 200, 2, "need 2"},
 				{30 * s, 300, 5, "need 2 (a rise below 2x: held until the next step confirms it); trend forecast 500 in 30s needs 5"},
-				{45 * s, 400, 6, "need 4; trend forecast 600 in 30s needs 6"},
+				{45 * s, 400, 5, "need 4; trend forecast 600 in 30s (a rise below 2x: held until the next step confirms it)"},
+				{60 * s, 500, 7, "need 5 (within the tolerance); trend forecast 700 in 30s needs 7"},
 			},
 		},
 		{
@@ -191,6 +195,9 @@ func seasonalAdaptive(t *testing.T) (*Adaptive, []float64) {
 	c := DefaultAdaptiveConfig()
 	c.ScaleDownWindow, c.ReleaseWindow = 0, 0
 	c.SeasonalPeriod, c.Horizon, c.TrendWindow = time.Minute, 15*time.Second, 45*time.Second
+	// Every forecast at once: these tests are about the models (the
+	// confirmation of a forecast small rise: TestAdaptiveForecastConfirmed).
+	c.StepRatio = 0
 	a, err := NewAdaptive(c)
 	if err != nil {
 		t.Fatal(err)
@@ -273,6 +280,7 @@ func TestAdaptiveConfigValidate(t *testing.T) {
 		{"release beyond window", func(c *AdaptiveConfig) { c.ReleaseWindow = 10 * time.Minute }, "ReleaseWindow is 10m0s"},
 		{"release ratio", func(c *AdaptiveConfig) { c.ReleaseRatio = 1 }, "ReleaseRatio is 1"},
 		{"horizon", func(c *AdaptiveConfig) { c.Horizon = -time.Second }, "Horizon is -1s"},
+		{"node horizon", func(c *AdaptiveConfig) { c.NodeHorizon = 2 * time.Hour }, "NodeHorizon is 2h0m0s"},
 		{"step", func(c *AdaptiveConfig) { c.Step = 0 }, "Step is 0s"},
 		{"trend window", func(c *AdaptiveConfig) { c.TrendWindow = 30 * time.Second }, "TrendWindow is 30s"},
 		{"r2", func(c *AdaptiveConfig) { c.MinR2 = 2 }, "MinR2 is 2"},
@@ -454,6 +462,109 @@ func TestReadyHorizon(t *testing.T) {
 			cfg.Horizon = ReadyHorizon(c.age, c.startup, c.boot, c.round)
 			if err := cfg.Validate(); err != nil {
 				t.Errorf("the horizon is not a valid Horizon: %v", err)
+			}
+		})
+	}
+}
+
+// TestAdaptiveNodeHorizon: the forecast at NodeHorizon raises the count
+// only for replicas beyond the room (Current + Input.Room), which wait for
+// a node; those that fit are scaled for at Horizon. A line rising 45 per
+// step to 1000 (25 pods of 40, held at 25) forecasts 1090 at 30 s (2
+// steps: within the tolerance, 25 pods) and 1180 at 2 min (4 steps, the
+// trend window's cap: 30 pods).
+func TestAdaptiveNodeHorizon(t *testing.T) {
+	room := func(n int32) *int32 { return &n }
+	cases := []struct {
+		name        string
+		horizon     time.Duration
+		nodeHorizon time.Duration
+		room        *int32
+		want        int32
+		// wantAt is the horizon of the forecast LastForecast reports.
+		wantAt time.Duration
+		reason string
+	}{
+		{"room unknown: every added replica may wait for a node", 30 * time.Second, 2 * time.Minute, nil, 30, 2 * time.Minute, "forecast 1180 in 2m0s needs 30 (beyond the room: nodes must boot)"},
+		{"no room", 30 * time.Second, 2 * time.Minute, room(0), 30, 2 * time.Minute, "beyond the room"},
+		{"room for 4: the 30th waits for a node", 30 * time.Second, 2 * time.Minute, room(4), 30, 2 * time.Minute, "beyond the room"},
+		{"room for 5: all 30 fit, scaled for 30 s ahead", 30 * time.Second, 2 * time.Minute, room(5), 25, 30 * time.Second, "need 25 (within the tolerance)"},
+		{"a negative room is none", 30 * time.Second, 2 * time.Minute, room(-3), 30, 2 * time.Minute, "beyond the room"},
+		{"no node horizon: Horizon for every replica", 30 * time.Second, 0, nil, 25, 30 * time.Second, "need 25 (within the tolerance)"},
+		{"a node horizon not beyond Horizon is off", 30 * time.Second, 30 * time.Second, room(0), 25, 30 * time.Second, "need 25 (within the tolerance)"},
+		{"no forecast (Horizon 0): no node horizon either", 0, 2 * time.Minute, room(0), 25, 0, "need 25 (within the tolerance)"},
+		{"one horizon of 2 min: today's count for every replica", 2 * time.Minute, 0, room(100), 30, 2 * time.Minute, "forecast 1180 in 2m0s needs 30"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultAdaptiveConfig()
+			cfg.SeasonalPeriod, cfg.StepRatio = 0, 0
+			cfg.Horizon, cfg.NodeHorizon = c.horizon, c.nodeHorizon
+			a, err := NewAdaptive(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d Decision
+			var now time.Time
+			for i := range 6 {
+				load := 1000 - float64(5-i)*45
+				now = algAt(time.Duration(i) * 15 * time.Second)
+				d = a.Decide(Input{Now: now, Current: 25, Min: 1, Max: 100, Target: 40, External: &load, Room: c.room})
+			}
+			if d.Desired != c.want || !strings.Contains(d.Reason, c.reason) {
+				t.Errorf("got %d (%s), want %d with %q", d.Desired, d.Reason, c.want, c.reason)
+			}
+			f := a.LastForecast()
+			if got := f.At.Sub(now); !f.At.IsZero() && got != c.wantAt || f.At.IsZero() && c.wantAt != 0 {
+				t.Errorf("forecast %+v: %v ahead, want %v", f, got, c.wantAt)
+			}
+		})
+	}
+}
+
+// TestAdaptiveForecastConfirmed: a forecast rise below StepRatio x the
+// load the count is sized for waits, like an observed one, until the
+// forecast made at the previous step (from the history up to it) was
+// beyond the tolerance too; a forecast step acts at once. 10 pods of 100
+// (1000), a trend of 3 points at 30 s (2 steps) ahead.
+func TestAdaptiveForecastConfirmed(t *testing.T) {
+	cases := []struct {
+		name   string
+		ratio  float64
+		loads  []float64
+		want   int32
+		reason string
+	}{
+		// 900, 950, 1000: forecast 1100 at 30 s, within the tolerance.
+		{"within the tolerance", 2, []float64{900, 950, 1000}, 10, "need 10 (within the tolerance)"},
+		// 800, 900, 1000: forecast 1200 (1.2x); the previous step's
+		// forecast (from 800, 900: no line of 3 points, 900) was within.
+		{"a small rise the previous forecast did not show", 2, []float64{800, 900, 1000}, 10, "trend forecast 1200 in 30s (a rise below 2x: held until the next step confirms it)"},
+		// 700, 800, 900, 1000: the previous step's forecast 1100 was
+		// not beyond 1100; 1200 again.
+		{"still within at the previous step", 2, []float64{700, 800, 900, 1000}, 10, "held until the next step confirms it"},
+		// 600, 750, 900, 1050: the previous forecast 1200 was beyond 1100:
+		// 1350 needs 14.
+		{"confirmed by the previous step's forecast", 2, []float64{600, 750, 900, 1050}, 14, "trend forecast 1350 in 30s needs 14"},
+		// 400, 700, 1000: forecast 1600 (1.6x) waits; with StepRatio 1.5
+		// it is a step and acts at once.
+		{"a forecast step acts at once", 1.5, []float64{400, 700, 1000}, 16, "trend forecast 1600 in 30s needs 16"},
+		{"StepRatio 0: every forecast at once", 0, []float64{800, 900, 1000}, 12, "trend forecast 1200 in 30s needs 12"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultAdaptiveConfig()
+			cfg.SeasonalPeriod, cfg.Horizon, cfg.StepRatio, cfg.TrendWindow = 0, 30*time.Second, c.ratio, 45*time.Second
+			a, err := NewAdaptive(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d Decision
+			for i, load := range c.loads {
+				d = a.Decide(Input{Now: algAt(time.Duration(i) * 15 * time.Second), Current: 10, Min: 1, Max: 100, Target: 100, External: &load})
+			}
+			if d.Desired != c.want || !strings.Contains(d.Reason, c.reason) {
+				t.Errorf("got %d (%s), want %d with %q", d.Desired, d.Reason, c.want, c.reason)
 			}
 		})
 	}

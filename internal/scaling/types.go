@@ -55,6 +55,13 @@ type Input struct {
 	// reads it (as [KubernetesConfig.IgnoreReadiness], per metric); the
 	// others count Ready pods' samples only.
 	IgnoreReadiness bool
+	// Room, when non-nil, is how many replicas beyond Current can start
+	// without waiting for a node to boot: free room in the primary cluster,
+	// on Ready burst nodes and in burst clusters without node groups, less
+	// the pods already waiting for it. Only the adaptive algorithm reads
+	// it, with [AdaptiveConfig.NodeHorizon] (give every metric the same); nil is
+	// unknown: every added replica may wait for a node.
+	Room *int32
 }
 
 // Decision is an algorithm's answer.

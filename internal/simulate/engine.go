@@ -263,9 +263,9 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		ctrl = p.floor
 	case p.SLO == nil:
 		if !p.horizonSet {
-			// The default horizon follows the model (as a policy naming
-			// none should set it: see Policy.ReadyHorizon).
-			p.adaptive.Horizon = p.ReadyHorizon(m)
+			// The default horizons follow the model (as a policy naming
+			// none should set them: see Policy.ReadyHorizon).
+			p.adaptive.Horizon, p.adaptive.NodeHorizon = p.ReadyHorizon(m)
 		}
 		var err error
 		if alg, err = p.NewAlgorithm(); err != nil {
@@ -508,6 +508,10 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 					d.Reason = "reactive floor: demand of the scraped load"
 				} else {
 					in := scaling.Input{Now: now, Current: cur, Min: p.Min, Max: p.Max, Target: p.Target}
+					if adaptiveAlg != nil {
+						r := room(clusters, pending, nodes, t)
+						in.Room = &r
+					}
 					if p.Metric == MetricRequestRate {
 						v := sc.load
 						in.External = &v
@@ -775,6 +779,47 @@ func demandPods(load, perPod float64) int32 {
 		return 0
 	}
 	return int32(math.Ceil(load/perPod - 1e-9))
+}
+
+// room is how many replicas beyond the current ones start at t without
+// waiting for a node (scaling.Input.Room): the primary's free room, the
+// free pod slots of the burst clusters' Ready nodes (without a spot
+// notice) and the free room of burst clusters without node groups or
+// provisioning delay, less the pods waiting for a place (pending, and
+// burst pods not bound to a node). Unlimited room counts as MaxInt32.
+func room(clusters []*clusterState, pending []int, nodes *nodeRun, t int) int32 {
+	const unlimited = int64(math.MaxInt32)
+	var n, waiting int64
+	waiting = int64(len(pending))
+	for i, c := range clusters {
+		switch {
+		case c.hasNodes():
+			for _, nd := range c.nodes {
+				if nd.ready(t) && !nd.noticed {
+					n += slots(nd.free, nodes.req)
+				}
+			}
+			waiting += int64(int32(len(c.pods)) - c.bound())
+		case i > 0 && c.spec.ProvisioningDelay > 0:
+		case c.spec.CapacityPods > 0:
+			n += int64(max(c.spec.CapacityPods-int32(len(c.pods)), 0))
+		default:
+			n += unlimited
+		}
+	}
+	return int32(min(max(n-waiting, 0), unlimited))
+}
+
+// slots is how many pods of requests r fit in free.
+func slots(free, r capacity.Resources) int64 {
+	n := free.Pods
+	if r.CPUMilli > 0 {
+		n = min(n, free.CPUMilli/r.CPUMilli)
+	}
+	if r.MemoryBytes > 0 {
+		n = min(n, free.MemoryBytes/r.MemoryBytes)
+	}
+	return max(n, 0)
 }
 
 func countWaiting(pending []int, t, thresh int) int32 {

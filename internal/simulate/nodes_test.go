@@ -574,3 +574,53 @@ func TestPolicyCapacity(t *testing.T) {
 		})
 	}
 }
+
+// TestRoom: the replicas that start without waiting for a node
+// (scaling.Input.Room): the primary's free room, free slots on Ready burst
+// nodes without a spot notice, burst clusters of pods without a
+// provisioning delay; less the pods waiting for a place.
+func TestRoom(t *testing.T) {
+	req := capacity.Resources{CPUMilli: 500, MemoryBytes: 1 << 30, Pods: 1}
+	groups := []NodeGroupSpec{{Name: "burst"}}
+	// node is a burst node with room for pods pods of req, Ready at 10.
+	node := func(pods int64, noticed bool) *simNode {
+		return &simNode{readyAt: 10, noticed: noticed, free: capacity.Resources{CPUMilli: pods * 500, MemoryBytes: pods << 30, Pods: 58}}
+	}
+	pods := func(n int, bound bool) []pod {
+		out := make([]pod, n)
+		for i := range out {
+			out[i].node = -1
+			if bound {
+				out[i].node = 0
+			}
+		}
+		return out
+	}
+	primary := func(capacity int32, n int) *clusterState {
+		return &clusterState{spec: ClusterSpec{Name: "private", CapacityPods: capacity}, pods: pods(n, false)}
+	}
+	cases := []struct {
+		name     string
+		clusters []*clusterState
+		pending  int
+		t        int
+		want     int32
+	}{
+		{"primary with room", []*clusterState{primary(24, 20)}, 0, 20, 4},
+		{"full primary, pending pods beyond it", []*clusterState{primary(24, 24)}, 3, 20, 0},
+		{"primary without a capacity: unlimited", []*clusterState{primary(0, 5)}, 0, 20, math.MaxInt32},
+		{"Ready burst nodes' free slots", []*clusterState{primary(24, 24), {spec: ClusterSpec{Name: "eks", NodeGroups: groups}, nodes: []*simNode{node(3, false), node(2, false)}}}, 0, 20, 5},
+		{"a booting node is no room", []*clusterState{primary(24, 24), {spec: ClusterSpec{Name: "eks", NodeGroups: groups}, nodes: []*simNode{node(3, false)}}}, 0, 5, 0},
+		{"a noticed spot node is no room", []*clusterState{primary(24, 24), {spec: ClusterSpec{Name: "eks", NodeGroups: groups}, nodes: []*simNode{node(3, true)}}}, 0, 20, 0},
+		{"unbound burst pods take the room first", []*clusterState{primary(24, 22), {spec: ClusterSpec{Name: "eks", NodeGroups: groups}, pods: pods(3, false), nodes: []*simNode{node(2, false)}}}, 0, 20, 1},
+		{"a burst cluster with a provisioning delay is no room", []*clusterState{primary(24, 24), {spec: ClusterSpec{Name: "cloud", ProvisioningDelay: time.Minute}}}, 0, 20, 0},
+		{"a burst cluster of pods at once", []*clusterState{primary(24, 24), {spec: ClusterSpec{Name: "cloud", CapacityPods: 10}, pods: pods(4, false)}}, 2, 20, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := room(c.clusters, make([]int, c.pending), &nodeRun{req: req}, c.t); got != c.want {
+				t.Errorf("room = %d, want %d", got, c.want)
+			}
+		})
+	}
+}

@@ -415,16 +415,19 @@ func (p Policy) WithHistory(history workload.Trace) Policy {
 	return p
 }
 
-// ReadyHorizon is the forecast horizon p's adaptive algorithm uses in model
-// m: spec.algorithm.adaptive.forecastHorizon when set, else the time m
-// takes to make a replica ready (scaling.ReadyHorizon): the metric's age
-// (scrape interval plus staleness) and the pod start-up, plus, when p
-// bursts into a cluster whose replicas wait for nodes, the longest boot
-// of its usable node groups (spot ones only with allowSpot) and the
-// capacity round, or the cluster's provisioning delay.
-func (p Policy) ReadyHorizon(m ClusterModel) time.Duration {
+// ReadyHorizon is the forecast horizons p's adaptive algorithm uses in
+// model m: spec.algorithm.adaptive.forecastHorizon for both when set, else
+// the times m takes to make a replica ready (scaling.ReadyHorizon). pods
+// is that of a replica that starts where there is room (the primary
+// cluster, a Ready node): the metric's age (scrape interval plus
+// staleness) and the pod start-up. nodes is that of a replica that waits
+// for a node (scaling.AdaptiveConfig.NodeHorizon): pods plus, when p
+// bursts into a cluster whose replicas wait for nodes, the longest boot of
+// its usable node groups (spot ones only with allowSpot) and the capacity
+// round, or the cluster's provisioning delay (pods when none does).
+func (p Policy) ReadyHorizon(m ClusterModel) (pods, nodes time.Duration) {
 	if p.horizonSet {
-		return p.adaptive.Horizon
+		return p.adaptive.Horizon, p.adaptive.Horizon
 	}
 	var boot, round time.Duration
 	for _, bt := range p.BurstTargets {
@@ -439,15 +442,17 @@ func (p Policy) ReadyHorizon(m ClusterModel) time.Duration {
 			}
 		}
 	}
-	return scaling.ReadyHorizon(m.ScrapeInterval+m.MetricStaleness, m.Pod.StartupDelay, boot, round)
+	age := m.ScrapeInterval + m.MetricStaleness
+	return scaling.ReadyHorizon(age, m.Pod.StartupDelay, 0, 0), scaling.ReadyHorizon(age, m.Pod.StartupDelay, boot, round)
 }
 
 // scheduleLead is how far ahead of a window's start its floor applies: the
-// adaptive algorithm's forecast horizon, as in the runtime
-// (policy.ScheduleLead); 0 for the other algorithms.
+// adaptive algorithm's forecast horizon (the longer one, of replicas that
+// wait for nodes), as in the runtime (policy.ScheduleLead); 0 for the
+// other algorithms.
 func (p Policy) scheduleLead() time.Duration {
 	if p.Algorithm == string(hcav1.AlgorithmAdaptive) {
-		return p.adaptive.Horizon
+		return max(p.adaptive.Horizon, p.adaptive.NodeHorizon)
 	}
 	return 0
 }

@@ -33,8 +33,9 @@ func TestScheduleFloorInSimulation(t *testing.T) {
 	}
 	with := run(t, p, m, tr)
 	// The run's lead is its horizon, derived from the model (no
-	// forecastHorizon in the policy).
-	lead := p.ReadyHorizon(m)
+	// forecastHorizon in the policy): the longer one, of replicas that wait
+	// for nodes.
+	_, lead := p.ReadyHorizon(m)
 	opens := 1140 - int(lead/time.Second)
 	if got := with.Series.Desired[opens+int(base.adaptive.Step/time.Second)]; got < need {
 		t.Errorf("desired at second %d (window open, %v lead) = %d, want at least %d", opens+15, lead, got, need)

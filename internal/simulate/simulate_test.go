@@ -367,8 +367,8 @@ func BenchmarkSimulatedHour(b *testing.B) {
 
 // TestForecastMAPE: an adaptive run records its forecasts (one per
 // decision, for the decision second + the horizon derived from the
-// reference model, 2 min) and reports their MAPE; other algorithms have
-// none.
+// reference model: 35 s, or 2 min when the count it needs goes beyond the
+// private cluster) and reports their MAPE; other algorithms have none.
 func TestForecastMAPE(t *testing.T) {
 	m, tr := refModel(t), refTrace(t, "moha-ramp")
 	for _, alg := range Algorithms {
@@ -384,12 +384,13 @@ func TestForecastMAPE(t *testing.T) {
 			continue
 		}
 		// Decisions every 2 s from 2 s to 1200 s; those forecasting past
-		// the trace's end (1201 s) are left out: (1080 − 2) / 2 + 1 = 540.
-		if h := r.Policy.ReadyHorizon(m); h != 2*time.Minute {
+		// the trace's end (1201 s) are left out: (1166 − 2) / 2 + 1 = 583
+		// at 35 s, (1080 − 2) / 2 + 1 = 540 at 2 min.
+		if _, h := r.Policy.ReadyHorizon(m); h != 2*time.Minute {
 			t.Fatalf("adaptive: horizon %v, want 2m0s (15s scrape + 20s start-up + 75s boot + 10s capacity round)", h)
 		}
-		if got.Forecasts != 540 || math.IsNaN(got.ForecastMAPE) || math.IsNaN(got.NaiveMAPE) {
-			t.Fatalf("adaptive: %d forecasts, MAPE %v, naive %v: want 540 and finite figures", got.Forecasts, got.ForecastMAPE, got.NaiveMAPE)
+		if got.Forecasts < 540 || got.Forecasts > 583 || math.IsNaN(got.ForecastMAPE) || math.IsNaN(got.NaiveMAPE) {
+			t.Fatalf("adaptive: %d forecasts, MAPE %v, naive %v: want 540 to 583 and finite figures", got.Forecasts, got.ForecastMAPE, got.NaiveMAPE)
 		}
 		// On the ramp the trend forecast is closer than "no change".
 		if got.ForecastMAPE >= got.NaiveMAPE {

@@ -68,7 +68,8 @@ var nodeSettings = []nodeSetting{
 	{label: "spot", allowSpot: true, delay: capacity.DefaultScaleDownDelay},
 	{label: "release 10m", delay: 10 * time.Minute},
 	// The fixed forecast horizon of before (the default is now derived
-	// from the model: sim.Policy.ReadyHorizon, 2m here).
+	// from the model: sim.Policy.ReadyHorizon, 35s, or 2m for replicas
+	// that wait for a node, here).
 	{label: "horizon 30s", delay: capacity.DefaultScaleDownDelay, horizon: 30 * time.Second},
 }
 
@@ -394,15 +395,16 @@ func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath, beforeP
 	}
 	writeCandidates(&b, all)
 	b.WriteString("\n### Forecast error\n\n")
-	b.WriteString("MAPE of the adaptive algorithm's load forecast (made at every decision for the decision time + the forecast horizon: `forecastHorizon` is not set, so the time the cluster model needs to make a replica ready, 15 s scrape + 20 s start-up + 75 s node boot + 10 s capacity round) against the trace's load at that second, beside the naive forecast (the load it observed: no change); seconds with no load are left out. The periodic traces replay with their history (`TRACE-history.csv`: the day, or the week, before), which warms the seasonal models as Prometheus does in the runtime.\n\n")
-	b.WriteString("| trace | horizon | decisions | forecast MAPE | naive MAPE |\n|---|---:|---:|---:|---:|\n")
+	b.WriteString("MAPE of the adaptive algorithm's load forecast (made at every decision for the decision time + the forecast horizon: `forecastHorizon` is not set, so the time the cluster model needs to make a replica ready where it lands: 15 s scrape + 20 s start-up for the replicas that fit in the private cluster or on Ready nodes, + 75 s node boot + 10 s capacity round for those beyond; the forecast beyond the room is the one counted when it raised the count) against the trace's load at that second, beside the naive forecast (the load it observed: no change); seconds with no load are left out. The periodic traces replay with their history (`TRACE-history.csv`: the day, or the week, before), which warms the seasonal models as Prometheus does in the runtime.\n\n")
+	b.WriteString("| trace | horizon (with room / beyond it) | decisions | forecast MAPE | naive MAPE |\n|---|---:|---:|---:|---:|\n")
 	for _, t := range all {
 		a := t.byAlg["adaptive"]
 		m := a.Metrics
-		fmt.Fprintf(&b, "| %s | %v | %d | %.2f %% | %.2f %% |\n", t.name, a.Policy.ReadyHorizon(a.Model), m.Forecasts, m.ForecastMAPE, m.NaiveMAPE)
+		pods, nodes := a.Policy.ReadyHorizon(a.Model)
+		fmt.Fprintf(&b, "| %s | %v / %v | %d | %.2f %% | %.2f %% |\n", t.name, pods, nodes, m.Forecasts, m.ForecastMAPE, m.NaiveMAPE)
 	}
 	b.WriteString("\n### The frontier: SLA violations and cost of every algorithm and of adaptive with headroom or node settings\n\n")
-	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). The node settings change the policy's `spec.capacity`: `spot` is `allowSpot` (the spot group of m5.xlarge at $0.0735 per hour, interrupted at the model's seeded rate with EC2's 2-minute notice) and `release 10m` is `scaleDownDelay: 10m` (Cluster Autoscaler's default, HCA's before 2m); `horizon 30s` sets `spec.algorithm.adaptive.forecastHorizon` to 30 s, the fixed default before it was derived from the cluster model (the default column uses the time a burst replica needs on a new node: 15 s scrape + 20 s start-up + 75 s boot + a 10 s capacity round = 2 min). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
+	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). The node settings change the policy's `spec.capacity`: `spot` is `allowSpot` (the spot group of m5.xlarge at $0.0735 per hour, interrupted at the model's seeded rate with EC2's 2-minute notice) and `release 10m` is `scaleDownDelay: 10m` (Cluster Autoscaler's default, HCA's before 2m); `horizon 30s` sets `spec.algorithm.adaptive.forecastHorizon` to 30 s, the fixed default before it was derived from the cluster model (the default column uses the time a replica needs where it lands: 15 s scrape + 20 s start-up = 35 s for the replicas that fit in the private cluster or on Ready nodes, + 75 s boot + a 10 s capacity round = 2 min for those that wait for a new node). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
 	b.WriteString("| trace |")
 	cols := append(append([]string(nil), algorithms...), "reactive floor")
 	for _, h := range headrooms {
@@ -516,7 +518,7 @@ func writeFrontier(w *bytes.Buffer, t *traceRuns) {
 // released after the same delay.
 func writeCandidates(b *strings.Builder, all []*traceRuns) {
 	b.WriteString("\n### Choosing the default: the candidates on every trace\n\n")
-	b.WriteString("Each candidate is the policy above with one algorithm, release delay (`spec.capacity.scaleDownDelay`) and, for adaptive, its confirmation of small rises (a rise below 2 × the count's load waits one 15 s metric step; steps and forecasts act at once) and forecast. SLA violations / $ per day / re-expansions. The last row counts the traces on which the candidate meets the bar's first check against the HPA released after the same delay.\n\n")
+	b.WriteString("Each candidate is the policy above with one algorithm, release delay (`spec.capacity.scaleDownDelay`) and, for adaptive, its confirmation of small rises (a rise below 2 × the count's load, observed or forecast, waits one 15 s metric step; steps and forecast steps act at once) and forecast. SLA violations / $ per day / re-expansions. The last row counts the traces on which the candidate meets the bar's first check against the HPA released after the same delay.\n\n")
 	b.WriteString("| trace |")
 	for _, c := range candidates {
 		b.WriteString(" " + c.label + " |")

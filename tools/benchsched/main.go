@@ -140,7 +140,7 @@ func run(w io.Writer, dir, policyPath, clusterPath, beforePath string, traces []
 		"Burst replicas wait for a node of the burst clusters' node groups (boot %v, the lab's; bought every 10 s; released 10 min after empty). "+
 		"A schedule raises replicas, so it buys nodes only through them: a window opens `forecastHorizon` early, and only a horizon that covers the node boot (%v: start-up 20 s + boot + a capacity round) has burst replicas Ready when it opens. "+
 		"The rows marked %s run on %s, the model before node groups (each burst pod ready `provisioningDelay` + start-up after its placement, priced by its requests).\n",
-		filepath.Base(policyPath), base.ReadyHorizon(model).String()+", the time the cluster model needs to make a burst replica ready, as forecastHorizon is not set", filepath.Base(clusterPath), floorShare*100, capacity.DefaultNodeBootDelay, bootLead, "\"no nodes\"", filepath.Base(beforePath))
+		filepath.Base(policyPath), leadOf(base, model).String()+", the time the cluster model needs to make a burst replica ready, as forecastHorizon is not set", filepath.Base(clusterPath), floorShare*100, capacity.DefaultNodeBootDelay, bootLead, "\"no nodes\"", filepath.Base(beforePath))
 	for _, name := range traces {
 		ws, ok := windows[name]
 		if !ok {
@@ -323,4 +323,11 @@ func shortDur(d time.Duration) string {
 	s := d.String()
 	s = strings.TrimSuffix(s, "0s")
 	return strings.TrimSuffix(s, "0m")
+}
+
+// leadOf is the schedule lead of p's adaptive algorithm in m: its longer
+// horizon, that of a replica that waits for a node.
+func leadOf(p sim.Policy, m sim.ClusterModel) time.Duration {
+	_, nodes := p.ReadyHorizon(m)
+	return nodes
 }
