@@ -32,8 +32,9 @@ type History struct {
 	// LastScale is when a round last changed the configuration (zero:
 	// never).
 	LastScale time.Time
-	// Memory holds the measurements of configurations that served a whole
-	// interval ([Memory]); with Capacity 0 nothing is remembered.
+	// Memory holds the measurements of configurations that served the
+	// settle time unchanged ([Loop.SettleTime], [Memory]); with Capacity 0
+	// nothing is remembered.
 	Memory Memory
 }
 
