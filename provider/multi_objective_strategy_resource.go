@@ -235,7 +235,7 @@ func (r *multiObjectiveStrategyResource) Schema(_ context.Context, _ resource.Sc
 					"predicted_response_time_ms": schema.StringAttribute{Computed: true, Description: "The model's response time for it at the measured load."},
 				}},
 			"ready":      schema.BoolAttribute{Computed: true, Description: "Whether the runtime's `Ready` condition is True for the current spec; false before it decides."},
-			"conditions": conditionsResourceAttr("`Ready` (reason: `Scaled`, `BestIsCurrent`, `WithinTargets`, `NoIncreaseNeeded`, `Cooldown`, `SmallGain`, `OverLimit`), `Degraded` (`TargetNotFound`, `ModelInvalid`, `MetricsUnavailable`, `InvalidState`)"),
+			"conditions": conditionsResourceAttr("`Ready` (reason: `Scaled`, `BestIsCurrent`, `WithinTargets`, `NoIncreaseNeeded`, `Settling`, `Cooldown`, `SmallGain`, `OverLimit`), `Degraded` (`TargetNotFound`, `ModelInvalid`, `MetricsUnavailable`, `InvalidState`)"),
 		},
 	}
 	addQuantitySpelling(resp.Schema.Attributes)

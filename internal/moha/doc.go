@@ -24,8 +24,9 @@
 //     hysteresis ([Loop]); [PerPod] predicts beyond the training range at the
 //     same load per pod.
 //   - [Round] is one round as the controller runs it: the measurement of a
-//     configuration that has served two intervals unchanged remembered
-//     ([History], the strategy's status), then [Step]. [Replay] runs a
+//     configuration that has served the settle time unchanged remembered
+//     ([History], the strategy's status; [Loop.SettleTime]: two intervals or
+//     the cooldown), then [Step]. [Replay] runs a
 //     [Controller] ([Strategy]: Round every interval) on a load trace second
 //     by second on the workload model ([App.Measure]), with a start-up delay
 //     for changes and their cost ([Prices], [PaperPrices]); hca-runtime

@@ -32,20 +32,34 @@ type History struct {
 	// LastScale is when a round last changed the configuration (zero:
 	// never).
 	LastScale time.Time
-	// Memory holds the measurements of configurations that served a whole
-	// interval ([Memory]); with Capacity 0 nothing is remembered.
+	// Memory holds the measurements of configurations that served the
+	// settle time unchanged ([Loop.SettleTime], [Memory]); with Capacity 0
+	// nothing is remembered.
 	Memory Memory
 }
 
-// Settled reports whether a measurement of s, taken at now over the past
-// interval, describes its configuration alone: the configuration is the one
-// the last round left and has not changed for two intervals (the
-// measurement's window and a rollout's).
-func (h History) Settled(s State, now time.Time, interval time.Duration) bool {
+// Settled reports whether a measurement of s, taken at now, describes its
+// configuration alone: the configuration is the one the last round left
+// and has not changed for settle ([Loop.SettleTime]).
+func (h History) Settled(s State, now time.Time, settle time.Duration) bool {
 	if h.DecidedAt.IsZero() || s.Replicas < 1 || h.Decided != s.Configuration() {
 		return false
 	}
-	return h.LastScale.IsZero() || now.Sub(h.LastScale) >= 2*interval
+	return h.LastScale.IsZero() || now.Sub(h.LastScale) >= settle
+}
+
+// SettleTime is how long after a change a measurement describes the new
+// configuration alone, for rounds every interval: two intervals (the
+// measurement's window and a rollout's) or the cooldown, whichever is
+// longer. A query's window may outlast the interval (the lab's rounds are 3
+// s apart over 15 s windows; the defaults, 30 s over 1 min), and new pods
+// take their start-up time: the cooldown, which holds decreases until a
+// change has settled, bounds both. A measurement remembered earlier
+// ([Memory]) mixed the configuration before: in TestMultiObjectiveLab 2
+// pods of 500m/500Mi were remembered at 877 ms, their predecessor's, where
+// they serve in 6.
+func (l Loop) SettleTime(interval time.Duration) time.Duration {
+	return max(2*interval, l.Cooldown)
 }
 
 // RoundResult is one round of the strategy: the step and the history to
@@ -61,7 +75,8 @@ type RoundResult struct {
 // Round is one round of the MultiObjective strategy as the runtime runs it
 // every interval: s is the configuration in force with the past interval's
 // mean measurements and h what earlier rounds left. When the configuration
-// has settled ([History.Settled]) its measurement is remembered first; then
+// has settled ([History.Settled] for [Loop.SettleTime]) its measurement is
+// remembered first; then
 // [Step] decides with p's predictions, the response time replaced by a
 // remembered one where the memory has it ([Remembered]). The returned
 // history records the round: its time, its configuration and, when it
@@ -70,7 +85,7 @@ type RoundResult struct {
 // round's measurement remembered.
 func Round(p Predictor, s State, l Loop, h History, interval time.Duration, now time.Time) (RoundResult, error) {
 	out := RoundResult{History: h}
-	if h.Settled(s, now, interval) {
+	if h.Settled(s, now, l.SettleTime(interval)) {
 		out.History.Memory = h.Memory.Remember(Measured{CPULimitMilli: s.CPULimitMilli, MemoryLimitMiB: s.MemoryLimitMiB,
 			RequestsPerSecondPerPod: s.RequestsPerSecond / float64(s.Replicas), ResponseTimeMs: s.ResponseTimeMs})
 		out.Remembered = true

@@ -88,6 +88,18 @@ const (
 	// nothing, and a pod size over-provisioned for the load has no
 	// variation within the limit once eq. 1 shrinks it.)
 	ReasonOverLimit StepReason = "OverLimit"
+	// ReasonSettling: the best configuration raises the capacity and the
+	// measurements ask for more, but the last change was made less than the
+	// cooldown ago and the model predicts the configuration in force within
+	// the thresholds at the measured load (a response time within the limit,
+	// no usage above its band). The measurements may still describe the
+	// configuration before that change: a query's window (the lab's 15 s,
+	// the default 1 min) and the new pods' start-up outlast the interval, and
+	// eq. 1 scales the new configuration by the old one's ratios (a
+	// saturated pod's 1,100 ms against 100 ms asks for 11 times the
+	// replicas), so increase followed increase on one stale measurement.
+	// Once the cooldown has passed the measurements decide again.
+	ReasonSettling StepReason = "Settling"
 	// ReasonScaled: the best configuration differs from the current one and
 	// is applied.
 	ReasonScaled StepReason = "Scaled"
@@ -122,7 +134,10 @@ func (r StepResult) Changed() bool { return r.Reason == ReasonScaled }
 //     outside the ranges, or if it raises the capacity (more total CPU, or
 //     as much CPU and more memory) and the measurements ask for more (the
 //     response time over the limit or a usage above its band), else held
-//     (NoIncreaseNeeded);
+//     (NoIncreaseNeeded); within the cooldown since lastScale an increase
+//     is also held when the model predicts the current configuration within
+//     the thresholds at the measured load (Settling: the measurements may
+//     still be the previous configuration's);
 //  4. a decrease: held within the cooldown since lastScale (Cooldown), when
 //     it cuts less than MinDecreasePercent (SmallGain) and when it is
 //     predicted over the response-time limit that the current configuration
@@ -170,6 +185,16 @@ func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, e
 		th := l.Thresholds()
 		if s.ResponseTimeMs <= th.ResponseTimeMs && s.CPUUsagePercent <= th.CPUUsagePercent.Max && s.MemoryUsagePercent <= th.MemoryUsagePercent.Max {
 			out.Reason = ReasonNoIncreaseNeeded
+			break
+		}
+		if !lastScale.IsZero() && now.Sub(lastScale) < l.Cooldown {
+			cur, err := predict(p, Variation{CPULimitMilli: s.CPULimitMilli, MemoryLimitMiB: s.MemoryLimitMiB, Replicas: s.Replicas}, s.RequestsPerSecond)
+			if err != nil {
+				return StepResult{}, fmt.Errorf("moha step: %w", err)
+			}
+			if cur[0] <= th.ResponseTimeMs && cur[1] <= th.CPUUsagePercent.Max && cur[2] <= th.MemoryUsagePercent.Max {
+				out.Reason = ReasonSettling
+			}
 		}
 	case !lastScale.IsZero() && now.Sub(lastScale) < l.Cooldown:
 		out.Reason = ReasonCooldown

@@ -236,3 +236,102 @@ func TestStepOverLimit(t *testing.T) {
 type constPredictor [NumTargets]float64
 
 func (c constPredictor) Predict([NumInputs]float64) [NumTargets]float64 { return c }
+
+// TestStepSettling replays the lab's overshoot (TestMultiObjectiveLab, 60 ->
+// 200 req/s on 1 pod of 300m/400Mi) on the workload model. 6 s after the
+// change to 2 pods of 500m/500Mi the 15 s query windows still average the
+// saturated pod: 146 req/s at 877 ms, 81 % CPU, 100 % memory. Eq. 1's
+// response-time variation scales the new replicas by the old pod's ratio,
+// ceil(2 × 877/100) = 18, capped at 10, and a loop that believed it grew
+// again round after round (to 10 × 500m/600Mi at 8 % CPU). The workload
+// model puts the configuration in force within the thresholds at that
+// load: 73 req/s per pod against a capacity of 0.5/(0.002 × 1.091) = 229,
+// 1/(229-73) s = 6.4 ms and 32 % CPU, so within the cooldown the increase
+// waits (Settling). Past the cooldown the measurement decides again, and a
+// load the configuration in force cannot serve (600 req/s: 300 per pod,
+// over its capacity) is met at once.
+func TestStepSettling(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	loop := Loop{Config: Config{Desired: Desired{ResponseTimeMs: 100, CPUUsagePercent: 80, MemoryUsagePercent: 80},
+		Ranges: Ranges{CPULimitMilli: Range{300, 500}, MemoryLimitMiB: Range{400, 600}, Replicas: Range{1, 10}}, Weights: Balanced},
+		TolerancePercent: 10, Cooldown: 30 * time.Second, HeadroomPercent: DefaultHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
+	stale := State{CPULimitMilli: 500, MemoryLimitMiB: 500, Replicas: 2, RequestsPerSecond: 146, ResponseTimeMs: 877, CPUUsagePercent: 81, MemoryUsagePercent: 100}
+	overloaded := stale
+	overloaded.RequestsPerSecond = 600
+	tests := []struct {
+		name      string
+		s         State
+		lastScale time.Time
+		reason    StepReason
+	}{
+		{"stale measurement 6 s after a change: waits", stale, t0.Add(-6 * time.Second), ReasonSettling},
+		{"29 s after the change: still waits", stale, t0.Add(-29 * time.Second), ReasonSettling},
+		{"past the cooldown: the measurement decides", stale, t0.Add(-30 * time.Second), ReasonScaled},
+		{"never scaled: the measurement decides", stale, time.Time{}, ReasonScaled},
+		{"a load the configuration cannot serve: at once", overloaded, t0.Add(-6 * time.Second), ReasonScaled},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Step(appPredictor{DefaultApp}, tc.s, loop, tc.lastScale, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Reason != tc.reason {
+				t.Fatalf("reason %s, want %s (best %v)", got.Reason, tc.reason, configs(got.Decision.Ranked[:1]))
+			}
+			total := func(c Configuration) float64 { return c.CPULimitMilli * float64(c.Replicas) }
+			if tc.reason == ReasonScaled && !(total(got.Configuration()) > total(tc.s.Configuration())) {
+				t.Errorf("scaled to %+v: want an increase", got.Configuration())
+			}
+			if tc.reason == ReasonSettling && (got.Changed() || got.Configuration() != tc.s.Configuration()) {
+				t.Errorf("settling changed the configuration to %+v", got.Configuration())
+			}
+		})
+	}
+}
+
+// TestRoundSettling: the same lab round through Round, which remembers
+// measurements. 6 s after the change (two 3 s intervals) the stale 877 ms
+// is not remembered as 500m/500Mi's: remembered, it would replace the
+// model's 6.4 ms for that pod size and let the increase through. Once the
+// configuration has served the 30 s cooldown its own measurement (200
+// req/s on the workload model: 8.1 ms) is remembered.
+func TestRoundSettling(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	loop := Loop{Config: Config{Desired: Desired{ResponseTimeMs: 100, CPUUsagePercent: 80, MemoryUsagePercent: 80},
+		Ranges: Ranges{CPULimitMilli: Range{300, 500}, MemoryLimitMiB: Range{400, 600}, Replicas: Range{1, 10}}, Weights: Balanced},
+		TolerancePercent: 10, Cooldown: 30 * time.Second, HeadroomPercent: DefaultHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
+	changed := Configuration{CPULimitMilli: 500, MemoryLimitMiB: 500, Replicas: 2}
+	h := History{DecidedAt: t0, Decided: changed, LastScale: t0, Memory: Memory{Capacity: DefaultMemoryCapacity}}
+	stale := State{CPULimitMilli: 500, MemoryLimitMiB: 500, Replicas: 2, RequestsPerSecond: 146, ResponseTimeMs: 877, CPUUsagePercent: 81, MemoryUsagePercent: 100}
+	m := DefaultApp.Measure(500, 500, 2, 200)
+	own := State{CPULimitMilli: 500, MemoryLimitMiB: 500, Replicas: 2, RequestsPerSecond: 200, ResponseTimeMs: m.ResponseTimeMs, CPUUsagePercent: m.CPUUsagePercent, MemoryUsagePercent: m.MemoryUsagePercent}
+	tests := []struct {
+		name       string
+		s          State
+		at         time.Duration
+		remembered bool
+		reason     StepReason
+	}{
+		{"6 s after the change: not remembered, waits", stale, 6 * time.Second, false, ReasonSettling},
+		{"29 s: not yet", stale, 29 * time.Second, false, ReasonSettling},
+		{"30 s, its own measurement: remembered", own, 30 * time.Second, true, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Round(appPredictor{DefaultApp}, tc.s, loop, h, 3*time.Second, t0.Add(tc.at))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Remembered != tc.remembered || len(r.History.Memory.Entries) != map[bool]int{false: 0, true: 1}[tc.remembered] {
+				t.Errorf("remembered %v (%+v), want %v", r.Remembered, r.History.Memory.Entries, tc.remembered)
+			}
+			if tc.reason != "" && r.Reason != tc.reason {
+				t.Errorf("reason %s, want %s", r.Reason, tc.reason)
+			}
+		})
+	}
+	if !near(own.ResponseTimeMs, 8.07, 0.01) {
+		t.Errorf("2 × 500m/500Mi at 200 req/s measure %.2f ms, want 8.07", own.ResponseTimeMs)
+	}
+}

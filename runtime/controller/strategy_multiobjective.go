@@ -47,11 +47,13 @@ type instantQuerier interface {
 // memory usage (four PromQL queries); decides with moha.Step (the
 // thresholds, eq. 1's 12 variations and the load-sized replicas predicted by
 // the model, ranked by TOPSIS, the best within the response-time limit
-// chosen; increases at once, a cooldown and a hysteresis for decreases), the
-// model's response time replaced by a remembered measurement where the
-// status has one for that pod size at a similar load per pod
-// (status.remembered: each round whose configuration had settled for two
-// intervals adds its measurement, moha.Memory); and,
+// chosen; increases at once unless, within the cooldown, the model puts the
+// configuration just applied within the thresholds (Settling), a cooldown
+// and a hysteresis for decreases), the model's response time replaced by a
+// remembered measurement where the status has one for that pod size at a
+// similar load per pod (status.remembered: each round whose configuration
+// had settled for two intervals or the cooldown adds its measurement,
+// moha.Memory, moha.Loop.SettleTime); and,
 // when the winner differs from the current configuration,
 // patches the Deployment's replicas and the container's CPU and memory
 // (requests = limits) in one optimistic-locked patch, which rolls the pods;

@@ -126,7 +126,7 @@ func TestMultiObjectiveRemembered(t *testing.T) {
 				ls := metav1.NewTime(tc.lastScale)
 				st.LastScaleTime = &ls
 			}
-			if got := historyFromStatus(&st).Settled(s, now, 30*time.Second); got != tc.want {
+			if got := historyFromStatus(&st).Settled(s, now, 60*time.Second); got != tc.want {
 				t.Errorf("settled = %v, want %v", got, tc.want)
 			}
 		})

@@ -59,7 +59,7 @@ var referenceTraces = []string{"flash-crowd.csv", "double-flash-crowd.csv", "sec
 // mohaStrategy is the runtime's loop: moha.Round (what the MultiObjective
 // controller runs every interval) with the CRD's defaults; remember: the
 // loop keeps the measured response time of each configuration that served a
-// whole interval (moha.Memory) and predicts with it (moha.Remembered), as the
+// settle time (moha.Memory, moha.Loop.SettleTime) and predicts with it (moha.Remembered), as the
 // runtime does; without it, the loop before issue 12's low-load change.
 func mohaStrategy(p moha.Predictor, loop moha.Loop, remember bool) *moha.Strategy {
 	s := &moha.Strategy{P: p, Loop: loop, Every: mohaInterval, Epoch: time.Unix(0, 0)}
@@ -191,8 +191,9 @@ defaults are one set for all seven traces.
 
 Each MOHA weighting runs twice: without memory (the loop before issue 12's
 low-load change) and "remembered", the runtime's loop now: it keeps the
-measured mean response time of every configuration that served a whole
-interval unchanged, per pod size and 10 %% band of request rate per pod (at most
+measured mean response time of every configuration that served the settle
+time unchanged (two intervals or the cooldown, whichever is longer:
+`+"`moha.Loop.SettleTime`"+`), per pod size and 10 %% band of request rate per pod (at most
 %d, `+"`moha.Memory`"+`, in the strategy's `+"`status.remembered`"+`), and
 predicts with it (`+"`moha.Remembered`"+`): for a pod size it has measured at
 the same or an up to %d %% higher rate per pod, the measured response time

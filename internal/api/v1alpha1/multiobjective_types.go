@@ -367,7 +367,7 @@ type MultiObjectiveElasticityStrategyStatus struct {
 	// Remembered are measurements of configurations the strategy ran, oldest
 	// first: the mean response time its pods served at a request rate per
 	// pod, over an interval in which the configuration had not changed for
-	// two intervals. At most one per pod size and 10 % band of rate per pod,
+	// two intervals or the cooldown, whichever is longer. At most one per pod size and 10 % band of rate per pod,
 	// at most 128 (the oldest go). Decisions take a remembered response time over the
 	// model's prediction for the same pod size at the same or a slightly
 	// higher rate per pod (within 10 %).
