@@ -479,14 +479,21 @@ func (b *bench) startRuntime(ctx context.Context) error {
 // counts returns the SLOs Ready with data and the policies that observed
 // their generation with data.
 func (b *bench) counts(ctx context.Context) (slos, policies int, err error) {
-	var sl hcav1.ServiceLevelObjectiveList
-	if err := b.c.List(ctx, &sl, client.MatchingLabels{BenchLabel: b.class}); err != nil {
-		return 0, 0, fmt.Errorf("list SLOs: %w", err)
-	}
-	for _, s := range sl.Items {
-		if s.Status.LastEvaluationTime != nil && meta.IsStatusConditionTrue(s.Status.Conditions, hcav1.ConditionReady) &&
-			meta.IsStatusConditionTrue(s.Status.Conditions, hcav1.ConditionMetricsAvailable) {
-			slos++
+	// In pages of 1,000: one response of 10,000 SLOs (about 20 MB) was cut
+	// off by a busy API server ("stream error ... INTERNAL_ERROR").
+	for cont := ""; ; {
+		var sl hcav1.ServiceLevelObjectiveList
+		if err := b.c.List(ctx, &sl, client.MatchingLabels{BenchLabel: b.class}, client.Limit(1000), client.Continue(cont)); err != nil {
+			return 0, 0, fmt.Errorf("list SLOs: %w", err)
+		}
+		for _, s := range sl.Items {
+			if s.Status.LastEvaluationTime != nil && meta.IsStatusConditionTrue(s.Status.Conditions, hcav1.ConditionReady) &&
+				meta.IsStatusConditionTrue(s.Status.Conditions, hcav1.ConditionMetricsAvailable) {
+				slos++
+			}
+		}
+		if cont = sl.Continue; cont == "" {
+			break
 		}
 	}
 	var pl hcav1.BurstPolicyList
@@ -509,7 +516,10 @@ func (b *bench) waitReady(ctx context.Context, res *Result) error {
 	for {
 		s, p, err := b.counts(ctx)
 		if err != nil {
-			return err
+			// A list of 10,000 SLOs may time out on a busy API server: the
+			// next poll tries again, the deadline still applies.
+			b.logf("counting: %v", err)
+			s, p = 0, 0
 		}
 		if s+p > last {
 			deadline, last = time.Now().Add(3*time.Minute), s+p
@@ -523,8 +533,12 @@ func (b *bench) waitReady(ctx context.Context, res *Result) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("no progress for 3 minutes: %d of %d SLOs are Ready with metrics and %d of %d policies reconciled with metrics (runtime log in %s/logs)", s, res.SLOs, p, res.Policies, b.cfg.LabDir)
 		}
-		b.logf("%d/%d SLOs evaluated with data, %d/%d policies reconciled", s, res.SLOs, p, res.Policies)
-		if err := sleep(ctx, 5*time.Second); err != nil {
+		if err == nil {
+			b.logf("%d/%d SLOs evaluated with data, %d/%d policies reconciled", s, res.SLOs, p, res.Policies)
+		}
+		// Each poll lists every SLO (about 20 MB of JSON at 10,000), work
+		// for the API server the runtime competes with: every 15 s.
+		if err := sleep(ctx, 15*time.Second); err != nil {
 			return err
 		}
 	}
