@@ -271,6 +271,23 @@ type adaptiveSeries struct {
 	// hist holds one value per step; hist[len-1] is the step of lastAt.
 	hist   []float64
 	lastAt time.Time
+	// excess caches the load's excursions above a seasonal model at the
+	// closed steps (all but the last; see ahead).
+	excess excessCache
+}
+
+// excessCache holds the excursions of closed steps (which never change
+// until the history is replaced) by step time, oldest first, for one
+// model; spare is the buffer the next update fills.
+type excessCache struct {
+	model     string
+	at, spare []time.Time
+	v, spareV []float64
+}
+
+// reset empties c.
+func (c *excessCache) reset(model string) {
+	c.model, c.at, c.v = model, c.at[:0], c.v[:0]
 }
 
 // guardedTrend is forecast.Trend that forecasts the last value unless the
@@ -391,6 +408,7 @@ func (a *Adaptive) WarmMetric(i, n int, ts []time.Time, vs []float64, now time.T
 	if err != nil {
 		return fmt.Errorf("adaptive: warm the history: %w", err)
 	}
+	sr.excess.reset("")
 	sr.hist = append(sr.hist[:0], vals...)
 	sr.lastAt = from.Add(time.Duration(len(vals)-1) * a.cfg.Step)
 	return nil
@@ -407,6 +425,7 @@ func (a *Adaptive) HistoryWindow() (window, step time.Duration) {
 func (a *Adaptive) observe(sr *adaptiveSeries, now time.Time, total float64) {
 	if len(sr.hist) > 0 && now.Before(sr.lastAt) {
 		sr.hist = sr.hist[:0]
+		sr.excess.reset("")
 	}
 	if len(sr.hist) == 0 {
 		sr.hist = append(sr.hist, total)
@@ -505,13 +524,38 @@ func (a *Adaptive) ahead(sr *adaptiveSeries) (peak float64, model string, ok boo
 	// history trusted judges it on; at least the scale-down window), each
 	// step against the model's forecast from the steps before it: the
 	// noise the forecast does not repeat, which the hold must still cover.
-	excess := 0.0
+	// The closed steps' excursions change only with a new step: cached.
 	sn, n := seasonalOf(m), len(sr.hist)
-	for j := max(n-max(sn.Window, a.aheadN), sn.Period+1); j < n; j++ {
+	excursion := func(j int) float64 {
 		f, err := m.Forecast(sr.hist[:j], 1)
-		if err == nil && !badFloat(f) {
-			excess = max(excess, sr.hist[j]-f)
+		if err != nil || badFloat(f) {
+			return 0
 		}
+		return sr.hist[j] - f
+	}
+	c := &sr.excess
+	if c.model != m.Name() {
+		c.reset(m.Name())
+	}
+	at, v, k := c.spare[:0], c.spareV[:0], 0
+	excess := 0.0
+	for j := max(n-max(sn.Window, a.aheadN), sn.Period+1); j < n-1; j++ {
+		t := sr.lastAt.Add(-time.Duration(n-1-j) * a.cfg.Step)
+		for k < len(c.at) && c.at[k].Before(t) {
+			k++
+		}
+		var e float64
+		if k < len(c.at) && c.at[k].Equal(t) {
+			e = c.v[k]
+		} else {
+			e = excursion(j)
+		}
+		at, v = append(at, t), append(v, e)
+		excess = max(excess, e)
+	}
+	c.at, c.spare, c.v, c.spareV = at, c.at, v, c.v
+	if n-1 > sn.Period {
+		excess = max(excess, excursion(n-1))
 	}
 	return peak + excess, m.Name(), true
 }
