@@ -716,6 +716,15 @@ func TestAdaptiveForecastScaleDown(t *testing.T) {
 			if d.Desired != c.want || !strings.Contains(d.Reason, c.reason) {
 				t.Fatalf("at 20:00 + %v: %d (%s), want %d with %q", c.check, d.Desired, d.Reason, c.want, c.reason)
 			}
+			// The excursions cached over the decisions are those of the
+			// history read afresh.
+			sr := &a.series[0]
+			fresh := adaptiveSeries{hist: append([]float64(nil), sr.hist...), lastAt: sr.lastAt}
+			p1, m1, ok1 := a.ahead(sr)
+			p2, m2, ok2 := a.ahead(&fresh)
+			if p1 != p2 || m1 != m2 || ok1 != ok2 {
+				t.Fatalf("ahead with the cache %v %s %v, afresh %v %s %v", p1, m1, ok1, p2, m2, ok2)
+			}
 		})
 	}
 }
