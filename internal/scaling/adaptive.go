@@ -18,7 +18,8 @@ type AdaptiveConfig struct {
 	Tolerance float64
 	// ScaleDownWindow is the HPA's scale-down stabilisation window: the
 	// count never drops below the highest recommendation made within it
-	// (0 to 1 h; 0 scales down at once), unless a step down releases it.
+	// (0 to 1 h; 0 scales down at once), unless a step down releases it
+	// or a trusted seasonal forecast expects less over the window ahead.
 	ScaleDownWindow time.Duration
 	// ReleaseWindow and ReleaseRatio tell a step down from noise: once
 	// every recommendation of the last ReleaseWindow is at most
@@ -218,7 +219,15 @@ type Forecast struct {
 //     step down releases it: when the highest recommendation of the last
 //     ReleaseWindow is at most ReleaseRatio times the ScaleDownWindow's,
 //     the floor is the ReleaseWindow's highest (noise stays within the
-//     ratio, a fallen flash crowd does not);
+//     ratio, a fallen flash crowd does not). The window guards against
+//     the load coming back within it; while a seasonal model is trusted
+//     (see predict; for every metric), the hold above the need is bounded
+//     by what that model forecasts: the count for its highest forecast
+//     over the next ScaleDownWindow plus the load's highest excursion
+//     above the model over its level window behind (the noise it does not
+//     repeat), with the headroom ([forecastHold]). A load the forecast
+//     expects back keeps its pods; one it expects to keep falling (an
+//     evening) releases them with the need, not a window later;
 //   - then clamped to [Min, Max].
 //
 // With no observation (no usable sample) Decide holds Current (clamped)
@@ -237,7 +246,10 @@ type Adaptive struct {
 	keep       int
 	trendN, hN int
 	// nodeHN is NodeHorizon in steps (0: off).
-	nodeHN      int
+	nodeHN int
+	// aheadN is the scale-down window in steps, the span of the seasonal
+	// forecast that bounds the stabilisation (0: no forecast, no bound).
+	aheadN      int
 	seasonN     int
 	backtestN   int
 	models      []forecast.Model
@@ -259,6 +271,23 @@ type adaptiveSeries struct {
 	// hist holds one value per step; hist[len-1] is the step of lastAt.
 	hist   []float64
 	lastAt time.Time
+	// excess caches the load's excursions above a seasonal model at the
+	// closed steps (all but the last; see ahead).
+	excess excessCache
+}
+
+// excessCache holds the excursions of closed steps (which never change
+// until the history is replaced) by step time, oldest first, for one
+// model; spare is the buffer the next update fills.
+type excessCache struct {
+	model     string
+	at, spare []time.Time
+	v, spareV []float64
+}
+
+// reset empties c.
+func (c *excessCache) reset(model string) {
+	c.model, c.at, c.v = model, c.at[:0], c.v[:0]
 }
 
 // guardedTrend is forecast.Trend that forecasts the last value unless the
@@ -301,6 +330,9 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 	if cfg.Horizon > 0 && cfg.NodeHorizon > cfg.Horizon {
 		a.nodeHN = steps(cfg.NodeHorizon)
 	}
+	if cfg.Horizon > 0 && cfg.SeasonalPeriod > 0 {
+		a.aheadN = steps(cfg.ScaleDownWindow)
+	}
 	a.trendModel = guardedTrend{window: a.trendN, minR2: cfg.MinR2}
 	a.seasonModel = seasonal(a.seasonN)
 	const day = 24 * time.Hour
@@ -313,6 +345,10 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 		// A period back, plus what the seasonal model reads around it (its
 		// level window, its smoothing) and the backtest at the horizon.
 		a.keep = max(a.keep, a.seasonN+h+a.backtestN+a.seasonModel.Window+a.seasonModel.Smooth+2)
+		// The forecast over the scale-down window ahead, and the model's
+		// forecasts over its level window behind (see ahead).
+		w := a.seasonModel.Window
+		a.keep = max(a.keep, a.seasonN+max(w, a.aheadN)+w+a.seasonModel.Smooth+2)
 	}
 	return a, nil
 }
@@ -372,6 +408,7 @@ func (a *Adaptive) WarmMetric(i, n int, ts []time.Time, vs []float64, now time.T
 	if err != nil {
 		return fmt.Errorf("adaptive: warm the history: %w", err)
 	}
+	sr.excess.reset("")
 	sr.hist = append(sr.hist[:0], vals...)
 	sr.lastAt = from.Add(time.Duration(len(vals)-1) * a.cfg.Step)
 	return nil
@@ -388,6 +425,7 @@ func (a *Adaptive) HistoryWindow() (window, step time.Duration) {
 func (a *Adaptive) observe(sr *adaptiveSeries, now time.Time, total float64) {
 	if len(sr.hist) > 0 && now.Before(sr.lastAt) {
 		sr.hist = sr.hist[:0]
+		sr.excess.reset("")
 	}
 	if len(sr.hist) == 0 {
 		sr.hist = append(sr.hist, total)
@@ -438,15 +476,103 @@ func (a *Adaptive) predict(sr *adaptiveSeries, h int) (float64, string) {
 	if len(a.models) == 1 {
 		return a.forecastWith(a.trendModel, sr.hist, last, h)
 	}
-	// A trusted seasonal model forecasts, the configured period's first
-	// (a week knows Monday, the day before does not).
-	for _, m := range a.models[1:] {
-		if sn := seasonalOf(m); trusted(sr.hist, sn, a.cfg.Tolerance) {
-			return a.forecastWith(m, sr.hist, last, h)
-		}
+	if m, ok := a.trustedSeason(sr, h); ok {
+		return a.forecastWith(m, sr.hist, last, h)
 	}
 	scores := forecast.Select(sr.hist, h, a.backtestN, a.models...)
 	return a.forecastWith(scores[0].Model, sr.hist, last, h)
+}
+
+// trustedSeason is the seasonal model that forecasts h steps ahead of sr
+// without competing: one with a period and h steps of history whose
+// pattern holds now ([trusted]), the configured period's first (a week
+// knows Monday, the day before does not). ok is false when there is none.
+func (a *Adaptive) trustedSeason(sr *adaptiveSeries, h int) (m forecast.Model, ok bool) {
+	if a.seasonN > 0 && len(sr.hist) > a.seasonN+h && trusted(sr.hist, a.seasonModel, a.cfg.Tolerance) {
+		return a.seasonModel, true
+	}
+	if d := a.dailyModel; d.Period > 0 && len(sr.hist) > d.Period+h && trusted(sr.hist, d.SeasonalNaive, a.cfg.Tolerance) {
+		return d, true
+	}
+	return nil, false
+}
+
+// ahead is the highest load a trusted seasonal model forecasts over the
+// scale-down window ahead of sr (1 to aheadN steps), and its model; ok is
+// false without a trusted seasonal model (or a window).
+func (a *Adaptive) ahead(sr *adaptiveSeries) (peak float64, model string, ok bool) {
+	if a.aheadN == 0 || len(sr.hist) == 0 {
+		return 0, "", false
+	}
+	m, ok := a.trustedSeason(sr, a.aheadN)
+	if !ok {
+		return 0, "", false
+	}
+	last := sr.hist[len(sr.hist)-1]
+	for h := 1; h <= a.aheadN; h++ {
+		f, name := a.forecastWith(m, sr.hist, last, h)
+		if h == 1 || f > peak {
+			peak = f
+		}
+		if name != m.Name() {
+			// The model failed (it then forecasts the last value): no
+			// forecast to bound the stabilisation with.
+			return 0, "", false
+		}
+	}
+	// The load's excursions above the model over its level window (the
+	// history trusted judges it on; at least the scale-down window), each
+	// step against the model's forecast from the steps before it: the
+	// noise the forecast does not repeat, which the hold must still cover.
+	// The closed steps' excursions change only with a new step: cached.
+	sn, n := seasonalOf(m), len(sr.hist)
+	excursion := func(j int) float64 {
+		f, err := m.Forecast(sr.hist[:j], 1)
+		if err != nil || badFloat(f) {
+			return 0
+		}
+		return sr.hist[j] - f
+	}
+	c := &sr.excess
+	if c.model != m.Name() {
+		c.reset(m.Name())
+	}
+	at, v, k := c.spare[:0], c.spareV[:0], 0
+	excess := 0.0
+	for j := max(n-max(sn.Window, a.aheadN), sn.Period+1); j < n-1; j++ {
+		t := sr.lastAt.Add(-time.Duration(n-1-j) * a.cfg.Step)
+		for k < len(c.at) && c.at[k].Before(t) {
+			k++
+		}
+		var e float64
+		if k < len(c.at) && c.at[k].Equal(t) {
+			e = c.v[k]
+		} else {
+			e = excursion(j)
+		}
+		at, v = append(at, t), append(v, e)
+		excess = max(excess, e)
+	}
+	c.at, c.spare, c.v, c.spareV = at, c.at, v, c.v
+	if n-1 > sn.Period {
+		excess = max(excess, excursion(n-1))
+	}
+	return peak + excess, m.Name(), true
+}
+
+// forecastHold is the scale-down stabilisation bounded by a trusted
+// seasonal forecast: the count stays at most at down (the highest
+// recommendation of the window, or of the release window after a step
+// down) and at least at want (what is needed now); a forecast of what the
+// window ahead needs (aheadWant, with headroom) lowers the hold to it. The
+// window guards against the load coming back within it: when the forecast
+// expects it back the hold stays, when it expects the load to keep falling
+// the pods go. Without a forecast (ok false) the hold is down.
+func forecastHold(want, down, aheadWant int32, ok bool) int32 {
+	if !ok {
+		return down
+	}
+	return max(want, min(down, aheadWant))
 }
 
 // seasonalOf is the seasonal model m is.
@@ -520,9 +646,13 @@ func (a *Adaptive) DecideMetrics(ins []Input) Decision {
 		ref = a.lastNeed
 	}
 	needed, ok, noData := int32(0), false, 0
+	// hold is the highest need the seasonal forecasts see over the window
+	// ahead: known only when every metric has one.
+	var hold aheadNeed
+	aheadAll := true
 	for i := range ins {
 		writeMetric(&b, i, len(ins))
-		n, fc, got := a.need(&a.series[i], ins[i], ref, &b)
+		n, fc, h, got := a.need(&a.series[i], ins[i], ref, &b)
 		if !got {
 			noData++
 			continue
@@ -530,6 +660,15 @@ func (a *Adaptive) DecideMetrics(ins []Input) Decision {
 		if !ok || n > needed {
 			needed, ok, a.fc = n, true, fc
 		}
+		switch {
+		case !h.ok:
+			aheadAll = false
+		case !hold.ok || h.n > hold.n:
+			hold = h
+		}
+	}
+	if !aheadAll || noData > 0 {
+		hold = aheadNeed{}
 	}
 	if !ok || (noData > 0 && needed < ref) {
 		cur := clamp(in.Current, in.Min, in.Max)
@@ -542,10 +681,8 @@ func (a *Adaptive) DecideMetrics(ins []Input) Decision {
 		writeInt(&b, needed)
 	}
 	a.lastNeed = needed
-	want := needed
+	want := a.withHeadroom(needed)
 	if a.cfg.HeadroomReplicas > 0 || a.cfg.HeadroomPercent > 0 {
-		extra := max(a.cfg.HeadroomReplicas, ceilReplicas(float64(needed)*a.cfg.HeadroomPercent/100))
-		want = clamp64(int64(needed)+int64(extra), 0, math.MaxInt32)
 		b.WriteString("; headroom ")
 		writeInt(&b, want-needed)
 	}
@@ -563,22 +700,50 @@ func (a *Adaptive) DecideMetrics(ins []Input) Decision {
 	if a.cfg.ReleaseWindow > 0 && float64(shortMax) <= a.cfg.ReleaseRatio*float64(longMax) {
 		down, window = shortMax, a.cfg.ReleaseWindow
 	}
-	stab := min(max(in.Current, want), down)
+	held := forecastHold(want, down, a.withHeadroom(hold.n), hold.ok)
+	stab := min(max(in.Current, want), held)
 	if stab > want {
 		b.WriteString("; scale-down stabilisation keeps ")
 		writeInt(&b, stab)
-		b.WriteString(" (highest of the last ")
-		b.WriteString(window.String())
-		b.WriteString(")")
+		if held < down {
+			b.WriteString(" (the ")
+			b.WriteString(hold.model)
+			b.WriteString(" forecast's need over the next ")
+			b.WriteString(a.cfg.ScaleDownWindow.String())
+			b.WriteString(", below the highest of the last ")
+			b.WriteString(window.String())
+			b.WriteString(")")
+		} else {
+			b.WriteString(" (highest of the last ")
+			b.WriteString(window.String())
+			b.WriteString(")")
+		}
+	} else if held < down && max(in.Current, want) > held {
+		b.WriteString("; the ")
+		b.WriteString(hold.model)
+		b.WriteString(" forecast needs at most ")
+		writeInt(&b, max(hold.n, 0))
+		b.WriteString(" over the next ")
+		b.WriteString(a.cfg.ScaleDownWindow.String())
+		b.WriteString(": no scale-down stabilisation")
 	}
 	final := clampWriting(&b, stab, in.Min, in.Max)
 	return Decision{Desired: final, Reason: b.String(), Limited: final != want}
 }
 
+// withHeadroom is needed plus the headroom.
+func (a *Adaptive) withHeadroom(needed int32) int32 {
+	if a.cfg.HeadroomReplicas == 0 && a.cfg.HeadroomPercent == 0 {
+		return needed
+	}
+	extra := max(a.cfg.HeadroomReplicas, ceilReplicas(float64(needed)*a.cfg.HeadroomPercent/100))
+	return clamp64(int64(needed)+int64(extra), 0, math.MaxInt32)
+}
+
 // need is what metric in (history sr) needs, ref standing for the current
 // count, with the forecast made; ok is false when in has no usable sample
 // (b then says why).
-func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Builder) (needed int32, fc Forecast, ok bool) {
+func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Builder) (needed int32, fc Forecast, hold aheadNeed, ok bool) {
 	total, ok := 0.0, false
 	switch {
 	case in.External != nil:
@@ -596,7 +761,7 @@ func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Buil
 		b.WriteString("no pods and no external metric")
 	}
 	if !ok {
-		return 0, Forecast{}, false
+		return 0, Forecast{}, aheadNeed{}, false
 	}
 	a.observe(sr, in.Now, total)
 
@@ -661,7 +826,20 @@ func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Buil
 			}
 		}
 	}
-	return needed, fc, true
+	if peak, model, ok := a.ahead(sr); ok {
+		n, _ := count(peak)
+		hold = aheadNeed{n: n, load: peak, model: model, ok: true}
+	}
+	return needed, fc, hold, true
+}
+
+// aheadNeed is the count a trusted seasonal forecast needs over the
+// scale-down window ahead (ok false: none), from its highest load.
+type aheadNeed struct {
+	n     int32
+	load  float64
+	model string
+	ok    bool
 }
 
 // forecastActs reports whether forecast f, h steps ahead of sr and beyond

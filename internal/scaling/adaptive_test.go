@@ -342,9 +342,10 @@ func TestAdaptiveWarm(t *testing.T) {
 
 // TestAdaptiveHistoryWindow: the range a restarted runtime reads back is
 // what the models keep: with the defaults a day (the seasonal period) plus
-// the horizon (2 steps of 15 s), the backtest (8 steps), the seasonal
-// model's level window (60 steps: 15 min) and smoothing (8 steps), plus
-// two steps, less one step between the ends: 5,839 steps of 15 s. Without
+// twice the seasonal model's level window (60 steps: 15 min; its forecasts
+// over the level window behind, which bound the scale-down stabilisation,
+// each read a level window before them) and its smoothing (8 steps), plus
+// two steps, less one step between the ends: 5,889 steps of 15 s. Without
 // the level window the seasonal model would never be trusted.
 func TestAdaptiveHistoryWindow(t *testing.T) {
 	a, err := NewAdaptive(DefaultAdaptiveConfig())
@@ -352,8 +353,8 @@ func TestAdaptiveHistoryWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, step := a.HistoryWindow()
-	if step != 15*time.Second || w != 5839*15*time.Second {
-		t.Fatalf("HistoryWindow = %v, %v; want %v, 15s", w, step, 5839*15*time.Second)
+	if step != 15*time.Second || w != 5889*15*time.Second {
+		t.Fatalf("HistoryWindow = %v, %v; want %v, 15s", w, step, 5889*15*time.Second)
 	}
 	cfg := DefaultAdaptiveConfig()
 	cfg.SeasonalPeriod = 0
@@ -606,6 +607,123 @@ func TestAdaptiveForecastBeyondTolerance(t *testing.T) {
 			}
 			if raised := strings.Contains(d.Reason, "forecast"); raised != c.wantRaised {
 				t.Errorf("decision %d (%s): raised by the forecast %v, want %v", d.Desired, d.Reason, raised, c.wantRaised)
+			}
+		})
+	}
+}
+
+// TestForecastHold: the scale-down stabilisation bounded by a trusted
+// seasonal forecast of the window ahead.
+func TestForecastHold(t *testing.T) {
+	cases := []struct {
+		name                  string
+		want, down, aheadWant int32
+		ok                    bool
+		hold                  int32
+	}{
+		{name: "no trusted forecast: the window's highest", want: 12, down: 20, aheadWant: 12, ok: false, hold: 20},
+		{name: "the forecast expects the load back: the hold stays", want: 12, down: 20, aheadWant: 20, ok: true, hold: 20},
+		{name: "the forecast expects more than the window held", want: 12, down: 20, aheadWant: 25, ok: true, hold: 20},
+		{name: "the forecast expects the load to keep falling: its need", want: 12, down: 20, aheadWant: 14, ok: true, hold: 14},
+		{name: "never below the need now", want: 12, down: 20, aheadWant: 9, ok: true, hold: 12},
+		{name: "no hold above the need", want: 12, down: 12, aheadWant: 9, ok: true, hold: 12},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := forecastHold(c.want, c.down, c.aheadWant, c.ok); got != c.hold {
+				t.Fatalf("forecastHold(%d, %d, %d, %v) = %d, want %d", c.want, c.down, c.aheadWant, c.ok, got, c.hold)
+			}
+		})
+	}
+}
+
+// TestAdaptiveForecastScaleDown: a day of history warms the daily season
+// (15 s steps, target 40 per pod); at 20:00 today, as yesterday, the load
+// of 800 (20 pods) changes. Decisions every 15 s from 19:55; the count at
+// the check is compared. The HPA's stabilisation holds 20 (the highest
+// recommendation of the last 5 min); with a trusted seasonal forecast the
+// hold is bounded by what the forecast needs over the next 5 min.
+func TestAdaptiveForecastScaleDown(t *testing.T) {
+	const day = 24 * time.Hour
+	fall := func(h time.Duration) float64 { // 800 to 200 from 20:00 to 20:10
+		switch {
+		case h < 20*time.Hour:
+			return 800
+		case h < 20*time.Hour+10*time.Minute:
+			return 800 - 600*float64(h-20*time.Hour)/float64(10*time.Minute)
+		}
+		return 200
+	}
+	dip := func(h time.Duration) float64 { // 500 from 20:00 to 20:03, then 800
+		if h >= 20*time.Hour && h < 20*time.Hour+3*time.Minute {
+			return 500
+		}
+		return 800
+	}
+	cases := []struct {
+		name      string
+		yesterday func(time.Duration) float64
+		today     func(time.Duration) float64
+		level     float64 // today's load = today() x level
+		check     time.Duration
+		want      int32
+		reason    string
+	}{
+		// The evening fall, as yesterday: the forecast expects the load
+		// to keep falling, the pods go with the need (500 at 20:05: 13;
+		// 14 with the load's excursions above the model, which smooths
+		// yesterday's bend at 20:00), not 5 min later.
+		{name: "forecast expects the fall to go on", yesterday: fall, today: fall, level: 1, check: 5 * time.Minute, want: 14, reason: "keeps 14 (the seasonal forecast's need over the next 5m0s, below the highest of the last 5m0s)"},
+		// Yesterday the load came back after a dip: the hold stays.
+		{name: "forecast expects the load back", yesterday: dip, today: dip, level: 1, check: 150 * time.Second, want: 20, reason: "keeps 20 (highest of the last 5m0s)"},
+		// Today's level is 20 % above yesterday's: the season is not
+		// trusted, the HPA's hold (24 = 960 / 40 before the fall).
+		{name: "season not trusted", yesterday: fall, today: fall, level: 1.2, check: 5 * time.Minute, want: 24, reason: "keeps 24 (highest of the last 5m0s)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultAdaptiveConfig()
+			cfg.SeasonalPeriod = day
+			a, err := NewAdaptive(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			load := func(at time.Time) float64 {
+				since := at.Sub(algAt(0))
+				if since < day {
+					return c.yesterday(since)
+				}
+				return c.today(since-day) * c.level
+			}
+			// Warmed up to 19:55, decided from then on.
+			start := algAt(day + 20*time.Hour)
+			from := start.Add(-5 * time.Minute)
+			var ts []time.Time
+			var vs []float64
+			for at := algAt(0); at.Before(from); at = at.Add(15 * time.Second) {
+				ts, vs = append(ts, at), append(vs, load(at))
+			}
+			if err := a.Warm(ts, vs, from.Add(-15*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			cur := int32(math.Ceil(load(from) / 40))
+			var d Decision
+			for at := from; !at.After(start.Add(c.check)); at = at.Add(15 * time.Second) {
+				l := load(at)
+				d = a.Decide(Input{Now: at, Current: cur, Min: 1, Max: 100, Target: 40, External: &l})
+				cur = d.Desired
+			}
+			if d.Desired != c.want || !strings.Contains(d.Reason, c.reason) {
+				t.Fatalf("at 20:00 + %v: %d (%s), want %d with %q", c.check, d.Desired, d.Reason, c.want, c.reason)
+			}
+			// The excursions cached over the decisions are those of the
+			// history read afresh.
+			sr := &a.series[0]
+			fresh := adaptiveSeries{hist: append([]float64(nil), sr.hist...), lastAt: sr.lastAt}
+			p1, m1, ok1 := a.ahead(sr)
+			p2, m2, ok2 := a.ahead(&fresh)
+			if p1 != p2 || m1 != m2 || ok1 != ok2 {
+				t.Fatalf("ahead with the cache %v %s %v, afresh %v %s %v", p1, m1, ok1, p2, m2, ok2)
 			}
 		})
 	}
