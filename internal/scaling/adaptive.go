@@ -864,25 +864,25 @@ func (a *Adaptive) forecastActs(sr *adaptiveSeries, h int, f, sized float64) boo
 // writeForecastHeld writes a forecast of a small rise that waits for the
 // next step to b.
 func writeForecastHeld(b *strings.Builder, model string, f float64, h time.Duration, ratio float64) {
-	b.WriteString("; ")
-	b.WriteString(model)
-	b.WriteString(" forecast ")
-	writeNum(b, f)
-	b.WriteString(" in ")
-	b.WriteString(h.String())
+	writeForecastHead(b, model, f, h)
 	b.WriteString(" (a rise below ")
 	writeNum(b, ratio)
 	b.WriteString("x: held until the next step confirms it)")
 }
 
-// writeForecast writes a forecast that raised the need to b.
-func writeForecast(b *strings.Builder, model string, f float64, h time.Duration, n int32, why string) {
+// writeForecastHead writes "; MODEL forecast F in H" to b.
+func writeForecastHead(b *strings.Builder, model string, f float64, h time.Duration) {
 	b.WriteString("; ")
 	b.WriteString(model)
 	b.WriteString(" forecast ")
 	writeNum(b, f)
 	b.WriteString(" in ")
 	b.WriteString(h.String())
+}
+
+// writeForecast writes a forecast that raised the need to b.
+func writeForecast(b *strings.Builder, model string, f float64, h time.Duration, n int32, why string) {
+	writeForecastHead(b, model, f, h)
 	b.WriteString(" needs ")
 	writeInt(b, n)
 	b.WriteString(why)
