@@ -176,27 +176,31 @@ func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, e
 	out := StepResult{CPULimitMilli: best.CPULimitMilli, MemoryLimitMiB: best.MemoryLimitMiB, Replicas: best.Replicas, Reason: ReasonScaled, Decision: d}
 	curCPU, curMem := s.CPULimitMilli*float64(s.Replicas), s.MemoryLimitMiB*float64(s.Replicas)
 	newCPU, newMem := best.CPULimitMilli*float64(best.Replicas), best.MemoryLimitMiB*float64(best.Replicas)
+	cooling := !lastScale.IsZero() && now.Sub(lastScale) < l.Cooldown
+	th := l.Thresholds()
+	within := func(rt, cpu, mem float64) bool {
+		return rt <= th.ResponseTimeMs && cpu <= th.CPUUsagePercent.Max && mem <= th.MemoryUsagePercent.Max
+	}
 	switch {
 	case best.CPULimitMilli == s.CPULimitMilli && best.MemoryLimitMiB == s.MemoryLimitMiB && best.Replicas == s.Replicas:
 		out.Reason = ReasonBestIsCurrent
 	case !inRanges:
 		// back into the ranges: at once
 	case newCPU > curCPU || newCPU == curCPU && newMem > curMem:
-		th := l.Thresholds()
-		if s.ResponseTimeMs <= th.ResponseTimeMs && s.CPUUsagePercent <= th.CPUUsagePercent.Max && s.MemoryUsagePercent <= th.MemoryUsagePercent.Max {
+		if within(s.ResponseTimeMs, s.CPUUsagePercent, s.MemoryUsagePercent) {
 			out.Reason = ReasonNoIncreaseNeeded
 			break
 		}
-		if !lastScale.IsZero() && now.Sub(lastScale) < l.Cooldown {
+		if cooling {
 			cur, err := predict(p, Variation{CPULimitMilli: s.CPULimitMilli, MemoryLimitMiB: s.MemoryLimitMiB, Replicas: s.Replicas}, s.RequestsPerSecond)
 			if err != nil {
 				return StepResult{}, fmt.Errorf("moha step: %w", err)
 			}
-			if cur[0] <= th.ResponseTimeMs && cur[1] <= th.CPUUsagePercent.Max && cur[2] <= th.MemoryUsagePercent.Max {
+			if within(cur[0], cur[1], cur[2]) {
 				out.Reason = ReasonSettling
 			}
 		}
-	case !lastScale.IsZero() && now.Sub(lastScale) < l.Cooldown:
+	case cooling:
 		out.Reason = ReasonCooldown
 	case cut(curCPU, newCPU) < l.MinDecreasePercent && (newCPU != curCPU || cut(curMem, newMem) < l.MinDecreasePercent):
 		out.Reason = ReasonSmallGain

@@ -711,13 +711,11 @@ func (a *Adaptive) DecideMetrics(ins []Input) Decision {
 			b.WriteString(" forecast's need over the next ")
 			b.WriteString(a.cfg.ScaleDownWindow.String())
 			b.WriteString(", below the highest of the last ")
-			b.WriteString(window.String())
-			b.WriteString(")")
 		} else {
 			b.WriteString(" (highest of the last ")
-			b.WriteString(window.String())
-			b.WriteString(")")
 		}
+		b.WriteString(window.String())
+		b.WriteString(")")
 	} else if held < down && max(in.Current, want) > held {
 		b.WriteString("; the ")
 		b.WriteString(hold.model)
@@ -790,9 +788,7 @@ func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Buil
 	case within:
 		b.WriteString(" (within the tolerance)")
 	case confirming:
-		b.WriteString(" (a rise below ")
-		writeNum(b, a.cfg.StepRatio)
-		b.WriteString("x: held until the next step confirms it)")
+		writeHeldRise(b, a.cfg.StepRatio)
 	}
 	// sized is the load ref pods are sized for.
 	sized := float64(ref) * in.Target
@@ -828,7 +824,7 @@ func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Buil
 	}
 	if peak, model, ok := a.ahead(sr); ok {
 		n, _ := count(peak)
-		hold = aheadNeed{n: n, load: peak, model: model, ok: true}
+		hold = aheadNeed{n: n, model: model, ok: true}
 	}
 	return needed, fc, hold, true
 }
@@ -837,7 +833,6 @@ func (a *Adaptive) need(sr *adaptiveSeries, in Input, ref int32, b *strings.Buil
 // scale-down window ahead (ok false: none), from its highest load.
 type aheadNeed struct {
 	n     int32
-	load  float64
 	model string
 	ok    bool
 }
@@ -865,6 +860,11 @@ func (a *Adaptive) forecastActs(sr *adaptiveSeries, h int, f, sized float64) boo
 // next step to b.
 func writeForecastHeld(b *strings.Builder, model string, f float64, h time.Duration, ratio float64) {
 	writeForecastHead(b, model, f, h)
+	writeHeldRise(b, ratio)
+}
+
+// writeHeldRise writes why a small rise waits to b.
+func writeHeldRise(b *strings.Builder, ratio float64) {
 	b.WriteString(" (a rise below ")
 	writeNum(b, ratio)
 	b.WriteString("x: held until the next step confirms it)")

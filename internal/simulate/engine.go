@@ -796,7 +796,7 @@ func room(clusters []*clusterState, pending []int, nodes *nodeRun, t int) int32 
 		case c.hasNodes():
 			for _, nd := range c.nodes {
 				if nd.ready(t) && !nd.noticed {
-					n += slots(nd.free, nodes.req)
+					n += capacity.PerNode(capacity.Group{Allocatable: nd.free}, nodes.req) // what its free room holds
 				}
 			}
 			waiting += int64(int32(len(c.pods)) - c.bound())
@@ -808,18 +808,6 @@ func room(clusters []*clusterState, pending []int, nodes *nodeRun, t int) int32 
 		}
 	}
 	return int32(min(max(n-waiting, 0), unlimited))
-}
-
-// slots is how many pods of requests r fit in free.
-func slots(free, r capacity.Resources) int64 {
-	n := free.Pods
-	if r.CPUMilli > 0 {
-		n = min(n, free.CPUMilli/r.CPUMilli)
-	}
-	if r.MemoryBytes > 0 {
-		n = min(n, free.MemoryBytes/r.MemoryBytes)
-	}
-	return max(n, 0)
 }
 
 func countWaiting(pending []int, t, thresh int) int32 {
