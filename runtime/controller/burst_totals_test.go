@@ -2,14 +2,17 @@ package controller
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
@@ -193,6 +196,34 @@ func TestBurstDecideMetricsMissing(t *testing.T) {
 			best, reason, _, missing := burstDecideMetrics(alg, tc.ins, tc.errs)
 			if best != tc.want || len(missing) != tc.missing || !strings.Contains(reason, tc.contains) {
 				t.Fatalf("got %d (%s), missing %v; want %d, %d missing, reason with %q", best, reason, missing, tc.want, tc.missing, tc.contains)
+			}
+		})
+	}
+}
+
+func TestBurstPodFilter(t *testing.T) {
+	pod := func(name string) corev1.Pod { return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+	many := make([]corev1.Pod, burstMaxNamedPods+1)
+	for i := range many {
+		many[i] = pod(fmt.Sprintf("web-7d9f-%05d", i))
+	}
+	for _, tc := range []struct {
+		name string
+		pods []corev1.Pod
+		want string
+	}{
+		{"no pods: the Deployment's name pattern", nil, `pod=~"web\\.v2-[a-z0-9]+-[a-z0-9]+"`},
+		{"listed pods by name, sorted, once each, quoted", []corev1.Pod{pod("web.v2-b-2"), pod("web.v2-a-1"), pod("web.v2-b-2")}, `pod=~"web\\.v2-a-1|web\\.v2-b-2"`},
+		{"more than the cap: the pattern", many, `pod=~"web\\.v2-[a-z0-9]+-[a-z0-9]+"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := metrics.Query{Metric: "m", Filters: []metrics.LabelFilter{burstPodFilter("web.v2", tc.pods)}}
+			got, err := q.PromQL()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "m{" + tc.want + "}"; got != want {
+				t.Errorf("query %s, want %s", got, want)
 			}
 		})
 	}

@@ -148,3 +148,27 @@ func burstPolicy(class, ns, primary, cluster string) *hcav1.BurstPolicy {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// PlatformSLOs returns the SLOs of a run of n namespaces whose first
+// policies namespaces have a BurstPolicy, as setup creates them (for
+// benchmarks that evaluate the same SLOs without the API server).
+func PlatformSLOs(class string, n, policies int) []*hcav1.ServiceLevelObjective {
+	out := make([]*hcav1.ServiceLevelObjective, 0, 2*n)
+	for i := range n {
+		for _, t := range sloTypes(i) {
+			out = append(out, slo(class, namespaceName(class, i), t, i < policies))
+		}
+	}
+	return out
+}
+
+// PlatformPods returns the pod names the exporter serves for a run of n
+// namespaces without an API server: one pod per namespace, named as a
+// Deployment's pod would be.
+func PlatformPods(class string, n int) map[string][]string {
+	out := make(map[string][]string, n)
+	for i := range n {
+		out[namespaceName(class, i)] = []string{fmt.Sprintf("%s-5d8f7c9b6-%05d", workloadName, i)}
+	}
+	return out
+}
