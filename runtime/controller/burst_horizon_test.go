@@ -49,7 +49,9 @@ func TestBurstReadiness(t *testing.T) {
 			Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: ready, LastTransitionTime: metav1.NewTime(t0.Add(startup))}}}}
 	}
 	pods := []corev1.Pod{pod(40*time.Second, corev1.ConditionTrue), pod(20*time.Second, corev1.ConditionTrue), pod(5*time.Minute, corev1.ConditionFalse)}
-	group := func(name string, ct hcav1.CapacityType) hcav1.NodeGroup { return hcav1.NodeGroup{Name: name, CapacityType: ct} }
+	group := func(name string, ct hcav1.CapacityType) hcav1.NodeGroup {
+		return hcav1.NodeGroup{Name: name, CapacityType: ct}
+	}
 	view := func(name string, target bool, groups ...hcav1.NodeGroup) *burstView {
 		v := &burstView{name: name, hc: &hcav1.HybridCluster{Spec: hcav1.HybridClusterSpec{NodeGroups: groups}}}
 		if target {
