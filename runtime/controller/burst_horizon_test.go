@@ -134,3 +134,20 @@ func TestBurstTargetRoom(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordReadyBoots: the capacity controller's timed boots reach
+// NodeBoots without telemetry, for the burst controller's horizons.
+func TestRecordReadyBoots(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)
+	boots := &NodeBoots{}
+	r := &CapacityReconciler{Boots: boots}
+	g := &capacityGroup{spec: hcav1.NodeGroup{Name: "od", EKS: &hcav1.EKSNodeGroupRef{NodegroupName: "od"}}}
+	node := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{EKSNodegroupLabel: "od"}},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(t0.Add(90 * time.Second))}}}}
+	r.recordReady("eks", g, nil) // the first look times nothing
+	r.readyTimer.ordered("eks/od", 1, t0)
+	r.recordReady("eks", g, []corev1.Node{node})
+	if got := boots.of("eks", []string{"od"}); !slices.Equal(got, []time.Duration{90 * time.Second}) {
+		t.Errorf("boots %v, want [1m30s]", got)
+	}
+}
