@@ -235,12 +235,12 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason = mo.source, mo.total, mo.reason
 	case r.totals.source != nil && len(p.Spec.Metrics) > 0:
 		scheduled := burstScheduledPods(d, res.pods, views)
-		rd, err := r.readiness(ctx, p, d, scheduled, views, rooms, fitted, len(in.Unschedulable) > 0 || in.Unassigned > 0, req)
-		if err != nil {
-			res.err = err
-			return res
+		// Gathered only when an evaluation is due (the room may list the
+		// primary's nodes and pods).
+		ready := func() (burstReadiness, error) {
+			return r.readiness(ctx, p, d, scheduled, views, rooms, fitted, len(in.Unschedulable) > 0 || in.Unassigned > 0, req)
 		}
-		mo := r.totals.fromMetrics(ctx, key, p, d, scheduled, in.PrimarySpec+burstNow-min(in.MovingBack, in.PrimarySpec), rd, now)
+		mo := r.totals.fromMetrics(ctx, key, p, d, scheduled, in.PrimarySpec+burstNow-min(in.MovingBack, in.PrimarySpec), ready, now)
 		res.metrics = mo
 		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason, in.NoScaleDown = mo.source, mo.total, mo.reason, mo.noScaleDown
 	}

@@ -134,11 +134,13 @@ func burstPodNameRE(deployment string) string {
 // for kubernetes and frss, the intervals the benchmarks measure). Between evaluations the stored total stands. pods are
 // the target's scheduled pods in every cluster, current its replica count.
 //
-// rd carries the adaptive algorithm's horizons, derived from what the
-// controller measured (policy.DeriveHorizons), and its room: the running
-// algorithm takes new horizons at an evaluation (scaling.Adaptive.
-// SetHorizons, history kept); the horizons used are in the message.
-func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.BurstPolicy, d *appsv1.Deployment, pods []corev1.Pod, current int32, rd burstReadiness, now time.Time) *burstMetricOutcome {
+// ready gathers, when an evaluation is due, the adaptive algorithm's
+// horizons, derived from what the controller measured
+// (policy.DeriveHorizons), and its room: the running algorithm takes new
+// horizons at an evaluation (scaling.Adaptive.SetHorizons, history kept);
+// the horizons used are in the message. A room that could not be read is
+// unknown (the algorithm then counts no room) and the message says why.
+func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.BurstPolicy, d *appsv1.Deployment, pods []corev1.Pod, current int32, ready func() (burstReadiness, error), now time.Time) *burstMetricOutcome {
 	minR, maxR := max(p.Spec.MinReplicas, 1), max(p.Spec.MaxReplicas, max(p.Spec.MinReplicas, 1))
 	interval := t.interval
 	if interval <= 0 {
@@ -154,21 +156,23 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 		out.next = st.last.Add(interval).Sub(now)
 		return &out
 	}
+	t.mu.Unlock()
+	// One target is evaluated by one worker at a time: st is this
+	// evaluation's until it ends.
 	if st != nil && st.fingerprint == fp {
 		t.telemetry.Late(telemetry.LoopBurst, now.Sub(st.last.Add(interval)))
 	}
+	rd, roomErr := ready()
 	if st == nil || st.fingerprint != fp {
 		alg, err := policy.NewAlgorithmForMetricsWith(p.Spec.Algorithm, p.Spec.Metrics, rd.horizons)
 		if err != nil {
-			t.mu.Unlock()
 			return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: interval}
 		}
 		st = &burstAlgoState{fingerprint: fp, alg: alg}
+		t.mu.Lock()
 		t.algos[key] = st
 		t.mu.Unlock()
 		t.warm(ctx, st, p, d, now)
-	} else {
-		t.mu.Unlock()
 	}
 	if a, ok := st.alg.(*scaling.Adaptive); ok {
 		if h, n := a.Horizons(); h != rd.horizons.Pods || n != rd.horizons.Nodes {
@@ -215,6 +219,9 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	}
 	if burstAdaptive(p) {
 		out.message = strings.TrimPrefix(out.message+"; "+rd.horizons.String(), "; ")
+	}
+	if roomErr != nil {
+		out.message += fmt.Sprintf("; room unknown (%v): every added replica may wait for a node", roomErr)
 	}
 	if disabled == "" {
 		burstScheduleFloor(p, &out, current, maxR, rd.horizons, now)
