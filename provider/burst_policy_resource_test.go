@@ -693,6 +693,54 @@ resource "hca_burst_policy" "web" {
 	})
 }
 
+// TestAccBurstPolicyResource_legacyHorizon: a policy created while the API
+// defaulted forecastHorizon to 30s holds 30s; under a configuration that
+// does not set it, the plan is empty and an unrelated change keeps 30s.
+func TestAccBurstPolicyResource_legacyHorizon(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-bp-leg")
+	bp := &hcav1.BurstPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+			BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, MinReplicas: 1, MaxReplicas: 10,
+			Algorithm: hcav1.Algorithm{Name: "adaptive", Adaptive: &hcav1.AdaptiveAlgorithm{ForecastHorizon: dur("30s"), HeadroomPercent: 10}}},
+	}
+	if err := c.Create(context.Background(), bp); err != nil {
+		t.Fatalf("create the BurstPolicy to import: %v", err)
+	}
+	cfg := func(headroom int) string {
+		return accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name            = "web"
+  namespace       = %q
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  burst_targets   = [{ cluster = "eks" }]
+  max_replicas    = 10
+  algorithm = {
+    adaptive = { headroom_percent = %d } # implies the name, as import reads it
+  }
+}
+`, ns, headroom)
+	}
+	thirty := checkBurstPolicy(c, ns, "web", func(bp *hcav1.BurstPolicy) error {
+		if a := bp.Spec.Algorithm.Adaptive; a == nil || a.ForecastHorizon == nil || a.ForecastHorizon.Duration != 30*time.Second || a.HeadroomPercent != 20 {
+			return fmt.Errorf("adaptive %+v, want forecastHorizon 30s and headroom 20 %%", a)
+		}
+		return nil
+	})
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: cfg(10), ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/web", ImportStatePersist: true},
+			{Config: cfg(10), PlanOnly: true},
+			{Config: cfg(20), Check: thirty},
+			{Config: cfg(20), PlanOnly: true},
+		},
+	})
+}
+
 // TestAccBurstPolicyResource_example plans examples/resources/hca_burst_policy
 // with the real Terraform CLI.
 func TestAccBurstPolicyResource_example(t *testing.T) {
