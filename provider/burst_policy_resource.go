@@ -218,6 +218,44 @@ func durationAttr(desc string, extra ...validator.String) schema.StringAttribute
 	}
 }
 
+// forecastHorizonAttr is algorithm.adaptive.forecast_horizon: unset, the
+// runtime derives the horizon. It is Computed for the policies created
+// while the API defaulted it to 30s: the object holds 30s, which a
+// configuration without the attribute keeps (keepLegacyHorizon), so that
+// neither a plan nor an unrelated update changes their horizon.
+func forecastHorizonAttr() schema.StringAttribute {
+	a := durationAttr("Time needed to make capacity ready; the count covers the load forecast this far ahead; `0s` turns forecasting off. "+
+		"A Go duration in [0s, 1h]. Unset, the runtime derives it: the metric's age (15s) plus the start-up it measures on the target's pods "+
+		"(creation to Ready, 90th percentile; 10s until one is Ready), in whole 15s steps, and, when a burst target has node groups, the replicas "+
+		"that do not fit where they start without a new node are forecast further by the node boot the capacity controller observed "+
+		"(75s until it timed one) and its 10s round; the policy's `MetricsAvailable` condition says the horizons used. "+
+		"A policy created while the API defaulted it to `30s` keeps that value, which the state shows and an unset attribute keeps; "+
+		"to have it derived, set another value once and then remove it.", durationMax{max: time.Hour})
+	a.Computed = true
+	a.PlanModifiers = append(a.PlanModifiers, keepLegacyHorizon{})
+	return a
+}
+
+// keepLegacyHorizon plans an unset forecast_horizon: the state's 30s (the
+// value the API defaulted before the runtime derived it) is kept, anything
+// else is removed (the runtime derives the horizon).
+type keepLegacyHorizon struct{}
+
+func (keepLegacyHorizon) Description(context.Context) string {
+	return "Keeps a 30s horizon the API defaulted; otherwise unset is derived."
+}
+func (m keepLegacyHorizon) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+func (keepLegacyHorizon) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.ConfigValue.IsNull() {
+		return
+	}
+	if !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && sameDuration(req.StateValue, durationOf("30s").StringValue) {
+		resp.PlanValue = req.StateValue
+		return
+	}
+	resp.PlanValue = types.StringNull()
+}
+
 func toleranceAttr(desc string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional:    true,
@@ -391,7 +429,7 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"adaptive": schema.SingleNestedAttribute{Optional: true, Description: "Adaptive algorithm parameters.",
 						Attributes: map[string]schema.Attribute{
 							"scale_down_stabilization_window": durationAttr("The count never drops below the highest recommendation of this trailing window, unless the load fell by a step (to half or less for a minute); a Go duration in [0s, 1h] (API default `5m`).", durationMax{max: time.Hour}),
-							"forecast_horizon":                durationAttr("Time needed to make capacity ready (metric age and pod start-up, plus node boot when bursting); the count covers the load forecast this far ahead; `0s` turns forecasting off. A Go duration in [0s, 1h] (API default `30s`).", durationMax{max: time.Hour}),
+							"forecast_horizon":                forecastHorizonAttr(),
 							"seasonal_period":                 durationAttr("Period of the seasonal forecast (`24h` daily, `168h` weekly); `0s` turns it off. A Go duration in [0s, 192h] (API default `24h`).", durationMax{max: 192 * time.Hour}),
 							"headroom_percent": schema.Int64Attribute{CustomType: intType{}, Optional: true, Description: "Spare replicas kept ready on top of the count the load needs, in percent of that count, rounded up; 0 to 1000 (API default 0: none). With `headroom_replicas` the larger wins. Spare replicas are placed like any others (the primary first).",
 								Validators: []validator.Int64{int64validator.Between(0, 1000)}},
@@ -928,7 +966,7 @@ func burstPolicyFromAPI(bp *hcav1.BurstPolicy, prior *burstPolicyModel) burstPol
 		}
 		alg.Adaptive = &bpAdaptive{
 			ScaleDownStabilizationWindow: keepDuration(pad.ScaleDownStabilizationWindow, ad.ScaleDownStabilizationWindow, "5m"),
-			ForecastHorizon:              keepDuration(pad.ForecastHorizon, ad.ForecastHorizon, "30s"),
+			ForecastHorizon:              keepDuration(pad.ForecastHorizon, ad.ForecastHorizon, ""), // no default: unset is derived
 			SeasonalPeriod:               keepDuration(pad.SeasonalPeriod, ad.SeasonalPeriod, "24h"),
 			HeadroomPercent:              optInt(pad.HeadroomPercent, &ad.HeadroomPercent, 0),
 			HeadroomReplicas:             optInt(pad.HeadroomReplicas, &ad.HeadroomReplicas, 0),

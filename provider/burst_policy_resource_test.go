@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -166,8 +167,7 @@ func TestBurstPolicyConverters(t *testing.T) {
 				Algorithm: hcav1.Algorithm{Adaptive: &hcav1.AdaptiveAlgorithm{ScaleDownStabilizationWindow: dur("2m"), SeasonalPeriod: dur("0s"), HeadroomPercent: 20}}},
 			defaults: func(s *hcav1.BurstPolicySpec) {
 				s.BurstTargets[0].Weight = ptr32(1)
-				s.Algorithm.Name = "adaptive"
-				s.Algorithm.Adaptive.ForecastHorizon = dur("30s")
+				s.Algorithm.Name = "adaptive" // forecastHorizon has no API default: unset, the runtime derives it
 			},
 		},
 		{
@@ -229,6 +229,38 @@ func TestBurstPolicyConverters(t *testing.T) {
 			in.Replicas = back.Replicas
 			if !reflect.DeepEqual(back, in) {
 				t.Errorf("fromAPI(toAPI(m)) != m:\n got %s\nwant %s", dump(back), dump(in))
+			}
+		})
+	}
+}
+
+// TestKeepLegacyHorizon: an unset forecast_horizon keeps the 30s the API
+// defaulted before the runtime derived it (however the state spells it);
+// any other value of the state is removed (derived), a configured one
+// planned as configured.
+func TestKeepLegacyHorizon(t *testing.T) {
+	str, null := types.StringValue, types.StringNull()
+	for _, tt := range []struct {
+		name          string
+		config, state types.String
+		want          types.String
+	}{
+		{"legacy 30s kept", null, str("30s"), str("30s")},
+		{"legacy 30s in another spelling kept", null, str("0.5m"), str("0.5m")},
+		{"another value removed: derived", null, str("45s"), null},
+		{"0s removed: derived", null, str("0s"), null},
+		{"nothing set: derived", null, null, null},
+		{"configured wins", str("45s"), str("30s"), str("45s")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := planmodifier.StringRequest{ConfigValue: tt.config, StateValue: tt.state, PlanValue: types.StringUnknown()}
+			if !tt.config.IsNull() {
+				req.PlanValue = tt.config
+			}
+			resp := &planmodifier.StringResponse{PlanValue: req.PlanValue}
+			keepLegacyHorizon{}.PlanModifyString(context.Background(), req, resp)
+			if !resp.PlanValue.Equal(tt.want) {
+				t.Errorf("plan %v, want %v", resp.PlanValue, tt.want)
 			}
 		})
 	}
@@ -591,6 +623,120 @@ resource "hca_burst_policy" "web" {
 			{ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/" + name, ImportStateVerify: true,
 				// Import has no configuration: the API's spelling of durations.
 				ImportStateVerifyIgnore: []string{"schedules.0.duration"}},
+		},
+	})
+}
+
+// TestAccBurstPolicyResource_forecastHorizon: forecast_horizon unset is
+// derived by the runtime (nothing in the API object, null in the state,
+// an empty plan); a configured 30s (the API's former default, which
+// policies created before hold) stays 30s once the configuration no
+// longer sets it, with an empty plan; another value removed from the
+// configuration is removed from the object.
+func TestAccBurstPolicyResource_forecastHorizon(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-bph")
+	name := fmt.Sprintf("web-%06d", rand.IntN(1e6))
+	config := func(horizon string) string {
+		set := ""
+		if horizon != "" {
+			set = fmt.Sprintf("forecast_horizon = %q, ", horizon)
+		}
+		return accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name            = %q
+  namespace       = %q
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  burst_targets   = [{ cluster = "eks" }]
+  max_replicas    = 30
+  algorithm = {
+    adaptive = { %sheadroom_percent = 10 }
+  }
+}
+`, name, ns, set)
+	}
+	horizon := func(want *time.Duration) resource.TestCheckFunc {
+		return checkBurstPolicy(c, ns, name, func(bp *hcav1.BurstPolicy) error {
+			a := bp.Spec.Algorithm.Adaptive
+			switch {
+			case a == nil:
+				return fmt.Errorf("no adaptive parameters")
+			case want == nil && a.ForecastHorizon != nil:
+				return fmt.Errorf("forecastHorizon %v, want unset (derived)", a.ForecastHorizon.Duration)
+			case want != nil && (a.ForecastHorizon == nil || a.ForecastHorizon.Duration != *want):
+				return fmt.Errorf("forecastHorizon %v, want %v", a.ForecastHorizon, *want)
+			}
+			return nil
+		})
+	}
+	thirty, fortyFive := 30*time.Second, 45*time.Second
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: config(""), Check: resource.ComposeAggregateTestCheckFunc(horizon(nil),
+				resource.TestCheckNoResourceAttr("hca_burst_policy.web", "algorithm.adaptive.forecast_horizon"))},
+			{Config: config(""), PlanOnly: true},
+			{Config: config("30s"), Check: horizon(&thirty)},
+			{Config: config("30s"), PlanOnly: true},
+			// What a policy created under the API default of 30s looks
+			// like: the object holds 30s, the configuration nothing.
+			{Config: config(""), PlanOnly: true},
+			{Config: config(""), Check: resource.ComposeAggregateTestCheckFunc(horizon(&thirty),
+				resource.TestCheckResourceAttr("hca_burst_policy.web", "algorithm.adaptive.forecast_horizon", "30s"))},
+			{Config: config("45s"), Check: horizon(&fortyFive)},
+			{Config: config(""), Check: resource.ComposeAggregateTestCheckFunc(horizon(nil),
+				resource.TestCheckNoResourceAttr("hca_burst_policy.web", "algorithm.adaptive.forecast_horizon"))},
+			{Config: config(""), PlanOnly: true},
+		},
+	})
+}
+
+// TestAccBurstPolicyResource_legacyHorizon: a policy created while the API
+// defaulted forecastHorizon to 30s holds 30s; under a configuration that
+// does not set it, the plan is empty and an unrelated change keeps 30s.
+func TestAccBurstPolicyResource_legacyHorizon(t *testing.T) {
+	lab := requireLabCluster(t)
+	prepareAccEnv(t)
+	c := labAdmin(t, lab)
+	ns := testNamespace(t, c, "hca-tf-bp-leg")
+	bp := &hcav1.BurstPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: hcav1.BurstPolicySpec{Target: hcav1.BurstTarget{DeploymentName: "web"}, PrimaryCluster: "private",
+			BurstTargets: []hcav1.BurstTargetCluster{{Cluster: "eks"}}, MinReplicas: 1, MaxReplicas: 10,
+			Algorithm: hcav1.Algorithm{Name: "adaptive", Adaptive: &hcav1.AdaptiveAlgorithm{ForecastHorizon: dur("30s"), HeadroomPercent: 10}}},
+	}
+	if err := c.Create(context.Background(), bp); err != nil {
+		t.Fatalf("create the BurstPolicy to import: %v", err)
+	}
+	cfg := func(headroom int) string {
+		return accProvider(lab) + fmt.Sprintf(`
+resource "hca_burst_policy" "web" {
+  name            = "web"
+  namespace       = %q
+  target          = { deployment_name = "web" }
+  primary_cluster = "private"
+  burst_targets   = [{ cluster = "eks" }]
+  max_replicas    = 10
+  algorithm = {
+    adaptive = { headroom_percent = %d } # implies the name, as import reads it
+  }
+}
+`, ns, headroom)
+	}
+	thirty := checkBurstPolicy(c, ns, "web", func(bp *hcav1.BurstPolicy) error {
+		if a := bp.Spec.Algorithm.Adaptive; a == nil || a.ForecastHorizon == nil || a.ForecastHorizon.Duration != 30*time.Second || a.HeadroomPercent != 20 {
+			return fmt.Errorf("adaptive %+v, want forecastHorizon 30s and headroom 20 %%", a)
+		}
+		return nil
+	})
+	accTest(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: cfg(10), ResourceName: "hca_burst_policy.web", ImportState: true, ImportStateId: ns + "/web", ImportStatePersist: true},
+			{Config: cfg(10), PlanOnly: true},
+			{Config: cfg(20), Check: thirty},
+			{Config: cfg(20), PlanOnly: true},
 		},
 	})
 }

@@ -67,9 +67,23 @@ func DecisionInterval(name hcav1.AlgorithmName) time.Duration {
 // metrics are utilisation; the callers set each metric's
 // Input.IgnoreReadiness from IgnoreReadiness.
 func NewAlgorithmForMetrics(a hcav1.Algorithm, ms []hcav1.MetricSpec) (scaling.Algorithm, error) {
+	return NewAlgorithmForMetricsWith(a, ms, DeriveHorizons(a.Adaptive, ReadyFigures{}))
+}
+
+// NewAlgorithmForMetricsWith is NewAlgorithmForMetrics with the adaptive
+// algorithm's horizons h (DeriveHorizons from what the runtime measured);
+// the other algorithms ignore h.
+func NewAlgorithmForMetricsWith(a hcav1.Algorithm, ms []hcav1.MetricSpec, h Horizons) (scaling.Algorithm, error) {
 	utilization := false
 	for _, m := range ms {
 		utilization = utilization || m.Type == hcav1.MetricResource
+	}
+	if a.Name == "" || a.Name == hcav1.AlgorithmAdaptive {
+		c, err := AdaptiveConfigFor(a.Adaptive, h)
+		if err != nil {
+			return nil, err
+		}
+		return scaling.NewAdaptive(c)
 	}
 	return NewAlgorithm(a, utilization)
 }

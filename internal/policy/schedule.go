@@ -29,16 +29,22 @@ func Schedule(ws []hcav1.ScheduleWindow) (*scaling.Schedule, error) {
 
 // ScheduleLead is how far ahead of a window's start its floor is applied:
 // the time the workload needs to make replicas ready, which only the
-// adaptive algorithm declares (its forecastHorizon); 0 for the others.
+// adaptive algorithm declares (its forecastHorizon, or the default derived
+// horizon without figures: DeriveHorizons); 0 for the others.
 func ScheduleLead(a hcav1.Algorithm) time.Duration {
+	return ScheduleLeadFor(a, DeriveHorizons(a.Adaptive, ReadyFigures{}))
+}
+
+// ScheduleLeadFor is ScheduleLead with the adaptive algorithm's horizons
+// h: the longer one (of the replicas that wait for a node, when they do).
+func ScheduleLeadFor(a hcav1.Algorithm, h Horizons) time.Duration {
 	if a.Name != "" && a.Name != hcav1.AlgorithmAdaptive {
 		return 0
 	}
-	c, err := AdaptiveConfig(a.Adaptive)
-	if err != nil {
+	if _, err := AdaptiveConfigFor(a.Adaptive, h); err != nil {
 		return 0
 	}
-	return c.Horizon
+	return max(h.Pods, h.Nodes)
 }
 
 // prefixed renames scaling.NewSchedule's "windows[i]" to the API field.

@@ -353,6 +353,28 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 	return a, nil
 }
 
+// SetHorizons changes the Horizon and NodeHorizon of a running algorithm
+// (the runtime derives them from start-ups and boots it measures, which
+// move), keeping its load history, its recommendations (the stabilisation
+// window) and its last forecast; an invalid pair leaves it unchanged. The
+// history it keeps follows the new horizons from the next decision.
+func (a *Adaptive) SetHorizons(horizon, nodeHorizon time.Duration) error {
+	cfg := a.cfg
+	cfg.Horizon, cfg.NodeHorizon = horizon, nodeHorizon
+	n, err := NewAdaptive(cfg)
+	if err != nil {
+		return err
+	}
+	n.series, n.recs, n.fc, n.lastNeed = a.series, a.recs, a.fc, a.lastNeed
+	*a = *n
+	return nil
+}
+
+// Horizons are the Horizon and NodeHorizon a decides with.
+func (a *Adaptive) Horizons() (horizon, nodeHorizon time.Duration) {
+	return a.cfg.Horizon, a.cfg.NodeHorizon
+}
+
 // seasonal is the seasonal model of a period of p steps. Periods under 64
 // steps repeat exactly, with the level change over one step. Longer ones
 // (a day of 15 s steps) take the level change over the last p/8 steps, at

@@ -523,6 +523,47 @@ func TestAdaptiveNodeHorizon(t *testing.T) {
 	}
 }
 
+// TestAdaptiveSetHorizons: horizons changed on a running algorithm keep
+// its history and recommendations: it then decides as one built with the
+// new horizons that saw the same loads; an invalid pair changes nothing.
+func TestAdaptiveSetHorizons(t *testing.T) {
+	room := int32(0)
+	build := func(h, nodeH time.Duration) *Adaptive {
+		cfg := DefaultAdaptiveConfig()
+		cfg.SeasonalPeriod, cfg.StepRatio = 0, 0
+		cfg.Horizon, cfg.NodeHorizon = h, nodeH
+		a, err := NewAdaptive(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	changed, fresh := build(30*time.Second, 0), build(30*time.Second, 2*time.Minute)
+	var got, want Decision
+	for i := range 6 {
+		if i == 5 {
+			if err := changed.SetHorizons(2*time.Hour, 0); err == nil {
+				t.Fatal("SetHorizons(2h, 0) = nil, want an error")
+			}
+			if h, n := changed.Horizons(); h != 30*time.Second || n != 0 {
+				t.Fatalf("after an invalid SetHorizons: %v, %v; want 30s, 0s", h, n)
+			}
+			if err := changed.SetHorizons(30*time.Second, 2*time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+		load := 1000 - float64(5-i)*45
+		in := Input{Now: algAt(time.Duration(i) * 15 * time.Second), Current: 25, Min: 1, Max: 100, Target: 40, External: &load, Room: &room}
+		got, want = changed.Decide(in), fresh.Decide(in)
+	}
+	if got.Desired != want.Desired || got.Reason != want.Reason {
+		t.Errorf("after SetHorizons: %d (%s); built with them: %d (%s)", got.Desired, got.Reason, want.Desired, want.Reason)
+	}
+	if !strings.Contains(got.Reason, "beyond the room") {
+		t.Errorf("reason %q: the node horizon did not act", got.Reason)
+	}
+}
+
 // TestAdaptiveForecastConfirmed: a forecast rise below StepRatio x the
 // load the count is sized for waits, like an observed one, until the
 // forecast made at the previous step (from the history up to it) was

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	hcapolicy "github.com/hca-project/terraform-provider-hca/internal/policy"
 )
 
 // TestBurstScheduleFloor: the hook raises the algorithm's total (or the
@@ -53,7 +54,7 @@ func TestBurstScheduleFloor(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := tt.in
-			burstScheduleFloor(tt.p, &out, tt.current, tt.p.Spec.MaxReplicas, now)
+			burstScheduleFloor(tt.p, &out, tt.current, tt.p.Spec.MaxReplicas, hcapolicy.DeriveHorizons(tt.p.Spec.Algorithm.Adaptive, hcapolicy.ReadyFigures{}), now)
 			if out.source != tt.wantSource || out.total != tt.wantTotal {
 				t.Errorf("source %v total %d, want %v %d", out.source, out.total, tt.wantSource, tt.wantTotal)
 			}

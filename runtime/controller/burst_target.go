@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
 
@@ -182,6 +183,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 	in.RollingUpdate = len(templates) > 1
 
 	var burstNow int32
+	var rooms []policy.TargetRoom // for the adaptive algorithm's Input.Room
 	for _, v := range views {
 		var cur int32
 		if c := v.copies[d.Name]; c != nil {
@@ -198,7 +200,9 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 			burstNow += cur // the written-off and stale replicas count as 0
 		}
 		allowSpot := p.Spec.Capacity != nil && p.Spec.Capacity.AllowSpot
-		t := burstPlacementTarget(v, p.Namespace, cur, burstUnprobed(v, d, cur), req, allowSpot)
+		unprobed := burstUnprobed(v, d, cur)
+		t := burstPlacementTarget(v, p.Namespace, cur, unprobed, req, allowSpot)
+		rooms = append(rooms, burstTargetRoom(v, t, unprobed, req, allowSpot))
 		if v.target == nil || (v.target.MaxReplicas != nil && *v.target.MaxReplicas == 0) {
 			in.Drain = append(in.Drain, t)
 		} else {
@@ -212,13 +216,14 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		}
 	}
 
+	var fitted *int32 // in.PrimaryFit when computed
 	if len(in.Unschedulable) == 0 && in.Unassigned == 0 && burstNow > 0 {
 		fit, err := primaryFit(ctx, r.client, &d.Spec.Template.Spec, req)
 		if err != nil {
 			res.err = err
 			return res
 		}
-		in.PrimaryFit = fit
+		in.PrimaryFit, fitted = fit, &fit
 	}
 
 	key := p.Namespace + "/" + p.Name + "/" + d.Name // the prefix forget drops
@@ -229,7 +234,13 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		res.metrics, res.sloApplied = mo, applied
 		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason = mo.source, mo.total, mo.reason
 	case r.totals.source != nil && len(p.Spec.Metrics) > 0:
-		mo := r.totals.fromMetrics(ctx, key, p, d, burstScheduledPods(d, res.pods, views), in.PrimarySpec+burstNow-min(in.MovingBack, in.PrimarySpec), now)
+		scheduled := burstScheduledPods(d, res.pods, views)
+		// Gathered only when an evaluation is due (the room may list the
+		// primary's nodes and pods).
+		ready := func() (burstReadiness, error) {
+			return r.readiness(ctx, p, d, scheduled, views, rooms, fitted, len(in.Unschedulable) > 0 || in.Unassigned > 0, req)
+		}
+		mo := r.totals.fromMetrics(ctx, key, p, d, scheduled, in.PrimarySpec+burstNow-min(in.MovingBack, in.PrimarySpec), ready, now)
 		res.metrics = mo
 		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason, in.NoScaleDown = mo.source, mo.total, mo.reason, mo.noScaleDown
 	}

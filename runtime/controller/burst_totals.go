@@ -160,7 +160,14 @@ func burstPodFilter(deployment string, pods []corev1.Pod) metrics.LabelFilter {
 // policy.DecisionInterval of the algorithm (2 s for adaptive and panic, 15 s
 // for kubernetes and frss, the intervals the benchmarks measure). Between evaluations the stored total stands. pods are
 // the target's scheduled pods in every cluster, current its replica count.
-func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.BurstPolicy, d *appsv1.Deployment, pods []corev1.Pod, current int32, now time.Time) *burstMetricOutcome {
+//
+// ready gathers, when an evaluation is due, the adaptive algorithm's
+// horizons, derived from what the controller measured
+// (policy.DeriveHorizons), and its room: the running algorithm takes new
+// horizons at an evaluation (scaling.Adaptive.SetHorizons, history kept);
+// the horizons used are in the message. A room that could not be read is
+// unknown (the algorithm then counts no room) and the message says why.
+func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.BurstPolicy, d *appsv1.Deployment, pods []corev1.Pod, current int32, ready func() (burstReadiness, error), now time.Time) *burstMetricOutcome {
 	minR, maxR := max(p.Spec.MinReplicas, 1), max(p.Spec.MaxReplicas, max(p.Spec.MinReplicas, 1))
 	interval := t.interval
 	if interval <= 0 {
@@ -176,21 +183,30 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 		out.next = st.last.Add(interval).Sub(now)
 		return &out
 	}
+	t.mu.Unlock()
+	// One target is evaluated by one worker at a time: st is this
+	// evaluation's until it ends.
 	if st != nil && st.fingerprint == fp {
 		t.telemetry.Late(telemetry.LoopBurst, now.Sub(st.last.Add(interval)))
 	}
+	rd, roomErr := ready()
 	if st == nil || st.fingerprint != fp {
-		alg, err := policy.NewAlgorithmForMetrics(p.Spec.Algorithm, p.Spec.Metrics)
+		alg, err := policy.NewAlgorithmForMetricsWith(p.Spec.Algorithm, p.Spec.Metrics, rd.horizons)
 		if err != nil {
-			t.mu.Unlock()
 			return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: err.Error(), next: interval}
 		}
 		st = &burstAlgoState{fingerprint: fp, alg: alg}
+		t.mu.Lock()
 		t.algos[key] = st
 		t.mu.Unlock()
 		t.warm(ctx, st, p, d, now)
-	} else {
-		t.mu.Unlock()
+	}
+	if a, ok := st.alg.(*scaling.Adaptive); ok {
+		if h, n := a.Horizons(); h != rd.horizons.Pods || n != rd.horizons.Nodes {
+			if err := a.SetHorizons(rd.horizons.Pods, rd.horizons.Nodes); err != nil {
+				return &burstMetricOutcome{source: burstTotalKeep, noScaleDown: true, message: fmt.Sprintf("spec.algorithm.adaptive: %v", err), next: interval}
+			}
+		}
 	}
 
 	req := burstPodRequests(&d.Spec.Template.Spec)
@@ -200,6 +216,7 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	for i, m := range p.Spec.Metrics {
 		ins[i], errs[i] = t.metricInput(ctx, d, m, pods, req, current, minR, maxR, now)
 		ins[i].IgnoreReadiness = policy.IgnoreReadiness(m)
+		ins[i].Room = rd.room
 	}
 	best, bestReason, disabled, missing := burstDecideMetrics(st.alg, ins, errs)
 	fresh := !st.missingAt.IsZero() && now.Sub(st.missingAt) < burstFreshWindow
@@ -227,8 +244,14 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 		out.total = best
 		out.reason = bestReason
 	}
+	if burstAdaptive(p) {
+		out.message = strings.TrimPrefix(out.message+"; "+rd.horizons.String(), "; ")
+	}
+	if roomErr != nil {
+		out.message += fmt.Sprintf("; room unknown (%v): every added replica may wait for a node", roomErr)
+	}
 	if disabled == "" {
-		burstScheduleFloor(p, &out, current, maxR, now)
+		burstScheduleFloor(p, &out, current, maxR, rd.horizons, now)
 	}
 	t.mu.Lock()
 	st.last, st.outcome = now, out
@@ -367,13 +390,13 @@ func (t *burstTotals) forget(prefix string) {
 // at now (started ahead by the adaptive algorithm's forecast horizon), also
 // when no metric decided; a schedule that does not compile is reported in
 // the message and ignored.
-func burstScheduleFloor(p *hcav1.BurstPolicy, out *burstMetricOutcome, current, maxR int32, now time.Time) {
+func burstScheduleFloor(p *hcav1.BurstPolicy, out *burstMetricOutcome, current, maxR int32, h policy.Horizons, now time.Time) {
 	sched, err := policy.Schedule(p.Spec.Schedules)
 	if err != nil {
 		out.message = strings.TrimPrefix(out.message+"; "+err.Error(), "; ")
 		return
 	}
-	f := sched.Floor(now, policy.ScheduleLead(p.Spec.Algorithm))
+	f := sched.Floor(now, policy.ScheduleLeadFor(p.Spec.Algorithm, h))
 	total, raised, why := scaling.RaiseToFloor(out.total, out.source == burstTotalFromAlgorithm, current, maxR, f)
 	if raised {
 		out.source, out.total = burstTotalFromAlgorithm, total

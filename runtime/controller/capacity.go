@@ -94,6 +94,9 @@ type CapacityReconciler struct {
 	// Telemetry, when set, counts node requests and releases and times
 	// ordered nodes to Ready.
 	Telemetry NodeRecorder
+	// Boots, when set, receives the same node boots, which the burst
+	// controller derives its forecast horizons from (BurstOptions.NodeBoots).
+	Boots *NodeBoots
 
 	readyTimer readyTimer
 }

@@ -36,9 +36,10 @@ func (r *CapacityReconciler) recordRelease(cluster, group string, err error) {
 }
 
 // recordReady reports, for each node of the group that became Ready since
-// the last round, the time since the order that asked for it.
+// the last round, the time since the order that asked for it, to the
+// telemetry and to Boots (the burst controller's derived forecast horizon).
 func (r *CapacityReconciler) recordReady(cluster string, g *capacityGroup, nodes []corev1.Node) {
-	if r.Telemetry == nil {
+	if r.Telemetry == nil && r.Boots == nil {
 		return
 	}
 	ready := map[string]time.Time{}
@@ -53,7 +54,10 @@ func (r *CapacityReconciler) recordReady(cluster string, g *capacityGroup, nodes
 		requested = g.status.RequestedNodes
 	}
 	for _, d := range r.readyTimer.ready(cluster+"/"+g.spec.Name, ready, requested) {
-		r.Telemetry.NodeReady(cluster, g.spec.Name, d)
+		if r.Telemetry != nil {
+			r.Telemetry.NodeReady(cluster, g.spec.Name, d)
+		}
+		r.Boots.add(cluster, g.spec.Name, d)
 	}
 }
 

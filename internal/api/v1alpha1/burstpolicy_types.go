@@ -494,16 +494,21 @@ type AdaptiveAlgorithm struct {
 	// +optional
 	ScaleDownStabilizationWindow *metav1.Duration `json:"scaleDownStabilizationWindow,omitempty"`
 
-	// ForecastHorizon is the time needed to make capacity ready (the
-	// metric's age and pod start-up, plus node boot when the policy bursts
-	// into clusters whose nodes must boot); the count covers the load
-	// forecast this far ahead. 0s turns forecasting off (Go duration, in
-	// [0s, 1h]).
+	// ForecastHorizon is the time needed to make capacity ready; the count
+	// covers the load forecast this far ahead. Unset, the runtime derives
+	// it: the metric's age (15 s) plus the pod start-up it measures on the
+	// target's pods (creation to Ready, 90th percentile; 10 s until a pod
+	// is Ready), in whole 15 s steps; and, when a burst target has node
+	// groups, the replicas that do not fit where they start without a new
+	// node are forecast further, by the node boot the capacity controller
+	// observed (75 s until it timed one) and its round. The
+	// MetricsAvailable condition's message says the horizons used. Set, it
+	// is the horizon of every replica; 0s turns forecasting off (Go
+	// duration, in [0s, 1h]).
 	//
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('1h')",message="forecastHorizon must be in [0s, 1h]"
-	// +kubebuilder:default="30s"
 	// +optional
 	ForecastHorizon *metav1.Duration `json:"forecastHorizon,omitempty"`
 

@@ -1,0 +1,122 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
+	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
+	"github.com/hca-project/terraform-provider-hca/internal/metrics"
+	"github.com/hca-project/terraform-provider-hca/runtime/controller"
+)
+
+// TestBurstDerivedHorizonLab: a policy without forecastHorizon forecasts as
+// far ahead as its replicas take to become ready. Its pods start in 35 s
+// (kwok's pod-ready delay): before any is Ready the horizon is the default
+// (15 s metric age + 10 s start-up, 30 s in whole steps); once they are,
+// it is the metric age plus the start-up measured on them (creation to
+// Ready), and when the burst target gets a node group, the replicas that
+// wait for a node are forecast a node boot (the default, no boot observed)
+// and a capacity round further.
+func TestBurstDerivedHorizonLab(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	bl := newBurstLab(t, ctx)
+	promURL := labtest.Require(t, "HCA_LAB_PROMETHEUS_URL")["HCA_LAB_PROMETHEUS_URL"]
+	src, err := metrics.NewPrometheus(promURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := fmt.Sprintf("bp-h-%d", bl.id)
+	bl.pool(t, ctx, pool, "4")
+	ns := bl.namespace(t, ctx, "burst-h")
+	bl.deploy(t, ctx, ns, pool, 2, func(d *appsv1.Deployment) {
+		d.Spec.Template.Annotations = map[string]string{"pod-ready.stage.kwok.x-k8s.io/delay": "35s"}
+	})
+	bl.startManager(t, ctx, clock.RealClock{}, func(o *controller.BurstOptions) {
+		// Every evaluation's message is written: the horizon changes
+		// only its figures.
+		o.Metrics, o.MetricsInterval, o.StatusHeartbeat = src, 500*time.Millisecond, time.Millisecond
+	})
+	p := bl.policy(ns, 0, hcav1.ClusterName(bl.burst))
+	// 200 requests/s at 100 per replica: the 2 replicas there are.
+	p.Spec.Metrics = []hcav1.MetricSpec{{Type: hcav1.MetricPromQL, PromQL: &hcav1.PromQLMetric{Query: "vector(200)", TargetValue: resource.MustParse("100")}}}
+	if err := bl.control.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	message := func() string {
+		c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionMetricsAvailable)
+		if c == nil {
+			return ""
+		}
+		return c.Message
+	}
+	burstEventually(t, ctx, "the default horizon while no pod is Ready", func() (bool, string) {
+		m := message()
+		return strings.Contains(m, "forecast horizon 30s (derived: metric age 15s + pod start-up 10s default)"), m
+	})
+
+	// The start-up the pods took, as the controller measures it.
+	var startups []time.Duration
+	burstEventually(t, ctx, "both pods Ready", func() (bool, string) {
+		var pods corev1.PodList
+		if err := bl.control.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		startups = startups[:0]
+		for _, pod := range pods.Items {
+			for _, c := range pod.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+					startups = append(startups, c.LastTransitionTime.Sub(pod.CreationTimestamp.Time))
+				}
+			}
+		}
+		return len(startups) == 2, fmt.Sprintf("%d Ready of %d", len(startups), len(pods.Items))
+	})
+	startup := slices.Max(startups) // the 90th percentile of two
+	if startup < 35*time.Second {
+		t.Fatalf("pods Ready after %v, want the 35 s kwok delay", startups)
+	}
+	step := 15 * time.Second
+	pods := (15*time.Second + startup + step - 1) / step * step
+	want := fmt.Sprintf("forecast horizon %v (derived: metric age 15s + pod start-up %v measured, p90 of 2 pods)", pods, startup)
+	// The controller reads the pods' Ready times within a few rounds.
+	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer wcancel()
+	burstEventually(t, wctx, "the horizon includes the measured start-up", func() (bool, string) {
+		m := message()
+		return strings.Contains(m, want) && !strings.Contains(m, "wait for a node"), fmt.Sprintf("%q, want %q", m, want)
+	})
+
+	// The burst target gets a node group: replicas beyond the room wait
+	// for a node to boot.
+	var hc hcav1.HybridCluster
+	if err := bl.control.Get(ctx, client.ObjectKey{Name: bl.burst}, &hc); err != nil {
+		t.Fatal(err)
+	}
+	hc.Spec.NodeGroups = []hcav1.NodeGroup{{Name: "burst", ACK: &hcav1.ACKNodePoolRef{ClusterID: "c0", Region: "cn-hangzhou", NodePoolID: "np0"},
+		InstanceType: "ecs.g7.xlarge", PricePerHour: "0.2", MinNodes: 0, MaxNodes: 3,
+		Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 58}}}
+	if err := bl.control.Update(ctx, &hc); err != nil {
+		t.Fatal(err)
+	}
+	nodes := (15*time.Second + startup + 75*time.Second + 10*time.Second + step - 1) / step * step
+	want = fmt.Sprintf("; %v for replicas that wait for a node (+ node boot 1m15s default + capacity round 10s)", nodes)
+	wctx, wcancel = context.WithTimeout(ctx, 20*time.Second)
+	defer wcancel()
+	burstEventually(t, wctx, "the node horizon adds the node boot", func() (bool, string) {
+		m := message()
+		return strings.Contains(m, want), fmt.Sprintf("%q, want %q", m, want)
+	})
+}
