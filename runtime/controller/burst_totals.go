@@ -186,8 +186,10 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	t.mu.Unlock()
 	// One target is evaluated by one worker at a time: st is this
 	// evaluation's until it ends.
+	due := now
 	if st != nil && st.fingerprint == fp {
-		t.telemetry.Late(telemetry.LoopBurst, now.Sub(st.last.Add(interval)))
+		due = st.last.Add(interval)
+		t.telemetry.Late(telemetry.LoopBurst, now.Sub(due))
 	}
 	rd, roomErr := ready()
 	if st == nil || st.fingerprint != fp {
@@ -253,10 +255,26 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	if disabled == "" {
 		burstScheduleFloor(p, &out, current, maxR, rd.horizons, now)
 	}
+	at := burstEvaluatedAt(due, now, interval)
+	out.next = at.Add(interval).Sub(now)
 	t.mu.Lock()
-	st.last, st.outcome = now, out
+	st.last, st.outcome = at, out
 	t.mu.Unlock()
 	return &out
+}
+
+// burstEvaluatedAt is the instant an evaluation made at now stands for, from
+// which the next one is due an interval later: the instant it was due, when
+// it started less than an interval late, so that a late round (a full
+// queue, a slow Prometheus) does not push every later evaluation back and a
+// policy keeps one evaluation per interval, as the SLO loop keeps its grid;
+// now when it is the first (due is now) or an interval or more late (nothing
+// is caught up twice). It is pure.
+func burstEvaluatedAt(due, now time.Time, interval time.Duration) time.Time {
+	if late := now.Sub(due); late > 0 && late < interval {
+		return due
+	}
+	return now
 }
 
 // burstDecideMetrics is one evaluation of a target's algorithm over the

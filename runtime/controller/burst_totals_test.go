@@ -228,3 +228,26 @@ func TestBurstPodFilter(t *testing.T) {
 		})
 	}
 }
+
+func TestBurstEvaluatedAt(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	const iv = 15 * time.Second
+	for _, tc := range []struct {
+		name     string
+		due, now time.Time
+		want     time.Time
+	}{
+		{"on time: the instant itself", t0, t0, t0},
+		{"first evaluation (due is now)", t0.Add(3 * time.Second), t0.Add(3 * time.Second), t0.Add(3 * time.Second)},
+		{"4 s late: stands for when it was due, the next one stays on the grid", t0, t0.Add(4 * time.Second), t0},
+		{"just under an interval late", t0, t0.Add(iv - time.Millisecond), t0},
+		{"an interval late: not caught up twice", t0, t0.Add(iv), t0.Add(iv)},
+		{"early (a change): the instant itself", t0.Add(time.Second), t0, t0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := burstEvaluatedAt(tc.due, tc.now, iv); !got.Equal(tc.want) {
+				t.Errorf("burstEvaluatedAt(due %v, now %v) = %v, want %v", tc.due.Sub(t0), tc.now.Sub(t0), got.Sub(t0), tc.want.Sub(t0))
+			}
+		})
+	}
+}

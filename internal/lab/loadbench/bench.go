@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -136,6 +137,14 @@ type Result struct {
 	// PolicyExpected policies x window / 15 s; lateness as for SLOs.
 	PolicyEvaluations, PolicyExpected float64
 	PolicyLateP99, PolicyLateMax      float64
+	// PolicyReconciles, PolicyReconcileMean and PolicyQueueWaitMean are the
+	// BurstPolicy controller's reconciles in the window, their mean duration
+	// and their mean wait in the work queue (controller-runtime's
+	// reconcile_time and workqueue_queue_duration): where a late policy
+	// evaluation waited.
+	PolicyReconciles, PolicyReconcileMean, PolicyQueueWaitMean float64
+	// LoadAverage is the machine's 1-minute load average at the window's end.
+	LoadAverage float64
 
 	// PromQueriesPerCycle are the queries Prometheus answered per SLO cycle
 	// (its prometheus_http_requests_total on /api/v1/query and query_range);
@@ -684,6 +693,21 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 	pl := late("burst")
 	res.PolicyEvaluations, res.PolicyExpected = pl.count(), float64(res.Policies)*secs/policyInterval.Seconds()
 	res.PolicyLateP99, res.PolicyLateMax = pl.upperBound(0.99), pl.upperBound(1)
+	rt := after.runtime.histogram("controller_runtime_reconcile_time_seconds", map[string]string{"controller": "burstpolicy"}).
+		minus(before.runtime.histogram("controller_runtime_reconcile_time_seconds", map[string]string{"controller": "burstpolicy"}))
+	if res.PolicyReconciles = rt.count(); res.PolicyReconciles > 0 {
+		res.PolicyReconcileMean = rt.sum / res.PolicyReconciles
+	}
+	qw := after.runtime.histogram("workqueue_queue_duration_seconds", map[string]string{"name": "burstpolicy"}).
+		minus(before.runtime.histogram("workqueue_queue_duration_seconds", map[string]string{"name": "burstpolicy"}))
+	if n := qw.count(); n > 0 {
+		res.PolicyQueueWaitMean = qw.sum / n
+	}
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(raw)); len(f) > 0 {
+			res.LoadAverage, _ = strconv.ParseFloat(f[0], 64)
+		}
+	}
 
 	queries := func(s scrape) float64 {
 		by := s.sumBy("prometheus_http_requests_total", []string{"handler"}, nil)

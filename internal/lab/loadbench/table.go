@@ -59,12 +59,14 @@ func WriteTable(w io.Writer, r *Result) error {
 		{"SLO batch duration: mean / max (buckets end at 8.2 s)", fmt.Sprintf("%.1f s / %s", r.SLOBatchMean, secs(r.SLOBatchMax)), fmt.Sprintf("< 20 s: %s", verdict(r.SLOBatchMean < sloInterval.Seconds()))},
 		{"Policy metric evaluations (expected policies x window / 15 s)", fmt.Sprintf("%.0f (%.0f)", r.PolicyEvaluations, r.PolicyExpected), verdict(r.PolicyEvaluations >= 0.95*r.PolicyExpected)},
 		{"Policy evaluation start after due: p99 / max", secs(r.PolicyLateP99) + " / " + secs(r.PolicyLateMax), ""},
+		{"BurstPolicy reconciles in the window: count / mean duration / mean wait in the queue", fmt.Sprintf("%.0f / %.0f ms / %.0f ms", r.PolicyReconciles, r.PolicyReconcileMean*1000, r.PolicyQueueWaitMean*1000), ""},
 		{"Prometheus queries per SLO cycle (Prometheus' count / the runtime's)", fmt.Sprintf("%.0f / %.0f", r.PromQueriesPerCycle, r.RuntimeQueriesPerCycle), ""},
 		{"Runtime writes to the control cluster per second", fmt.Sprintf("%.1f (%s)", total, strings.Join(writes, ", ")), ""},
 		{"All clients' writes to the private API server per second (kwok included), largest", fmt.Sprintf("%.1f (%s)", r.APIServerWritesPerSec, top(r.APIServerWrites, 5)), ""},
 		{"Runtime requests to the burst cluster per second", fmt.Sprintf("%.1f", r.RuntimeBurstRequestsPerSec), ""},
 		{"Runtime errors in the window (hca_errors_total)", fmt.Sprintf("%.0f", r.Errors), ""},
 		{"At the end: SLOs Ready with data / policies reconciled with data", fmt.Sprintf("%d / %d", r.SLOsReady, r.PoliciesReconciled), ""},
+		{"Machine load average (1 min) at the window's end, 2 cores", fmt.Sprintf("%.1f", r.LoadAverage), ""},
 	}
 	if _, err := fmt.Fprintln(w, "| Figure | Value | Bound |\n|---|---|---|"); err != nil {
 		return err
