@@ -280,7 +280,7 @@ real loop reaches it.
 			{"balanced, remembered", moha.Balanced, true}, {"response-time-first, remembered", moha.ResponseTimeFirst, true}} {
 			mo, err := runTrace(app, tr, moha.Configuration{CPULimitMilli: 300, MemoryLimitMiB: 400, Replicas: 1}, mohaStrategy(pp, moha.Loop{
 				Config:           moha.Config{Desired: mohaDesired, Ranges: hybrid, Weights: v.w},
-				TolerancePercent: 10, Cooldown: mohaCooldown, HeadroomPercent: moha.DefaultHeadroomPercent, MinDecreasePercent: moha.DefaultMinDecreasePercent}, v.remember), name, "moha-"+strings.ReplaceAll(strings.ReplaceAll(v.name, ",", ""), " ", "-"))
+				TolerancePercent: 10, Cooldown: mohaCooldown, HeadroomPercent: moha.DefaultHeadroomPercent, LoadHeadroomPercent: moha.DefaultLoadHeadroomPercent, MinDecreasePercent: moha.DefaultMinDecreasePercent}, v.remember), name, "moha-"+strings.ReplaceAll(strings.ReplaceAll(v.name, ",", ""), " ", "-"))
 			if err != nil {
 				return err
 			}
