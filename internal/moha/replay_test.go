@@ -43,7 +43,7 @@ func TestReplayLoadStep(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			loop := Loop{Config: Config{Desired: Desired{ResponseTimeMs: target, CPUUsagePercent: 85, MemoryUsagePercent: 80}, Ranges: tc.ranges, Weights: Balanced},
-				TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: DefaultHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
+				TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: DefaultHeadroomPercent, LoadHeadroomPercent: DefaultLoadHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
 			start := Configuration{CPULimitMilli: tc.ranges.CPULimitMilli.Min, MemoryLimitMiB: tc.ranges.MemoryLimitMiB.Min, Replicas: int(tc.ranges.Replicas.Min)}
 			rep := Replay{App: DefaultApp, Trace: stepTrace(t, tc.from, tc.to), Start: start, StartupDelay: 10 * time.Second, Prices: PaperPrices, TargetResponseTimeMs: target}
 			st := &Strategy{P: appPredictor{DefaultApp}, Loop: loop, Every: 30 * time.Second, Epoch: time.Unix(0, 0), History: History{Memory: Memory{Capacity: DefaultMemoryCapacity}}}
@@ -132,7 +132,7 @@ func TestRound(t *testing.T) {
 	now := time.Unix(10_000, 0)
 	loop := Loop{Config: Config{Desired: Desired{ResponseTimeMs: 100, CPUUsagePercent: 85, MemoryUsagePercent: 80},
 		Ranges: Ranges{CPULimitMilli: Range{300, 500}, MemoryLimitMiB: Range{400, 600}, Replicas: Range{1, 10}}, Weights: Balanced},
-		TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: DefaultHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
+		TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: DefaultHeadroomPercent, LoadHeadroomPercent: DefaultLoadHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
 	cfg := Configuration{CPULimitMilli: 500, MemoryLimitMiB: 600, Replicas: 2}
 	state := func(rps float64) State {
 		m := DefaultApp.Measure(cfg.CPULimitMilli, cfg.MemoryLimitMiB, cfg.Replicas, rps)

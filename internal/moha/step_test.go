@@ -1,6 +1,7 @@
 package moha
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -201,7 +202,8 @@ func FuzzStep(f *testing.F) {
 // range grid the loop finds a smaller pod within it: 650m/700Mi (the ranges'
 // midpoints) is 13 ms (working set 470 MiB, pressure 0.67, GC overhead
 // 0.05×0.67/0.33 = 10 %, capacity 325/1.10 = 295 req/s, 1/(295-220) s),
-// a decrease it makes. When no variation is predicted within the limit (a
+// a decrease it makes (predicted at 242 req/s, the load plus the default 10 %
+// headroom: 20.6 ms). When no variation is predicted within the limit (a
 // predictor that says 1 s for everything), the fastest is still a decrease
 // over the limit, which the loop once took (the replay of a load step,
 // TestReplayLoadStep, went back over the target): it holds.
@@ -210,7 +212,7 @@ func TestStepOverLimit(t *testing.T) {
 	s := State{CPULimitMilli: 1000, MemoryLimitMiB: 1000, Replicas: 1, RequestsPerSecond: 220, ResponseTimeMs: m.ResponseTimeMs, CPUUsagePercent: m.CPUUsagePercent, MemoryUsagePercent: m.MemoryUsagePercent}
 	l := Loop{Config: Config{Desired: Desired{ResponseTimeMs: 100, CPUUsagePercent: 85, MemoryUsagePercent: 80},
 		Ranges: Ranges{CPULimitMilli: Range{300, 1000}, MemoryLimitMiB: Range{400, 1000}, Replicas: Range{1, 1}}, Weights: Balanced},
-		TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: DefaultHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
+		TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: DefaultHeadroomPercent, LoadHeadroomPercent: DefaultLoadHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
 	if !(s.ResponseTimeMs < 10) {
 		t.Fatalf("measured %.1f ms, want under 10", s.ResponseTimeMs)
 	}
@@ -219,8 +221,8 @@ func TestStepOverLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	best := got.Decision.Best()
-	if got.Reason != ReasonScaled || got.Configuration() != (Configuration{650, 700, 1}) || !near(best.Predicted[0], 13.36, 0.01) {
-		t.Errorf("%s to %+v (best predicted %.2f ms), want Scaled to 650m/700Mi × 1 at 13.36 ms", got.Reason, got.Configuration(), best.Predicted[0])
+	if got.Reason != ReasonScaled || got.Configuration() != (Configuration{650, 700, 1}) || !near(best.Predicted[0], 20.56, 0.01) {
+		t.Errorf("%s to %+v (best predicted %.2f ms), want Scaled to 650m/700Mi × 1 at 20.56 ms (at 242 req/s, the load headroom's)", got.Reason, got.Configuration(), best.Predicted[0])
 	}
 	got, err = Step(constPredictor{1000, 50, 50}, s, l, time.Time{}, time.Unix(1000, 0))
 	if err != nil {
@@ -254,7 +256,7 @@ func TestStepSettling(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	loop := Loop{Config: Config{Desired: Desired{ResponseTimeMs: 100, CPUUsagePercent: 80, MemoryUsagePercent: 80},
 		Ranges: Ranges{CPULimitMilli: Range{300, 500}, MemoryLimitMiB: Range{400, 600}, Replicas: Range{1, 10}}, Weights: Balanced},
-		TolerancePercent: 10, Cooldown: 30 * time.Second, HeadroomPercent: DefaultHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
+		TolerancePercent: 10, Cooldown: 30 * time.Second, HeadroomPercent: DefaultHeadroomPercent, LoadHeadroomPercent: DefaultLoadHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
 	stale := State{CPULimitMilli: 500, MemoryLimitMiB: 500, Replicas: 2, RequestsPerSecond: 146, ResponseTimeMs: 877, CPUUsagePercent: 81, MemoryUsagePercent: 100}
 	overloaded := stale
 	overloaded.RequestsPerSecond = 600
@@ -300,7 +302,7 @@ func TestRoundSettling(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	loop := Loop{Config: Config{Desired: Desired{ResponseTimeMs: 100, CPUUsagePercent: 80, MemoryUsagePercent: 80},
 		Ranges: Ranges{CPULimitMilli: Range{300, 500}, MemoryLimitMiB: Range{400, 600}, Replicas: Range{1, 10}}, Weights: Balanced},
-		TolerancePercent: 10, Cooldown: 30 * time.Second, HeadroomPercent: DefaultHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
+		TolerancePercent: 10, Cooldown: 30 * time.Second, HeadroomPercent: DefaultHeadroomPercent, LoadHeadroomPercent: DefaultLoadHeadroomPercent, MinDecreasePercent: DefaultMinDecreasePercent}
 	changed := Configuration{CPULimitMilli: 500, MemoryLimitMiB: 500, Replicas: 2}
 	h := History{DecidedAt: t0, Decided: changed, LastScale: t0, Memory: Memory{Capacity: DefaultMemoryCapacity}}
 	stale := State{CPULimitMilli: 500, MemoryLimitMiB: 500, Replicas: 2, RequestsPerSecond: 146, ResponseTimeMs: 877, CPUUsagePercent: 81, MemoryUsagePercent: 100}
@@ -333,5 +335,51 @@ func TestRoundSettling(t *testing.T) {
 	}
 	if !near(own.ResponseTimeMs, 8.07, 0.01) {
 		t.Errorf("2 × 500m/500Mi at 200 req/s measure %.2f ms, want 8.07", own.ResponseTimeMs)
+	}
+}
+
+// TestStepLoadHeadroom: 4 pods of 500m/600Mi, over-provisioned for a load
+// that has fallen, decrease. Sized for the measured load alone
+// (LoadHeadroomPercent 0), the loop takes configurations the workload model
+// puts at 50-75 ms, within the 80 ms limit, but at 94-96 % of their
+// capacity: 10 % more load, a minute's rise on the bench's diurnal and week
+// traces, saturates them (470-730 ms). Sized for 10 % more load, the
+// choice still cuts the capacity and serves that rise within the limit.
+func TestStepLoadHeadroom(t *testing.T) {
+	for _, tc := range []struct {
+		rps          float64
+		loadHeadroom float64
+		want         Configuration
+	}{
+		{200, 0, Configuration{500, 600, 1}},
+		{200, 10, Configuration{300, 500, 2}},
+		{250, 0, Configuration{300, 600, 2}},
+		{250, 10, Configuration{400, 500, 2}},
+		{350, 0, Configuration{500, 500, 2}},
+		{350, 10, Configuration{500, 600, 2}},
+	} {
+		t.Run(fmt.Sprintf("%.0f req/s, %.0f %%", tc.rps, tc.loadHeadroom), func(t *testing.T) {
+			m := DefaultApp.Measure(500, 600, 4, tc.rps)
+			s := State{CPULimitMilli: 500, MemoryLimitMiB: 600, Replicas: 4, RequestsPerSecond: tc.rps, ResponseTimeMs: m.ResponseTimeMs, CPUUsagePercent: m.CPUUsagePercent, MemoryUsagePercent: m.MemoryUsagePercent}
+			l := Loop{Config: Config{Desired: Desired{ResponseTimeMs: 100, CPUUsagePercent: 85, MemoryUsagePercent: 80},
+				Ranges: Ranges{CPULimitMilli: Range{300, 500}, MemoryLimitMiB: Range{400, 600}, Replicas: Range{1, 20}}, Weights: Balanced},
+				TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: DefaultHeadroomPercent, LoadHeadroomPercent: tc.loadHeadroom, MinDecreasePercent: DefaultMinDecreasePercent}
+			got, err := Step(appPredictor{DefaultApp}, s, l, time.Time{}, time.Unix(1000, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := got.Configuration()
+			if got.Reason != ReasonScaled || c != tc.want {
+				t.Fatalf("%s to %+v, want Scaled to %+v", got.Reason, c, tc.want)
+			}
+			now := DefaultApp.Measure(c.CPULimitMilli, c.MemoryLimitMiB, c.Replicas, tc.rps).ResponseTimeMs
+			risen := DefaultApp.Measure(c.CPULimitMilli, c.MemoryLimitMiB, c.Replicas, tc.rps*1.1).ResponseTimeMs
+			if now > l.ResponseTimeLimitMs() {
+				t.Errorf("%+v serves %.0f req/s in %.1f ms, over the %.0f ms limit", c, tc.rps, now, l.ResponseTimeLimitMs())
+			}
+			if (risen <= l.ResponseTimeLimitMs()) != (tc.loadHeadroom >= 10) {
+				t.Errorf("%+v serves 10 %% more load in %.1f ms (limit %.0f ms): want within it exactly when the load headroom is 10 %%", c, risen, l.ResponseTimeLimitMs())
+			}
+		})
 	}
 }

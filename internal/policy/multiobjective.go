@@ -55,10 +55,11 @@ func MultiObjectiveLoop(spec *hcav1.MultiObjectiveElasticityStrategySpec) moha.L
 			},
 			Weights: MultiObjectiveWeights(spec),
 		},
-		TolerancePercent:   float64(spec.TolerancePercent),
-		Cooldown:           DefaultMultiObjectiveCooldown,
-		HeadroomPercent:    moha.DefaultHeadroomPercent,
-		MinDecreasePercent: moha.DefaultMinDecreasePercent,
+		TolerancePercent:    float64(spec.TolerancePercent),
+		Cooldown:            DefaultMultiObjectiveCooldown,
+		HeadroomPercent:     moha.DefaultHeadroomPercent,
+		LoadHeadroomPercent: moha.DefaultLoadHeadroomPercent,
+		MinDecreasePercent:  moha.DefaultMinDecreasePercent,
 	}
 	if spec.Cooldown != nil {
 		l.Cooldown = spec.Cooldown.Duration

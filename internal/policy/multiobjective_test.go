@@ -35,7 +35,7 @@ func TestMultiObjectiveLoop(t *testing.T) {
 			Config: moha.Config{Desired: moha.Desired{ResponseTimeMs: 250, CPUUsagePercent: 85, MemoryUsagePercent: 80},
 				Ranges:  moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 1500}, MemoryLimitMiB: moha.Range{Min: 512, Max: 1024}, Replicas: moha.Range{Min: 1, Max: 7}},
 				Weights: moha.Balanced},
-			Cooldown: 2 * time.Minute, HeadroomPercent: 20, MinDecreasePercent: 10}},
+			Cooldown: 2 * time.Minute, HeadroomPercent: 20, LoadHeadroomPercent: 10, MinDecreasePercent: 5}},
 		{"preset, tolerance and cooldown", func(s *hcav1.MultiObjectiveElasticityStrategySpec) {
 			s.WeightPreset, s.TolerancePercent, s.Cooldown = hcav1.WeightsResourcesFirst, 5, &metav1.Duration{Duration: time.Minute}
 			s.Desired.CPUUsagePercent, s.Ranges.MinReplicas = 60, 2
@@ -43,14 +43,14 @@ func TestMultiObjectiveLoop(t *testing.T) {
 			Config: moha.Config{Desired: moha.Desired{ResponseTimeMs: 250, CPUUsagePercent: 60, MemoryUsagePercent: 80},
 				Ranges:  moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 1500}, MemoryLimitMiB: moha.Range{Min: 512, Max: 1024}, Replicas: moha.Range{Min: 2, Max: 7}},
 				Weights: moha.ResourcesFirst},
-			TolerancePercent: 5, Cooldown: time.Minute, HeadroomPercent: 20, MinDecreasePercent: 10}},
+			TolerancePercent: 5, Cooldown: time.Minute, HeadroomPercent: 20, LoadHeadroomPercent: 10, MinDecreasePercent: 5}},
 		{"explicit weights", func(s *hcav1.MultiObjectiveElasticityStrategySpec) {
 			s.Weights = &hcav1.MultiObjectiveWeights{ResponseTime: q("0.7"), CPUUsage: q("0"), MemoryUsage: q("0"), CPULimit: q("0.1"), MemoryLimit: q("0.1"), Replicas: q("100m")}
 		}, moha.Loop{
 			Config: moha.Config{Desired: moha.Desired{ResponseTimeMs: 250, CPUUsagePercent: 85, MemoryUsagePercent: 80},
 				Ranges:  moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 1500}, MemoryLimitMiB: moha.Range{Min: 512, Max: 1024}, Replicas: moha.Range{Min: 1, Max: 7}},
 				Weights: moha.Weights{ResponseTime: 0.7, CPULimit: 0.1, MemoryLimit: 0.1, Replicas: 0.1}},
-			Cooldown: 2 * time.Minute, HeadroomPercent: 20, MinDecreasePercent: 10}},
+			Cooldown: 2 * time.Minute, HeadroomPercent: 20, LoadHeadroomPercent: 10, MinDecreasePercent: 5}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

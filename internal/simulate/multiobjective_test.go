@@ -60,7 +60,7 @@ var benchLoop = moha.Loop{
 	Config: moha.Config{Desired: moha.Desired{ResponseTimeMs: 100, CPUUsagePercent: 85, MemoryUsagePercent: 80},
 		Ranges:  moha.Ranges{CPULimitMilli: moha.Range{Min: 300, Max: 500}, MemoryLimitMiB: moha.Range{Min: 400, Max: 600}, Replicas: moha.Range{Min: 1, Max: 20}},
 		Weights: moha.Balanced},
-	TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: moha.DefaultHeadroomPercent, MinDecreasePercent: moha.DefaultMinDecreasePercent,
+	TolerancePercent: 10, Cooldown: 2 * time.Minute, HeadroomPercent: moha.DefaultHeadroomPercent, LoadHeadroomPercent: moha.DefaultLoadHeadroomPercent, MinDecreasePercent: moha.DefaultMinDecreasePercent,
 }
 
 func TestParseMultiObjective(t *testing.T) {
