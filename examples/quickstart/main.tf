@@ -189,14 +189,10 @@ resource "hca_burst_policy" "web" {
   min_replicas = 2
   max_replicas = 32
 
-  # The request rate over 5 s: the lab's Prometheus scrapes every second, and a
-  # rate window climbs for its whole length after a step, so the window is the
-  # signal's lag. Where Prometheus scrapes every 15-30 s, use [1m] (at least four
-  # scrapes).
   metrics = [{
     type = "PromQL"
     promql = {
-      query        = "sum(rate(http_requests_total{namespace=\"${var.app_namespace}\",app=\"${var.app_name}\"}[5s]))"
+      query        = "sum(rate(http_requests_total{namespace=\"${var.app_namespace}\",app=\"${var.app_name}\"}[15s]))"
       target_value = tostring(var.requests_per_pod)
     }
   }]
