@@ -73,8 +73,8 @@ func TestPlaceWithHeadroom(t *testing.T) {
 		{
 			name:    "no room anywhere for the spare replicas: unplaced",
 			deficit: 3, spare: 2, mode: PlacementPriority,
-			targets: []BurstTarget{headroomTarget("dear", 1, 0.20, 10), headroomTarget("cheap", 1, 0.05, 1)},
-			want:    []PlacementAssignment{{"dear", 1}, {"cheap", 1}},
+			targets:  []BurstTarget{headroomTarget("dear", 1, 0.20, 10), headroomTarget("cheap", 1, 0.05, 1)},
+			want:     []PlacementAssignment{{"dear", 1}, {"cheap", 1}},
 			unplaced: 1,
 		},
 		{
