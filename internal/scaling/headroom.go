@@ -6,14 +6,16 @@ import (
 	"slices"
 )
 
-// PlaceWithHeadroom is [Place] for a deficit whose last spare replicas are
-// headroom (Decision.Headroom): spare replicas are kept where they are
-// cheapest. The replicas of a count rank primary first, then the burst
-// replicas already placed, then the deficit, and the headroom is the last
-// spare of them: min(spare, deficit) of the deficit are spare (the private
-// primary was filled first: only what it cannot run is a deficit). The
-// load's part of the deficit is placed by mode as [Place] does; the spare
-// part then goes to the room left, cheapest per pod-hour first
+// PlaceWithHeadroom is [Place] for a deficit when headroom replicas of the
+// count are spare (Decision.Headroom): spare replicas are kept where they
+// are cheapest. The spare replicas are the last of the count: the primary
+// runs the first (a private primary is filled first: only what it cannot
+// run is a deficit), and the headroom is counted in the burst replicas
+// first, those already there (targets' Current) before the deficit. So
+// min(deficit, headroom - the burst replicas already there) of the deficit
+// are spare (none once the burst clusters hold the headroom). The load's
+// part of the deficit is placed by mode as [Place] does; the spare part
+// then goes to the room left, cheapest per pod-hour first
 // ([PlacementCheapest]), so that a priority or weighted placement that
 // prefers a dearer target never puts headroom there while a cheaper target
 // has room.
@@ -21,14 +23,18 @@ import (
 // Assignments lists the load's targets first (in mode's order), then the
 // targets that took only spare replicas; a target taking both appears once.
 // Errors wrap [ErrInvalidInput] and name the offending field.
-func PlaceWithHeadroom(deficit, spare int32, pod PodRequests, targets []BurstTarget, mode PlacementMode) (Placement, error) {
-	if spare < 0 {
-		return Placement{}, fmt.Errorf("%w: spare is %d: pass the headroom's replicas, 0 or more", ErrInvalidInput, spare)
+func PlaceWithHeadroom(deficit, headroom int32, pod PodRequests, targets []BurstTarget, mode PlacementMode) (Placement, error) {
+	if headroom < 0 {
+		return Placement{}, fmt.Errorf("%w: headroom is %d: pass the spare replicas of the count, 0 or more", ErrInvalidInput, headroom)
 	}
 	if err := validatePlacement(deficit, pod, targets, mode); err != nil {
 		return Placement{}, err
 	}
-	spare = min(spare, deficit)
+	var there int64
+	for _, t := range targets {
+		there += int64(t.Current)
+	}
+	spare := int32(min(int64(deficit), max(0, int64(headroom)-there)))
 	load, err := Place(deficit-spare, pod, targets, mode)
 	if err != nil || spare == 0 {
 		return load, err
@@ -47,7 +53,7 @@ func PlaceWithHeadroom(deficit, spare int32, pod PodRequests, targets []BurstTar
 	if err != nil {
 		return Placement{}, err
 	}
-	out := Placement{Assignments: load.Assignments, Unplaced: load.Unplaced + extra.Unplaced, Skipped: load.Skipped}
+	out := Placement{Assignments: load.Assignments, Unplaced: load.Unplaced + extra.Unplaced, Skipped: load.Skipped, Spare: spare}
 	if deficit == spare {
 		out.Skipped = extra.Skipped
 	}

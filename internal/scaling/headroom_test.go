@@ -18,68 +18,80 @@ func TestPlaceWithHeadroom(t *testing.T) {
 	dear := headroomTarget("dear", 100, 0.20, 10) // preferred by priority
 	cheap := headroomTarget("cheap", 100, 0.05, 1)
 	tests := []struct {
-		name           string
-		deficit, spare int32
-		mode           PlacementMode
-		targets        []BurstTarget
-		want           []PlacementAssignment
-		unplaced       int32
-		skipped        []PlacementSkip
+		name              string
+		deficit, headroom int32
+		mode              PlacementMode
+		targets           []BurstTarget
+		want              []PlacementAssignment
+		unplaced          int32
+		skipped           []PlacementSkip
 	}{
 		{
 			name:    "priority prefers the dearer target: the load goes there, the spare replicas to the cheaper one",
-			deficit: 5, spare: 2, mode: PlacementPriority, targets: []BurstTarget{dear, cheap},
+			deficit: 5, headroom: 2, mode: PlacementPriority, targets: []BurstTarget{dear, cheap},
 			want: []PlacementAssignment{{"dear", 3}, {"cheap", 2}},
 		},
 		{
 			name:    "a deficit of spare replicas only: all on the cheaper target",
-			deficit: 2, spare: 2, mode: PlacementPriority, targets: []BurstTarget{dear, cheap},
+			deficit: 2, headroom: 2, mode: PlacementPriority, targets: []BurstTarget{dear, cheap},
 			want: []PlacementAssignment{{"cheap", 2}},
 		},
 		{
 			name:    "more headroom than deficit: the deficit is the last replicas, all spare",
-			deficit: 2, spare: 5, mode: PlacementPriority, targets: []BurstTarget{dear, cheap},
+			deficit: 2, headroom: 5, mode: PlacementPriority, targets: []BurstTarget{dear, cheap},
 			want: []PlacementAssignment{{"cheap", 2}},
 		},
 		{
+			name:    "burst replicas already there are counted as the headroom first: the deficit is load",
+			deficit: 2, headroom: 2, mode: PlacementPriority,
+			targets: []BurstTarget{dear, withTarget(cheap, func(t *BurstTarget) { t.Current = 2 })},
+			want:    []PlacementAssignment{{"dear", 2}},
+		},
+		{
+			name:    "part of the headroom already there: the rest of it in the deficit",
+			deficit: 4, headroom: 3, mode: PlacementPriority,
+			targets: []BurstTarget{dear, withTarget(cheap, func(t *BurstTarget) { t.Current = 1 })},
+			want:    []PlacementAssignment{{"dear", 2}, {"cheap", 2}},
+		},
+		{
 			name:    "no headroom: Place's answer",
-			deficit: 5, spare: 0, mode: PlacementPriority, targets: []BurstTarget{dear, cheap},
+			deficit: 5, headroom: 0, mode: PlacementPriority, targets: []BurstTarget{dear, cheap},
 			want: []PlacementAssignment{{"dear", 5}},
 		},
 		{
 			name:    "the cheaper target full: the spare replicas spill to the dearer one",
-			deficit: 5, spare: 3, mode: PlacementPriority,
+			deficit: 5, headroom: 3, mode: PlacementPriority,
 			targets: []BurstTarget{dear, headroomTarget("cheap", 1, 0.05, 1)},
 			want:    []PlacementAssignment{{"dear", 4}, {"cheap", 1}},
 		},
 		{
 			name:    "the load takes the cheaper target's room first (cheapest mode): spare replicas next in the price order",
-			deficit: 4, spare: 2, mode: PlacementCheapest,
+			deficit: 4, headroom: 2, mode: PlacementCheapest,
 			targets: []BurstTarget{dear, headroomTarget("cheap", 3, 0.05, 1)},
 			want:    []PlacementAssignment{{"cheap", 3}, {"dear", 1}},
 		},
 		{
 			name:    "weighted: the load is split by weight, the spare replicas go to the cheaper target",
-			deficit: 6, spare: 2, mode: PlacementWeighted,
+			deficit: 6, headroom: 2, mode: PlacementWeighted,
 			targets: []BurstTarget{withTarget(dear, func(t *BurstTarget) { t.Weight = 1 }), withTarget(cheap, func(t *BurstTarget) { t.Weight = 1 })},
 			want:    []PlacementAssignment{{"cheap", 4}, {"dear", 2}},
 		},
 		{
 			name:    "a cap on the cheaper target counts the load placed there",
-			deficit: 4, spare: 2, mode: PlacementCheapest,
+			deficit: 4, headroom: 2, mode: PlacementCheapest,
 			targets: []BurstTarget{dear, withTarget(cheap, func(t *BurstTarget) { t.MaxReplicas = 3 })},
 			want:    []PlacementAssignment{{"cheap", 3}, {"dear", 1}},
 		},
 		{
 			name:    "no room anywhere for the spare replicas: unplaced",
-			deficit: 3, spare: 2, mode: PlacementPriority,
+			deficit: 3, headroom: 2, mode: PlacementPriority,
 			targets:  []BurstTarget{headroomTarget("dear", 1, 0.20, 10), headroomTarget("cheap", 1, 0.05, 1)},
 			want:     []PlacementAssignment{{"dear", 1}, {"cheap", 1}},
 			unplaced: 1,
 		},
 		{
 			name:    "an unreachable cheaper target takes nothing",
-			deficit: 3, spare: 1, mode: PlacementPriority,
+			deficit: 3, headroom: 1, mode: PlacementPriority,
 			targets: []BurstTarget{dear, withTarget(cheap, func(t *BurstTarget) { t.Reachable = false })},
 			want:    []PlacementAssignment{{"dear", 3}},
 			skipped: []PlacementSkip{{"cheap", SkipUnreachable}},
@@ -87,7 +99,7 @@ func TestPlaceWithHeadroom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := PlaceWithHeadroom(tt.deficit, tt.spare, placePod, tt.targets, tt.mode)
+			got, err := PlaceWithHeadroom(tt.deficit, tt.headroom, placePod, tt.targets, tt.mode)
 			if err != nil {
 				t.Fatalf("PlaceWithHeadroom: %v", err)
 			}
@@ -100,6 +112,9 @@ func TestPlaceWithHeadroom(t *testing.T) {
 			if !slices.Equal(got.Skipped, tt.skipped) {
 				t.Errorf("skipped = %v, want %v", got.Skipped, tt.skipped)
 			}
+			if want := min(tt.deficit, max(0, tt.headroom-currentOf(tt.targets))); got.Spare != want {
+				t.Errorf("spare = %d, want %d", got.Spare, want)
+			}
 			if got.Placed()+got.Unplaced != tt.deficit {
 				t.Errorf("placed %d + unplaced %d != deficit %d", got.Placed(), got.Unplaced, tt.deficit)
 			}
@@ -107,17 +122,17 @@ func TestPlaceWithHeadroom(t *testing.T) {
 	}
 	t.Run("errors", func(t *testing.T) {
 		for _, c := range []struct {
-			deficit, spare int32
-			mode           PlacementMode
-			want           string
+			deficit, headroom int32
+			mode              PlacementMode
+			want              string
 		}{
-			{1, -1, PlacementPriority, "spare is -1"},
+			{1, -1, PlacementPriority, "headroom is -1"},
 			{-1, 0, PlacementPriority, "deficit is -1"},
 			{1, 1, "cheapest-ish", "unknown"},
 		} {
-			_, err := PlaceWithHeadroom(c.deficit, c.spare, placePod, []BurstTarget{cheap}, c.mode)
+			_, err := PlaceWithHeadroom(c.deficit, c.headroom, placePod, []BurstTarget{cheap}, c.mode)
 			if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("PlaceWithHeadroom(%d, %d, %q) error = %v, want ErrInvalidInput naming %q", c.deficit, c.spare, c.mode, err, c.want)
+				t.Errorf("PlaceWithHeadroom(%d, %d, %q) error = %v, want ErrInvalidInput naming %q", c.deficit, c.headroom, c.mode, err, c.want)
 			}
 		}
 	})
@@ -206,4 +221,12 @@ func TestHeadroomCost(t *testing.T) {
 			}
 		}
 	})
+}
+
+func currentOf(targets []BurstTarget) int32 {
+	var n int32
+	for _, t := range targets {
+		n += t.Current
+	}
+	return n
 }
