@@ -31,16 +31,16 @@ func TestBurstHeadroomStatus(t *testing.T) {
 		want    *hcav1.HeadroomStatus
 	}{
 		{
-			name: "no spare replicas: none",
+			name:    "no spare replicas: none",
 			results: []*burstTargetResult{{dep: dep("1"), primary: 4, achieved: map[string]int32{"cheap": 2}}},
 		},
 		{
-			name: "counted in the cheapest burst cluster holding replicas, priced by its requests",
+			name:    "counted in the cheapest burst cluster holding replicas, priced by its requests",
 			results: []*burstTargetResult{{dep: dep("1"), primary: 4, plan: burstPlan{Headroom: 2}, achieved: map[string]int32{"dear": 2, "cheap": 2}}},
 			want:    &hcav1.HeadroomStatus{Replicas: 2, CostPerHour: "0.0928", Clusters: []hcav1.ClusterHeadroom{{Cluster: "cheap", Replicas: 2, CostPerHour: "0.0928"}}},
 		},
 		{
-			name: "an unpriced cluster counts 0; the rest in the primary at its prices; targets summed",
+			name:    "an unpriced cluster counts 0; the rest in the primary at its prices; targets summed",
 			primary: scaling.BurstTarget{PricePerVCPUHour: 0.01},
 			results: []*burstTargetResult{
 				{dep: dep("1"), primary: 4, plan: burstPlan{Headroom: 3}, achieved: map[string]int32{"unpriced": 1}},
