@@ -3,6 +3,7 @@ package scaling
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -10,18 +11,19 @@ import (
 // count are spare (Decision.Headroom): spare replicas are kept where they
 // are cheapest. The spare replicas are the last of the count: the primary
 // runs the first (a private primary is filled first: only what it cannot
-// run is a deficit), and the headroom is counted in the burst replicas
-// first, those already there (targets' Current) before the deficit. So
-// min(deficit, headroom - the burst replicas already there) of the deficit
-// are spare (none once the burst clusters hold the headroom). The load's
-// part of the deficit is placed by mode as [Place] does; the spare part
-// then goes to the room left, cheapest per pod-hour first
-// ([PlacementCheapest]), so that a priority or weighted placement that
-// prefers a dearer target never puts headroom there while a cheaper target
-// has room.
+// run is a deficit), so the headroom is among the burst replicas. Those
+// already running on targets as cheap as the cheapest usable one (per
+// pod-hour for pod's requests) count as headroom first (they are where
+// spare replicas would go); the rest of the headroom, up to the deficit, is
+// the deficit's spare part. The load's part of the deficit is placed by
+// mode as [Place] does; the spare part then goes to the room left, cheapest
+// first ([PlacementCheapest]), so that a priority or weighted placement
+// that prefers a dearer target never puts headroom there while a cheaper
+// target has room. Running replicas are never moved.
 //
 // Assignments lists the load's targets first (in mode's order), then the
-// targets that took only spare replicas; a target taking both appears once.
+// targets that took only spare replicas; a target taking both appears once;
+// Spare is the deficit's spare part.
 // Errors wrap [ErrInvalidInput] and name the offending field.
 func PlaceWithHeadroom(deficit, headroom int32, pod PodRequests, targets []BurstTarget, mode PlacementMode) (Placement, error) {
 	if headroom < 0 {
@@ -30,9 +32,17 @@ func PlaceWithHeadroom(deficit, headroom int32, pod PodRequests, targets []Burst
 	if err := validatePlacement(deficit, pod, targets, mode); err != nil {
 		return Placement{}, err
 	}
+	cheapest, usable := math.Inf(1), false
+	for i, t := range targets {
+		if c, reason := candidateFor(i, t, pod); reason == "" {
+			cheapest, usable = min(cheapest, c.price), true
+		}
+	}
 	var there int64
 	for _, t := range targets {
-		there += int64(t.Current)
+		if !usable || pod.HourlyPrice(t) <= cheapest {
+			there += int64(t.Current)
+		}
 	}
 	spare := int32(min(int64(deficit), max(0, int64(headroom)-there)))
 	load, err := Place(deficit-spare, pod, targets, mode)
