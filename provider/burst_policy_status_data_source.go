@@ -45,6 +45,8 @@ type burstPolicyStatusModel struct {
 	ReadyReplicas      types.Int64  `tfsdk:"ready_replicas"`
 	PendingReplicas    types.Int64  `tfsdk:"pending_replicas"`
 	BurstReplicas      types.Int64  `tfsdk:"burst_replicas"`
+	HeadroomReplicas   types.Int64  `tfsdk:"headroom_replicas"`
+	HeadroomCost       types.String `tfsdk:"headroom_cost_per_hour"`
 	LastDecisionTime   types.String `tfsdk:"last_decision_time"`
 	LastDecisionReason types.String `tfsdk:"last_decision_reason"`
 	Conditions         types.List   `tfsdk:"conditions"`
@@ -136,6 +138,14 @@ func (d *burstPolicyStatusDataSource) Schema(_ context.Context, _ datasource.Sch
 				Computed:    true,
 				Description: "Replica count set in burst clusters, the sum of `replicas[*].desired` outside `primary_cluster`; 0 while every replica runs in the primary cluster.",
 			},
+			"headroom_replicas": schema.Int64Attribute{
+				Computed:    true,
+				Description: "Spare replicas the adaptive algorithm keeps on top of the load's need (`headroom_replicas`, `headroom_percent` of the policy), over all clusters (`status.headroom.replicas`); 0 without.",
+			},
+			"headroom_cost_per_hour": schema.StringAttribute{
+				Computed:    true,
+				Description: "What the spare replicas cost per hour, in the prices' currency, such as `0.0928`: each one's CPU and memory requests at the `prices` of the cluster it is counted in (the burst clusters that hold replicas, cheapest first, then the primary; a cluster without prices counts 0). `0` without spare replicas.",
+			},
 			"last_decision_time": schema.StringAttribute{
 				Computed:    true,
 				Description: "When the runtime last decided a replica count or a placement, in RFC 3339 (UTC), such as `2026-05-01T12:00:00Z`; null before the first decision.",
@@ -209,9 +219,14 @@ func burstPolicyStatusFromAPI(bp *hcav1.BurstPolicy) burstPolicyStatusModel {
 		ReadyReplicas:      types.Int64Value(ready),
 		PendingReplicas:    types.Int64Value(pending),
 		BurstReplicas:      types.Int64Value(burst),
+		HeadroomReplicas:   types.Int64Value(0),
+		HeadroomCost:       types.StringValue("0"),
 		LastDecisionTime:   types.StringNull(),
 		LastDecisionReason: types.StringNull(),
 		Conditions:         conditionsList(st.Conditions),
+	}
+	if h := st.Headroom; h != nil {
+		m.HeadroomReplicas, m.HeadroomCost = types.Int64Value(int64(h.Replicas)), types.StringValue(string(h.CostPerHour))
 	}
 	if dec := st.LastDecision; dec != nil {
 		m.DesiredReplicas = types.Int64Value(int64(dec.Desired))

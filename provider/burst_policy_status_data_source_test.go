@@ -51,6 +51,7 @@ func TestBurstPolicyStatusFromAPI(t *testing.T) {
 				Phase: types.StringValue(""), Ready: types.BoolValue(false), ObservedGeneration: types.Int64Value(0),
 				Replicas: replicaList(), DesiredReplicas: types.Int64Null(), CurrentReplicas: types.Int64Value(0),
 				ReadyReplicas: types.Int64Value(0), PendingReplicas: types.Int64Value(0), BurstReplicas: types.Int64Value(0),
+				HeadroomReplicas: types.Int64Value(0), HeadroomCost: types.StringValue("0"),
 				LastDecisionTime: types.StringNull(), LastDecisionReason: types.StringNull(), Conditions: condList(),
 			},
 		},
@@ -63,6 +64,7 @@ func TestBurstPolicyStatusFromAPI(t *testing.T) {
 					{Cluster: "eks", Desired: 10, Ready: 9, NodesReady: 3},
 					{Cluster: "ack", Desired: 2, Pending: 1, NodesReady: 1, NodesRequested: 1},
 				},
+				Headroom:     &hcav1.HeadroomStatus{Replicas: 2, CostPerHour: "0.0928", Clusters: []hcav1.ClusterHeadroom{{Cluster: "ack", Replicas: 2, CostPerHour: "0.0928"}}},
 				LastDecision: &hcav1.Decision{Time: at("2026-05-01T12:00:00Z"), Desired: 22, Reason: "cpu 180% of target: 22 replicas; deficit 2 to eks"},
 				Conditions: []metav1.Condition{
 					{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Reconciled", Message: "20 replicas", LastTransitionTime: at("2026-05-01T12:00:05Z")},
@@ -74,6 +76,7 @@ func TestBurstPolicyStatusFromAPI(t *testing.T) {
 				Replicas:        replicaList(replicaValue("ack", 2, 0, 1, 1, 1), replicaValue("eks", 10, 9, 0, 3, 0), replicaValue("private", 8, 8, 2)),
 				DesiredReplicas: types.Int64Value(22), CurrentReplicas: types.Int64Value(20),
 				ReadyReplicas: types.Int64Value(17), PendingReplicas: types.Int64Value(3), BurstReplicas: types.Int64Value(12),
+				HeadroomReplicas: types.Int64Value(2), HeadroomCost: types.StringValue("0.0928"),
 				LastDecisionTime:   types.StringValue("2026-05-01T12:00:00Z"),
 				LastDecisionReason: types.StringValue("cpu 180% of target: 22 replicas; deficit 2 to eks"),
 				Conditions: condList(
@@ -97,6 +100,7 @@ func TestBurstPolicyStatusFromAPI(t *testing.T) {
 				Phase: types.StringValue("Degraded"), Ready: types.BoolValue(false), ObservedGeneration: types.Int64Value(3),
 				Replicas: replicaList(replicaValue("private", 0, 0, 0)), DesiredReplicas: types.Int64Value(0), CurrentReplicas: types.Int64Value(0),
 				ReadyReplicas: types.Int64Value(0), PendingReplicas: types.Int64Value(0), BurstReplicas: types.Int64Value(0),
+				HeadroomReplicas: types.Int64Value(0), HeadroomCost: types.StringValue("0"),
 				LastDecisionTime: types.StringValue("2026-05-01T12:00:00Z"), LastDecisionReason: types.StringValue("held"),
 				Conditions: condList(
 					condValue("MetricsAvailable", "True", "MetricsOK", "y", "2026-05-01T12:00:00Z"),
@@ -175,6 +179,7 @@ data "hca_burst_policy_status" "web" {
 					"replicas": knownvalue.ListExact([]knownvalue.Check{}), "desired_replicas": knownvalue.Null(),
 					"current_replicas": knownvalue.Int64Exact(0), "ready_replicas": knownvalue.Int64Exact(0),
 					"pending_replicas": knownvalue.Int64Exact(0), "burst_replicas": knownvalue.Int64Exact(0),
+					"headroom_replicas": knownvalue.Int64Exact(0), "headroom_cost_per_hour": knownvalue.StringExact("0"),
 					"last_decision_time": knownvalue.Null(), "last_decision_reason": knownvalue.Null(),
 					"conditions": knownvalue.ListExact([]knownvalue.Check{}),
 				})},
@@ -189,6 +194,7 @@ data "hca_burst_policy_status" "web" {
 								{Cluster: "eks", Desired: 10, Ready: 9},
 								{Cluster: "ack", Desired: 2, Pending: 1},
 							},
+							Headroom:     &hcav1.HeadroomStatus{Replicas: 2, CostPerHour: "0.0928", Clusters: []hcav1.ClusterHeadroom{{Cluster: "ack", Replicas: 2, CostPerHour: "0.0928"}}},
 							LastDecision: &hcav1.Decision{Time: at("2026-05-01T12:00:00Z"), Desired: 22, Reason: "cpu 180% of target: 22 replicas; deficit 12 placed by priority"},
 							Conditions: []metav1.Condition{
 								{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Reconciled", Message: "20 replicas: private 8, eks 10, ack 2", LastTransitionTime: at("2026-05-01T12:00:05Z")},
@@ -206,6 +212,7 @@ data "hca_burst_policy_status" "web" {
 					}),
 					"desired_replicas": knownvalue.Int64Exact(22), "current_replicas": knownvalue.Int64Exact(20),
 					"ready_replicas": knownvalue.Int64Exact(17), "pending_replicas": knownvalue.Int64Exact(3), "burst_replicas": knownvalue.Int64Exact(12),
+					"headroom_replicas": knownvalue.Int64Exact(2), "headroom_cost_per_hour": knownvalue.StringExact("0.0928"),
 					"last_decision_time":   knownvalue.StringExact("2026-05-01T12:00:00Z"),
 					"last_decision_reason": knownvalue.StringExact("cpu 180% of target: 22 replicas; deficit 12 placed by priority"),
 					"conditions": knownvalue.ListExact([]knownvalue.Check{
@@ -235,6 +242,7 @@ data "hca_burst_policy_status" "web" {
 					writeStatus(t, c, policy, func(bp *hcav1.BurstPolicy) {
 						bp.Status.ObservedGeneration = 2
 						bp.Status.Phase = hcav1.PhaseScalingBack
+						bp.Status.Headroom = nil
 						bp.Status.Replicas = []hcav1.ClusterReplicas{{Cluster: "private", Desired: 6, Ready: 6}, {Cluster: "eks", Desired: 1, Ready: 1}}
 						bp.Status.LastDecision = &hcav1.Decision{Time: at("2026-05-01T12:30:00Z"), Desired: 7, Reason: "cpu 40% of target: 7 replicas"}
 						bp.Status.Conditions = bp.Status.Conditions[:1]
@@ -247,6 +255,7 @@ data "hca_burst_policy_status" "web" {
 					"replicas":         knownvalue.ListExact([]knownvalue.Check{replicaCheck("eks", 1, 1, 0), replicaCheck("private", 6, 6, 0)}),
 					"desired_replicas": knownvalue.Int64Exact(7), "current_replicas": knownvalue.Int64Exact(7),
 					"ready_replicas": knownvalue.Int64Exact(7), "pending_replicas": knownvalue.Int64Exact(0), "burst_replicas": knownvalue.Int64Exact(1),
+					"headroom_replicas": knownvalue.Int64Exact(0), "headroom_cost_per_hour": knownvalue.StringExact("0"),
 					"last_decision_time":   knownvalue.StringExact("2026-05-01T12:30:00Z"),
 					"last_decision_reason": knownvalue.StringExact("cpu 40% of target: 7 replicas"),
 					"conditions": knownvalue.ListExact([]knownvalue.Check{

@@ -696,7 +696,12 @@ func (a *Adaptive) DecideMetrics(ins []Input) Decision {
 		cur := clamp(in.Current, in.Min, in.Max)
 		b.WriteString(": holding ")
 		writeInt(&b, cur)
-		return Decision{Desired: cur, Reason: b.String(), Limited: cur != in.Current}
+		// The count held keeps the last decision's spare replicas.
+		var spare int32
+		if a.lastNeed > 0 {
+			spare = max(0, min(cur-a.lastNeed, a.withHeadroom(a.lastNeed)-a.lastNeed))
+		}
+		return Decision{Desired: cur, Reason: b.String(), Limited: cur != in.Current, Headroom: spare}
 	}
 	if len(ins) > 1 {
 		b.WriteString("; highest need ")
@@ -748,7 +753,11 @@ func (a *Adaptive) DecideMetrics(ins []Input) Decision {
 		b.WriteString(": no scale-down stabilisation")
 	}
 	final := clampWriting(&b, stab, in.Min, in.Max)
-	return Decision{Desired: final, Reason: b.String(), Limited: final != want}
+	// The spare replicas are those of the headroom within the final count
+	// (a maximum may cut them; replicas the stabilisation keeps above
+	// want are the load's, on their way down).
+	spare := max(0, min(want, final)-max(needed, 0))
+	return Decision{Desired: final, Reason: b.String(), Limited: final != want, Headroom: spare}
 }
 
 // withHeadroom is needed plus the headroom.

@@ -769,3 +769,47 @@ func TestAdaptiveForecastScaleDown(t *testing.T) {
 		})
 	}
 }
+
+// TestAdaptiveHeadroomCount checks Decision.Headroom: the spare replicas
+// within Desired, which placement keeps where they are cheapest.
+func TestAdaptiveHeadroomCount(t *testing.T) {
+	s := time.Second
+	cfg := DefaultAdaptiveConfig()
+	cfg.SeasonalPeriod, cfg.StepRatio, cfg.Horizon = 0, 0, 0
+	with := cfg
+	with.HeadroomReplicas, with.HeadroomPercent = 1, 25
+	type step struct {
+		at             time.Duration
+		total          *float64 // nil: no data
+		desired, spare int32
+	}
+	cases := []struct {
+		name        string
+		cfg         AdaptiveConfig
+		first, maxR int32
+		steps       []step
+	}{
+		{"max(1, 25 %) on the need", with, 8, 60, []step{{0, ext(800), 10, 2}, {15 * s, ext(1000), 13, 3}}},
+		{"a maximum cuts the spare replicas first", with, 8, 11, []step{{0, ext(1000), 11, 1}}},
+		{"a maximum at the need leaves none", with, 8, 10, []step{{0, ext(1000), 10, 0}}},
+		{"no data: the count held keeps the last spare replicas", with, 8, 60, []step{{0, ext(800), 10, 2}, {15 * s, nil, 10, 2}}},
+		{"no headroom configured: none", cfg, 8, 60, []step{{0, ext(1000), 10, 0}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := NewAdaptive(c.cfg)
+			if err != nil {
+				t.Fatalf("NewAdaptive: %v", err)
+			}
+			cur := c.first
+			for i, st := range c.steps {
+				in := Input{Now: algAt(st.at), Current: cur, Min: 1, Max: c.maxR, Target: 100, External: st.total}
+				d := a.Decide(in)
+				if d.Desired != st.desired || d.Headroom != st.spare {
+					t.Fatalf("step %d: got %d with %d spare (%s), want %d with %d spare", i, d.Desired, d.Headroom, d.Reason, st.desired, st.spare)
+				}
+				cur = d.Desired
+			}
+		})
+	}
+}

@@ -52,6 +52,9 @@ func fuzzDecide(t *testing.T, alg Algorithm, current, minR, maxR int32, target f
 				t.Fatalf("%s decision %d: %d outside [%d, %d] (valid: %v); input %+v; reason %s", alg.Name(), i, d.Desired, in.Min, in.Max, err, in, d.Reason)
 			}
 		}
+		if d.Headroom < 0 || d.Headroom > max(d.Desired, 0) {
+			t.Fatalf("%s decision %d: headroom %d outside [0, Desired %d]; input %+v; reason %s", alg.Name(), i, d.Headroom, d.Desired, in, d.Reason)
+		}
 		if d.Reason == "" {
 			t.Fatalf("%s decision %d: empty reason", alg.Name(), i)
 		}

@@ -113,6 +113,9 @@ type Placement struct {
 	Assignments []PlacementAssignment
 	// Unplaced is the part of the deficit no target could take.
 	Unplaced int32
+	// Spare is the part of the deficit that is headroom, placed cheapest
+	// first ([PlaceWithHeadroom]; 0 from [Place]).
+	Spare int32
 	// Skipped lists, in input order, the targets that could take nothing
 	// and why. Targets that could take replicas but were not needed are not
 	// listed.

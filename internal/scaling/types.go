@@ -81,6 +81,12 @@ type Decision struct {
 	// count (outside [Min, Max]): the caller leaves the target alone. Only
 	// the kubernetes algorithm reports it.
 	ScalingDisabled bool
+	// Headroom is how many of Desired are spare replicas kept on top of
+	// the load's need (the adaptive algorithm's HeadroomReplicas and
+	// HeadroomPercent), 0 to Desired; 0 for the other algorithms. They are
+	// the last replicas of the count: [PlaceWithHeadroom] puts them where
+	// they are cheapest and [HeadroomCost] prices them.
+	Headroom int32
 }
 
 // Algorithm decides replica counts. Implementations that need history keep it

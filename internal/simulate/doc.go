@@ -2,7 +2,7 @@
 // time and measures how good the scaling decisions are.
 //
 // It runs the unmodified decision code of the runtime — the algorithms of
-// [scaling] (NewKubernetes, NewFRSS, NewPanic), [scaling.Place] to burst the
+// [scaling] (NewKubernetes, NewFRSS, NewPanic), [scaling.PlaceWithHeadroom] to burst the
 // replicas the primary cluster cannot schedule and [scaling.ScaleBack] to
 // remove them again — against the application model of the lab's loadsim (package workload)
 // ([workload.Compute]: per-pod utilisation, errors and an M/M/1 latency

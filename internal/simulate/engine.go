@@ -382,6 +382,10 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		}
 	}
 	desired := start
+	// spare is how many of desired are the adaptive algorithm's headroom
+	// (scaling.Decision.Headroom), placed where cheapest as the burst
+	// controller does.
+	var spare int32
 
 	scrapes := make([]scrape, 0, T/max(scrapeS, 1)+1)
 	var cum counters
@@ -552,7 +556,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 					}
 				}
 				res.Ticks = append(res.Ticks, tick)
-				desired = d.Desired
+				desired, spare = d.Desired, min(d.Headroom, d.Desired)
 				if err := apply(p, clusters, &pending, d.Desired, cur, t, podReq, newPod, nodes); err != nil {
 					return nil, err
 				}
@@ -562,7 +566,7 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 		// 2. The burst controller places pods pending past the threshold.
 		if n := countWaiting(pending, t, threshS); n > 0 && len(clusters) > 1 {
 			targets := burstTargets(p, clusters, podReq, nodes, t)
-			pl, err := scaling.Place(n, podReq, targets, p.Placement)
+			pl, err := scaling.PlaceWithHeadroom(n, spare, podReq, targets, p.Placement)
 			if err != nil {
 				return nil, fmt.Errorf("place %d pods: %w", n, err)
 			}

@@ -398,3 +398,38 @@ func TestForecastMAPE(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadroomPlacedCheapest: the reference policy places by priority, EKS
+// ($0.0624 per vCPU-hour, priority 10) before ACK ($0.0590, priority 5).
+// With 2 spare replicas (headroomReplicas), a load of 10 replicas steps
+// to 28: the primary runs 24; of the 6 it cannot run, the load's 4 go to
+// EKS and the 2 spare to the cheaper ACK, as the burst controller places
+// them (scaling.PlaceWithHeadroom). Without headroom all 4 go to EKS.
+func TestHeadroomPlacedCheapest(t *testing.T) {
+	m := refModel(t)
+	tr := workload.Trace{{Seconds: 0, RPS: 400}, {Seconds: 299, RPS: 400}, {Seconds: 300, RPS: 1120}, {Seconds: 900, RPS: 1120}}
+	for _, tc := range []struct {
+		name           string
+		headroom       int32
+		eks, ack, prim int32
+	}{
+		{"headroom 2: the spare replicas on ACK", 2, 4, 2, 24},
+		{"no headroom: all on EKS by priority", 0, 4, 0, 24},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := refPolicy(t, "adaptive", 0).WithHeadroom(tc.headroom, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Run(p, m, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := len(r.Series.Scheduled[0]) - 1
+			got := []int32{r.Series.Scheduled[0][last], r.Series.Scheduled[1][last], r.Series.Scheduled[2][last]}
+			if want := []int32{tc.prim, tc.eks, tc.ack}; !slices.Equal(got, want) {
+				t.Errorf("scheduled at the end (private, eks, ack) = %v, want %v", got, want)
+			}
+		})
+	}
+}

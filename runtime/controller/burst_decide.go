@@ -70,6 +70,10 @@ type burstInput struct {
 	AlgorithmReason string
 	// NoScaleDown: a metric is missing, so the total may rise but never fall.
 	NoScaleDown bool
+	// Headroom is how many replicas of the algorithm's total are spare
+	// (scaling.Decision.Headroom): the last of the count, placed where they
+	// are cheapest (scaling.PlaceWithHeadroom).
+	Headroom int32
 
 	// Scheduled counts the primary pods bound to a node, Unassigned those not
 	// (yet) bound (both without terminating pods).
@@ -131,6 +135,9 @@ type burstPlan struct {
 	Actions []string
 	// Reason explains the decision for status and events.
 	Reason string
+	// Headroom is how many of Total are the algorithm's spare replicas
+	// (burstInput.Headroom, at most Total).
+	Headroom int32
 	// TotalCause is what set the total when it changed (one of the
 	// burstCause values, "" when the total did not change): the reason of a
 	// scale-up or scale-down in hca_decisions_total.
@@ -282,7 +289,7 @@ func burstDecide(in burstInput) (burstPlan, error) {
 		total, cause = c, burstCauseBounds
 	}
 
-	plan := burstPlan{Total: total, Burst: maps.Clone(cur), Actions: failoverActions}
+	plan := burstPlan{Total: total, Burst: maps.Clone(cur), Actions: failoverActions, Headroom: min(max(in.Headroom, 0), total)}
 	if total != current {
 		plan.TotalCause = cause
 	}
@@ -431,7 +438,9 @@ func burstDecide(in burstInput) (burstPlan, error) {
 	}
 	deficit := max(0, min(ripe-removedPending, need))
 	if deficit > 0 {
-		pl, err := scaling.Place(deficit, in.Pod, burstWithCurrent(in.Targets, plan.Burst), in.Mode)
+		// The headroom's spare replicas are the last of the count: those
+		// in the deficit go where they are cheapest.
+		pl, err := scaling.PlaceWithHeadroom(deficit, plan.Headroom, in.Pod, burstWithCurrent(in.Targets, plan.Burst), in.Mode)
 		if err != nil {
 			return burstPlan{}, fmt.Errorf("place deficit: %w", err)
 		}
@@ -445,7 +454,11 @@ func burstDecide(in burstInput) (burstPlan, error) {
 		note := fmt.Sprintf("%d replicas Unschedulable in %s for %v", deficit, in.Primary, in.Threshold)
 		if len(parts) > 0 {
 			plan.Actions = append(plan.Actions, "burst")
-			note += ": burst " + strings.Join(parts, ", ") + " (placement " + string(in.Mode) + ")"
+			note += ": burst " + strings.Join(parts, ", ") + " (placement " + string(in.Mode)
+			if pl.Spare > 0 {
+				note += fmt.Sprintf("; %d spare replicas of the headroom where cheapest", pl.Spare)
+			}
+			note += ")"
 		}
 		if pl.Unplaced > 0 {
 			note += fmt.Sprintf("; %d could not be placed", pl.Unplaced)

@@ -78,6 +78,17 @@ func TestBurstDecide(t *testing.T) {
 			total: 10, primary: 6, burst: map[string]int32{"b1": 4}, actions: []string{"burst"},
 		},
 		{
+			// Priority prefers the dearer b1: the load's 2 replicas go
+			// there, the headroom's 2 spare ones to the cheaper b2.
+			name: "the headroom's spare replicas burst to the cheapest target",
+			in: base(func(in *burstInput) {
+				in.Scheduled, in.Unassigned, in.Unschedulable = 6, 4, burstAt(4, 6*time.Second)
+				in.Headroom = 2
+				in.Targets = []scaling.BurstTarget{burstTgt("b1", 0, expensive, func(t *scaling.BurstTarget) { t.Priority = 10 }), burstTgt("b2", 0, cheap)}
+			}),
+			total: 10, primary: 6, burst: map[string]int32{"b1": 2, "b2": 2}, actions: []string{"burst"},
+		},
+		{
 			name: "pods below the threshold wait, requeued when the first is due",
 			in: base(func(in *burstInput) {
 				in.Scheduled, in.Unassigned = 6, 4

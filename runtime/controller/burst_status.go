@@ -167,6 +167,20 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	sort.SliceStable(reps[1:], func(i, j int) bool { return reps[1+i].Cluster < reps[1+j].Cluster })
 	st.Replicas = reps
 	st.Phase = burstPhase(holding, burstBefore, burstAfter)
+	st.Headroom = nil
+	for _, t := range results {
+		if t.plan.Headroom <= 0 {
+			continue
+		}
+		prices, err := r.primaryPrices(ctx, p)
+		if err == nil {
+			st.Headroom, err = burstHeadroomStatus(string(p.Spec.PrimaryCluster), prices, views, results)
+		}
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		break
+	}
 	if changed || st.LastDecision == nil {
 		reason := strings.Join(reasons, "; ")
 		if reason == "" {

@@ -243,6 +243,7 @@ func (r *BurstReconciler) reconcileTarget(ctx context.Context, p *hcav1.BurstPol
 		mo := r.totals.fromMetrics(ctx, key, p, d, scheduled, in.PrimarySpec+burstNow-min(in.MovingBack, in.PrimarySpec), ready, now)
 		res.metrics = mo
 		in.TotalSource, in.AlgorithmTotal, in.AlgorithmReason, in.NoScaleDown = mo.source, mo.total, mo.reason, mo.noScaleDown
+		in.Headroom = mo.headroom
 	}
 	res.conflict = burstTotalConflict(d.Name, in.TotalSource, in.RequestedTotal, strategy != nil)
 

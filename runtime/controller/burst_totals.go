@@ -103,8 +103,11 @@ type burstAlgoState struct {
 
 // burstMetricOutcome is what the metrics said about a target's total.
 type burstMetricOutcome struct {
-	source      burstTotalSource
-	total       int32
+	source burstTotalSource
+	total  int32
+	// headroom is how many of total are the algorithm's spare replicas
+	// (scaling.Decision.Headroom).
+	headroom    int32
 	reason      string
 	noScaleDown bool
 	// available: every metric had data at the last evaluation.
@@ -220,7 +223,7 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 		ins[i].IgnoreReadiness = policy.IgnoreReadiness(m)
 		ins[i].Room = rd.room
 	}
-	best, bestReason, disabled, missing := burstDecideMetrics(st.alg, ins, errs)
+	best, spare, bestReason, disabled, missing := burstDecideMetrics(st.alg, ins, errs)
 	fresh := !st.missingAt.IsZero() && now.Sub(st.missingAt) < burstFreshWindow
 	switch {
 	case len(missing) > 0:
@@ -243,7 +246,7 @@ func (t *burstTotals) fromMetrics(ctx context.Context, key string, p *hcav1.Burs
 	if best < 0 {
 		out.source = burstTotalKeep
 	} else {
-		out.total = best
+		out.total, out.headroom = best, spare
 		out.reason = bestReason
 	}
 	if burstAdaptive(p) {
@@ -285,9 +288,10 @@ func burstEvaluatedAt(due, now time.Time, interval time.Duration) time.Time {
 // computeReplicasForMetrics then normalizeDesiredReplicas), a metric that
 // could not be read taking part as one without data (upstream's invalid
 // metric: skipped, and no scale-down on partial data). best is the
-// decided total (-1: none), disabled the reason when the target was scaled
+// decided total (-1: none), spare the headroom's replicas within it
+// (scaling.Decision.Headroom), disabled the reason when the target was scaled
 // to 0 by hand (the HPA's ScalingDisabled), missing what could not be read.
-func burstDecideMetrics(alg scaling.Algorithm, ins []scaling.Input, errs []error) (best int32, reason, disabled string, missing []string) {
+func burstDecideMetrics(alg scaling.Algorithm, ins []scaling.Input, errs []error) (best, spare int32, reason, disabled string, missing []string) {
 	use := make([]scaling.Input, 0, len(ins))
 	for i, in := range ins {
 		if errs[i] == nil {
@@ -303,18 +307,18 @@ func burstDecideMetrics(alg scaling.Algorithm, ins []scaling.Input, errs []error
 		use = append(use, in)
 	}
 	if len(use) == 0 || len(missing) == len(use) {
-		return -1, "", "", missing
+		return -1, 0, "", "", missing
 	}
 	dec := alg.DecideMetrics(use)
 	switch {
 	case strings.HasPrefix(dec.Reason, "invalid input: "):
-		return -1, "", "", append(missing, dec.Reason)
+		return -1, 0, "", "", append(missing, dec.Reason)
 	case dec.ScalingDisabled:
 		// The target was scaled to 0 by hand: the HPA's ScalingDisabled,
 		// nothing is decided until someone scales it up again.
-		return -1, "", fmt.Sprintf("%s: %s", alg.Name(), dec.Reason), missing
+		return -1, 0, "", fmt.Sprintf("%s: %s", alg.Name(), dec.Reason), missing
 	}
-	return dec.Desired, fmt.Sprintf("%s: %s", alg.Name(), dec.Reason), "", missing
+	return dec.Desired, dec.Headroom, fmt.Sprintf("%s: %s", alg.Name(), dec.Reason), "", missing
 }
 
 // metricInput turns one metric into the algorithm's input: per-pod

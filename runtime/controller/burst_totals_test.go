@@ -141,7 +141,7 @@ func TestBurstDecideMetrics(t *testing.T) {
 				in := func(cur int32, total float64) scaling.Input {
 					return scaling.Input{Now: t0.Add(r.at), Current: cur, Min: 1, Max: 100, Target: 10, External: &total}
 				}
-				best, reason, disabled, missing := burstDecideMetrics(alg, []scaling.Input{in(cur, r.a), in(cur, r.b)}, make([]error, 2))
+				best, _, reason, disabled, missing := burstDecideMetrics(alg, []scaling.Input{in(cur, r.a), in(cur, r.b)}, make([]error, 2))
 				if best != r.want || disabled != "" || missing != nil {
 					t.Fatalf("at %v (current %d, totals %v and %v): got %d (%s; disabled %q, missing %v), want %d", r.at, cur, r.a, r.b, best, reason, disabled, missing, r.want)
 				}
@@ -193,7 +193,7 @@ func TestBurstDecideMetricsMissing(t *testing.T) {
 					tc.ins[i] = scaling.Input{Now: now, Current: 5, Min: 1, Max: 100}
 				}
 			}
-			best, reason, _, missing := burstDecideMetrics(alg, tc.ins, tc.errs)
+			best, _, reason, _, missing := burstDecideMetrics(alg, tc.ins, tc.errs)
 			if best != tc.want || len(missing) != tc.missing || !strings.Contains(reason, tc.contains) {
 				t.Fatalf("got %d (%s), missing %v; want %d, %d missing, reason with %q", best, reason, missing, tc.want, tc.missing, tc.contains)
 			}

@@ -526,8 +526,12 @@ type AdaptiveAlgorithm struct {
 	// HeadroomPercent keeps this percentage of the replicas the load needs
 	// ready on top, rounded up (0 to 1000; 0: none). With
 	// headroomReplicas, the larger of the two wins. Spare replicas are
-	// placed as any others: the primary first, then the burst targets in
-	// placement order.
+	// kept where they are cheapest: they are the last replicas of the
+	// count, so they run in the primary while it has room; those it cannot
+	// run go, after the load's burst replicas (placed by spec.placement),
+	// to the burst target cheapest per pod-hour with room (its
+	// HybridCluster's spec.prices). status.headroom shows where they are
+	// and their cost per hour.
 	//
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
@@ -536,7 +540,8 @@ type AdaptiveAlgorithm struct {
 
 	// HeadroomReplicas keeps this many replicas ready on top of the count
 	// the load needs (0: none). With headroomPercent, the larger of the two
-	// wins.
+	// wins. Spare replicas are kept where they are cheapest, as with
+	// headroomPercent.
 	//
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000
@@ -692,6 +697,14 @@ type BurstPolicyStatus struct {
 	// +optional
 	LastDecision *Decision `json:"lastDecision,omitempty"`
 
+	// Headroom is the spare replicas the adaptive algorithm keeps on top of
+	// the load's need (spec.algorithm.adaptive.headroomReplicas and
+	// headroomPercent), summed over the targets, where they are counted and
+	// what they cost; absent without spare replicas.
+	//
+	// +optional
+	Headroom *HeadroomStatus `json:"headroom,omitempty"`
+
 	// Conditions: Ready, Degraded, MetricsAvailable.
 	//
 	// +listType=map
@@ -700,6 +713,52 @@ type BurstPolicyStatus struct {
 	// +patchMergeKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// HeadroomStatus is a policy's spare replicas and their cost.
+type HeadroomStatus struct {
+	// Replicas is the number of spare replicas (all targets).
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +required
+	Replicas int32 `json:"replicas"`
+
+	// CostPerHour is what the spare replicas cost per hour, in the prices'
+	// currency: each one's CPU and memory requests at the prices
+	// (spec.prices) of the cluster it is counted in ("0.12"); a cluster
+	// without prices counts 0.
+	//
+	// +required
+	CostPerHour Price `json:"costPerHour"`
+
+	// Clusters lists where the spare replicas are counted: the burst
+	// clusters that hold replicas, cheapest per pod-hour first, then the
+	// primary (the last replicas of the count are the spare ones).
+	//
+	// +listType=map
+	// +listMapKey=cluster
+	// +kubebuilder:validation:MaxItems=33
+	// +optional
+	Clusters []ClusterHeadroom `json:"clusters,omitempty"`
+}
+
+// ClusterHeadroom is the part of the spare replicas one cluster holds.
+type ClusterHeadroom struct {
+	// Cluster is the HybridCluster's name.
+	//
+	// +required
+	Cluster ClusterName `json:"cluster"`
+
+	// Replicas is the spare replicas counted there.
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +required
+	Replicas int32 `json:"replicas"`
+
+	// CostPerHour is what they cost per hour there.
+	//
+	// +required
+	CostPerHour Price `json:"costPerHour"`
 }
 
 // ClusterReplicas counts a workload's replicas in one cluster.
