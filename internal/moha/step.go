@@ -212,7 +212,7 @@ func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, e
 			break
 		}
 		if cooling {
-			cur, err := predict(p, Variation{CPULimitMilli: s.CPULimitMilli, MemoryLimitMiB: s.MemoryLimitMiB, Replicas: s.Replicas}, s.RequestsPerSecond)
+			cur, err := predict(p, Variation{CPULimitMilli: s.CPULimitMilli, MemoryLimitMiB: s.MemoryLimitMiB, Replicas: s.Replicas}, sized.RequestsPerSecond)
 			if err != nil {
 				return StepResult{}, fmt.Errorf("moha step: %w", err)
 			}
