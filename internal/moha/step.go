@@ -103,8 +103,11 @@ const (
 	// ReasonSettling: the best configuration raises the capacity and the
 	// measurements ask for more, but the last change was made less than the
 	// cooldown ago and the model predicts the configuration in force within
-	// the thresholds at the measured load (a response time within the limit,
-	// no usage above its band). The measurements may still describe the
+	// the thresholds at the load the loop sizes for (the measured load plus
+	// LoadHeadroomPercent, as the choices are predicted: a response time
+	// within the limit, no usage above its band). Judged at the measured
+	// load alone, pods that could not take the headroom held a round on a
+	// rising load and saturated (moha-ramp, docs/bench/moha.md). The measurements may still describe the
 	// configuration before that change: a query's window (the lab's 15 s,
 	// the default 1 min) and the new pods' start-up outlast the interval, and
 	// eq. 1 scales the new configuration by the old one's ratios (a
@@ -149,8 +152,9 @@ func (r StepResult) Changed() bool { return r.Reason == ReasonScaled }
 //     response time over the limit or a usage above its band), else held
 //     (NoIncreaseNeeded); within the cooldown since lastScale an increase
 //     is also held when the model predicts the current configuration within
-//     the thresholds at the measured load (Settling: the measurements may
-//     still be the previous configuration's);
+//     the thresholds at the measured load plus LoadHeadroomPercent
+//     (Settling: the measurements may still be the previous
+//     configuration's);
 //  4. a decrease: held within the cooldown since lastScale (Cooldown), when
 //     it cuts less than MinDecreasePercent (SmallGain) and when it is
 //     predicted over the response-time limit that the current configuration
@@ -212,7 +216,8 @@ func Step(p Predictor, s State, l Loop, lastScale, now time.Time) (StepResult, e
 			break
 		}
 		if cooling {
-			cur, err := predict(p, Variation{CPULimitMilli: s.CPULimitMilli, MemoryLimitMiB: s.MemoryLimitMiB, Replicas: s.Replicas}, s.RequestsPerSecond)
+			// at the load the choices are sized for, not the measured one
+			cur, err := predict(p, Variation{CPULimitMilli: s.CPULimitMilli, MemoryLimitMiB: s.MemoryLimitMiB, Replicas: s.Replicas}, sized.RequestsPerSecond)
 			if err != nil {
 				return StepResult{}, fmt.Errorf("moha step: %w", err)
 			}
