@@ -317,7 +317,7 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	for _, t := range results {
 		measuredOnly = measuredOnly && (t.metrics == nil || t.metrics.measured)
 	}
-	if !burstStatusDue(&before.Status, &p.Status, measuredOnly, writtenAt, now, r.opts.StatusHeartbeat) {
+	if !burstStatusDue(&before.Status, &p.Status, measuredOnly, writtenAt, now, r.opts.StatusHeartbeat, heartbeatPhase(p.UID, r.opts.StatusHeartbeat)) {
 		return nil
 	}
 	// The policy may come from the cache: the status is written only over
@@ -410,12 +410,13 @@ func burstTrim(s string) string {
 // messages' figures are measurements read again every round (measured: the
 // totals come from metrics, not from an SLO's output), a status differing
 // only in the figures of condition messages (a utilisation read again, "cpu
-// 43% of 60%" becoming "cpu 45% of 60%") is written once heartbeat has passed
-// since writtenAt (zero: never written by this process); anything else is
+// 43% of 60%" becoming "cpu 45% of 60%") is written once the policy's
+// heartbeat instant after writtenAt has come (heartbeatDue with phase; zero
+// writtenAt: never written by this process, at once); anything else is
 // written at once. A message whose words change ("metrics back after an
 // outage ...") is written at once; a changed replica count in a message comes
 // with a change of status.replicas or lastDecision. It is pure.
-func burstStatusDue(before, after *hcav1.BurstPolicyStatus, measured bool, writtenAt, now time.Time, heartbeat time.Duration) bool {
+func burstStatusDue(before, after *hcav1.BurstPolicyStatus, measured bool, writtenAt, now time.Time, heartbeat, phase time.Duration) bool {
 	if equality.Semantic.DeepEqual(before, after) {
 		return false
 	}
@@ -431,7 +432,7 @@ func burstStatusDue(before, after *hcav1.BurstPolicyStatus, measured bool, writt
 	if !equality.Semantic.DeepEqual(b, a) {
 		return true
 	}
-	return writtenAt.IsZero() || now.Sub(writtenAt) >= heartbeat
+	return writtenAt.IsZero() || heartbeatDue(writtenAt, now, heartbeat, phase)
 }
 
 // burstMessageWords is msg with every run of digits (and the decimal points

@@ -162,7 +162,7 @@ func TestBurstStatusDue(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := burstStatusDue(tc.before, tc.after, !tc.notMeasured, tc.writtenAt, tc.now, hb); got != tc.want {
+			if got := burstStatusDue(tc.before, tc.after, !tc.notMeasured, tc.writtenAt, tc.now, hb, phaseOf(tc.writtenAt, hb)); got != tc.want {
 				t.Errorf("burstStatusDue = %v, want %v", got, tc.want)
 			}
 		})
@@ -182,4 +182,10 @@ func TestBurstMessageWords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// phaseOf is the heartbeat phase that puts at on its object's grid, so a
+// heartbeat falls due exactly one heartbeat after at.
+func phaseOf(at time.Time, hb time.Duration) time.Duration {
+	return time.Duration(at.UnixNano() % int64(hb))
 }

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
@@ -201,7 +203,7 @@ func (r *SLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 	}
 	written := before.Status.LastEvaluationTime
-	if sloStatusDue(&before.Status, &s.Status, r.Clock.Now(), r.StatusHeartbeat) {
+	if sloStatusDue(&before.Status, &s.Status, r.Clock.Now(), r.StatusHeartbeat, heartbeatPhase(s.UID, r.StatusHeartbeat)) {
 		if err := r.Client.Status().Patch(ctx, &s, client.MergeFrom(before)); err != nil {
 			r.countError("status")
 			return ctrl.Result{}, fmt.Errorf("patch status of SLO %s: %w", req.NamespacedName, err)
@@ -225,9 +227,9 @@ func logSLOMetricsTransition(ctx context.Context, slo client.ObjectKey, before, 
 
 // sloStatusDue says whether after must be written over before at now: when
 // anything but currentValue and lastEvaluationTime differs, at once; when only
-// those do, once lastEvaluationTime as written is heartbeat old (or was never
-// written). It is pure.
-func sloStatusDue(before, after *hcav1.ServiceLevelObjectiveStatus, now time.Time, heartbeat time.Duration) bool {
+// those do, once the SLO's heartbeat instant after lastEvaluationTime as
+// written has come (heartbeatDue; or it was never written). It is pure.
+func sloStatusDue(before, after *hcav1.ServiceLevelObjectiveStatus, now time.Time, heartbeat, phase time.Duration) bool {
 	if equality.Semantic.DeepEqual(before, after) {
 		return false
 	}
@@ -237,7 +239,38 @@ func sloStatusDue(before, after *hcav1.ServiceLevelObjectiveStatus, now time.Tim
 	if !equality.Semantic.DeepEqual(b, a) {
 		return true
 	}
-	return before.LastEvaluationTime == nil || now.Sub(before.LastEvaluationTime.Time) >= heartbeat
+	return before.LastEvaluationTime == nil || heartbeatDue(before.LastEvaluationTime.Time, now, heartbeat, phase)
+}
+
+// heartbeatDue says whether a status written at last is due for its
+// heartbeat at now: once now has reached the first instant after last that
+// lies on the object's own heartbeat grid (phase + k × heartbeat). So no
+// status goes unwritten for longer than heartbeat, and objects whose first
+// statuses were written together (10,000 SLOs created in one apply) spread
+// their heartbeats over the whole period instead of falling due together
+// every heartbeat: make bench-load measured 53.5 SLO status writes a second
+// on such a wave against a steady 33. It is pure.
+func heartbeatDue(last, now time.Time, heartbeat, phase time.Duration) bool {
+	if heartbeat <= 0 {
+		return true
+	}
+	off := time.Duration((last.UnixNano() - int64(phase)) % int64(heartbeat))
+	if off < 0 {
+		off += heartbeat
+	}
+	return !now.Before(last.Add(heartbeat - off))
+}
+
+// heartbeatPhase is the object's offset on its heartbeat grid, in
+// [0, heartbeat): a hash of its UID, so it stays put across restarts and
+// spreads evenly over many objects.
+func heartbeatPhase(uid types.UID, heartbeat time.Duration) time.Duration {
+	if heartbeat <= 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(uid))
+	return time.Duration(h.Sum64() % uint64(heartbeat))
 }
 
 // apply puts one evaluation result into s.Status and, when it has data, into

@@ -70,12 +70,12 @@ type sloEntry struct {
 // (sloStatusDue). A result that only moves currentValue between two
 // heartbeats would reconcile for no write: make bench-load had 500 SLO
 // reconciles a second for 36 status writes. It is pure.
-func sloResultDue(sent, r *sloResult, statusAt time.Time, heartbeat time.Duration) bool {
+func sloResultDue(sent, r *sloResult, statusAt time.Time, heartbeat, phase time.Duration) bool {
 	if sent == nil || sent.generation != r.generation || sent.typ != r.typ || sent.compliance != r.compliance ||
 		(sent.err == nil) != (r.err == nil) || (r.err != nil && sent.err.Error() != r.err.Error()) {
 		return true
 	}
-	return statusAt.IsZero() || r.at.Sub(statusAt) >= heartbeat
+	return statusAt.IsZero() || heartbeatDue(statusAt, r.at, heartbeat, phase)
 }
 
 // sloEvaluator schedules and evaluates SLOs.
@@ -255,7 +255,7 @@ func (e *sloEvaluator) evaluate(ctx context.Context, batch []*hcav1.ServiceLevel
 		e.mu.Lock()
 		if en, ok := e.entries[key]; ok && en.slo.UID == s.UID {
 			e.results[key] = r
-			if wake = e.heartbeat <= 0 || sloResultDue(en.sent, r, en.statusAt, e.heartbeat); wake {
+			if wake = e.heartbeat <= 0 || sloResultDue(en.sent, r, en.statusAt, e.heartbeat, heartbeatPhase(s.UID, e.heartbeat)); wake {
 				en.sent = r
 			}
 		}

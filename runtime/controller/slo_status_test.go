@@ -2,10 +2,12 @@ package controller
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
@@ -65,7 +67,7 @@ func TestSLOStatusDue(t *testing.T) {
 				tt.before(before)
 			}
 			tt.change(after)
-			if got := sloStatusDue(before, after, t0.Add(tt.now), hb); got != tt.want {
+			if got := sloStatusDue(before, after, t0.Add(tt.now), hb, 0); got != tt.want {
 				t.Errorf("sloStatusDue = %v, want %v", got, tt.want)
 			}
 		})
@@ -105,9 +107,78 @@ func TestSLOResultDue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := sloResultDue(tt.sent, tt.r, tt.statusAt, 5*time.Minute); got != tt.want {
+			if got := sloResultDue(tt.sent, tt.r, tt.statusAt, 5*time.Minute, 0); got != tt.want {
 				t.Errorf("sloResultDue = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestHeartbeatDue: a heartbeat falls due at the first instant after the last
+// write on the object's own grid (phase + k × heartbeat), never more than a
+// heartbeat after it.
+func TestHeartbeatDue(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) // on the 5 min grid
+	const hb = 5 * time.Minute
+	tests := []struct {
+		name      string
+		last, now time.Duration // after t0
+		phase     time.Duration
+		want      bool
+	}{
+		{"phase 0, a heartbeat after a write on the grid", 0, hb, 0, true},
+		{"phase 0, 1 s before", 0, hb - time.Second, 0, false},
+		{"phase 0, written off the grid: due at the next grid point", 10 * time.Second, hb, 0, true},
+		{"phase 0, written off the grid: not before it", 10 * time.Second, hb - time.Second, 0, false},
+		{"phase 2 min: due at t0 + 2 min", 0, 2 * time.Minute, 2 * time.Minute, true},
+		{"phase 2 min: not 1 s before", 0, 2*time.Minute - time.Second, 2 * time.Minute, false},
+		{"phase 2 min, written on the phase: a whole heartbeat later", 2 * time.Minute, 2*time.Minute + hb, 2 * time.Minute, true},
+		{"phase 2 min, written on the phase: not 1 s before", 2 * time.Minute, 2*time.Minute + hb - time.Second, 2 * time.Minute, false},
+		{"written before t0 (negative offset)", -time.Minute, 2 * time.Minute, 2 * time.Minute, true},
+		{"no heartbeat", 0, 0, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := hb
+			if tt.name == "no heartbeat" {
+				h = 0
+			}
+			if got := heartbeatDue(t0.Add(tt.last), t0.Add(tt.now), h, tt.phase); got != tt.want {
+				t.Errorf("heartbeatDue = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHeartbeatSpread: 10,000 SLOs whose statuses were all written at once
+// and are evaluated together every 20 s write their heartbeats spread over
+// the period: no 20 s cycle takes more than 1.25 × the steady share
+// (10,000 × 20 s / 5 min = 667), and none goes unwritten for longer than
+// the heartbeat. With one phase for all, one cycle would take all 10,000.
+func TestHeartbeatSpread(t *testing.T) {
+	const n, hb, every = 10000, 5 * time.Minute, 20 * time.Second
+	t0 := time.Date(2026, 11, 29, 12, 0, 7, 0, time.UTC)
+	last := make([]time.Time, n)
+	phase := make([]time.Duration, n)
+	for i := range last {
+		last[i] = t0
+		phase[i] = heartbeatPhase(types.UID(fmt.Sprintf("5f0c1e2a-%04d-4b7e-9a61-%012d", i%9973, i)), hb)
+	}
+	steady := n * int(every) / int(hb)
+	for c := 1; c <= 60; c++ { // 20 min
+		now := t0.Add(time.Duration(c) * every)
+		writes := 0
+		for i := range last {
+			if heartbeatDue(last[i], now, hb, phase[i]) {
+				if gap := now.Sub(last[i]); gap > hb {
+					t.Fatalf("SLO %d written %v after its last write, want at most %v", i, gap, hb)
+				}
+				last[i] = now
+				writes++
+			}
+		}
+		if writes > steady*5/4 {
+			t.Errorf("cycle %d (%v): %d heartbeat writes, want at most %d (1.25 × %d)", c, now.Sub(t0), writes, steady*5/4, steady)
+		}
 	}
 }
