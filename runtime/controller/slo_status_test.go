@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
