@@ -617,6 +617,15 @@ func Run(p Policy, m ClusterModel, tr workload.Trace) (*Result, error) {
 				res.Metrics.burstHours += h
 			}
 		}
+		if spare > 0 {
+			// What the spare replicas cost this second, priced where the
+			// burst controller keeps them (status.headroom.costPerHour).
+			hc, err := headroomCost(spare, podReq, clusters)
+			if err != nil {
+				return nil, fmt.Errorf("price the headroom at second %d: %w", t, err)
+			}
+			res.Metrics.HeadroomCost += hc / 3600
+		}
 		s.Load[t] = load
 		s.Demand[t] = demand(load)
 		s.Desired[t] = desired
@@ -843,6 +852,25 @@ func burstTargets(p Policy, clusters []*clusterState, req scaling.PodRequests, n
 		})
 	}
 	return out
+}
+
+// headroomCost is the hourly cost of spare replicas of the count as the
+// runtime's status shows it (scaling.HeadroomCost): counted in the burst
+// clusters first, cheapest per pod-hour first, up to the replicas each
+// runs, the rest in the primary, each at its cluster's per-pod price.
+func headroomCost(spare int32, req scaling.PodRequests, clusters []*clusterState) (float64, error) {
+	primary := clusters[0]
+	burst := make([]scaling.BurstTarget, 0, len(clusters)-1)
+	for _, c := range clusters[1:] {
+		burst = append(burst, scaling.BurstTarget{Name: c.spec.Name, Current: c.need(), Reachable: true,
+			PricePerVCPUHour: c.spec.PricePerVCPUHour, PricePerGiBHour: c.spec.PricePerGiBHour})
+	}
+	prices := scaling.BurstTarget{PricePerVCPUHour: primary.spec.PricePerVCPUHour, PricePerGiBHour: primary.spec.PricePerGiBHour}
+	hs, err := scaling.HeadroomCost(spare, req, primary.spec.Name, primary.need(), prices, burst)
+	if err != nil {
+		return 0, err
+	}
+	return hs.CostPerHour, nil
 }
 
 // apply makes the replica count desired: new pods go to the primary while

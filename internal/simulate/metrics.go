@@ -64,6 +64,13 @@ type Metrics struct {
 	// each cluster, except that a burst cluster with node groups costs its
 	// nodes' hours (from order to release) at their group's price per hour.
 	Cost, CostPerDay float64
+	// HeadroomCost is the part of Cost that paid for the adaptive
+	// algorithm's spare replicas (scaling.Decision.Headroom), second by
+	// second at the per-pod price of the cluster the runtime's status
+	// places them in (scaling.HeadroomCost: burst clusters cheapest first,
+	// then the primary); HeadroomCostPerDay the same rate over 24 h. Zero
+	// without headroom.
+	HeadroomCost, HeadroomCostPerDay float64
 	// NodeHours are the hours of the burst clusters' node-group nodes, from
 	// the order to the release (with node groups, Cost counts these at the
 	// group's price instead of the pods' requests); Interruptions the spot
@@ -205,6 +212,7 @@ func (m *Metrics) compute(r *Result) {
 		m.BurstShare = m.burstHours / m.PodHours
 	}
 	m.CostPerDay = m.Cost * 86400 / float64(T)
+	m.HeadroomCostPerDay = m.HeadroomCost * 86400 / float64(T)
 }
 
 func abs32(x int32) int32 {

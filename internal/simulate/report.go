@@ -71,6 +71,12 @@ var rows = []row{
 	{"max replicas decided", func(r *Result) string { return fmt.Sprint(r.Metrics.MaxDesired) }},
 	{"pod-hours", func(r *Result) string { return fmt.Sprintf("%.2f", r.Metrics.PodHours) }},
 	{"cost ($/day)", func(r *Result) string { return fmt.Sprintf("%.2f", r.Metrics.CostPerDay) }},
+	{"of which headroom ($/day)", func(r *Result) string {
+		if r.Metrics.HeadroomCost == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.2f", r.Metrics.HeadroomCostPerDay)
+	}},
 	{"pod-hours in burst clusters", func(r *Result) string { return fmt.Sprintf("%.1f %%", r.Metrics.BurstShare*100) }},
 	{"burst node-hours (node groups; spot notices)", func(r *Result) string {
 		if !r.Model.hasNodeGroups() {

@@ -430,6 +430,27 @@ func TestHeadroomPlacedCheapest(t *testing.T) {
 			if want := []int32{tc.prim, tc.eks, tc.ack}; !slices.Equal(got, want) {
 				t.Errorf("scheduled at the end (private, eks, ack) = %v, want %v", got, want)
 			}
+			// The headroom's cost: 2 replicas all along, in the primary
+			// until the step and on ACK after it, each second at its
+			// cluster's per-pod price; none without headroom.
+			hc := r.Metrics.HeadroomCost
+			if tc.headroom == 0 {
+				if hc != 0 {
+					t.Errorf("headroom cost $%v without headroom, want 0", hc)
+				}
+				return
+			}
+			var lo, hi float64 = math.Inf(1), 0
+			for _, c := range []ClusterSpec{m.Primary(), m.Clusters[2]} {
+				h := m.HourlyPrice(c) * float64(tc.headroom) * float64(len(r.Series.Load)) / 3600
+				lo, hi = min(lo, h), max(hi, h)
+			}
+			if hc < lo*0.999 || hc > hi*1.001 {
+				t.Errorf("headroom cost $%.5f, want between $%.5f and $%.5f (%d replicas at the primary's or ACK's price all along)", hc, lo, hi, tc.headroom)
+			}
+			if want := hc * 86400 / float64(len(r.Series.Load)); math.Abs(r.Metrics.HeadroomCostPerDay-want) > 1e-9 {
+				t.Errorf("headroom cost per day $%v, want $%v", r.Metrics.HeadroomCostPerDay, want)
+			}
 		})
 	}
 }
