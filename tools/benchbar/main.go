@@ -404,7 +404,7 @@ func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath, beforeP
 		fmt.Fprintf(&b, "| %s | %v / %v | %d | %.2f %% | %.2f %% |\n", t.name, pods, nodes, m.Forecasts, m.ForecastMAPE, m.NaiveMAPE)
 	}
 	b.WriteString("\n### The frontier: SLA violations and cost of every algorithm and of adaptive with headroom or node settings\n\n")
-	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`). The node settings change the policy's `spec.capacity`: `spot` is `allowSpot` (the spot group of m5.xlarge at $0.0735 per hour, interrupted at the model's seeded rate with EC2's 2-minute notice) and `release 10m` is `scaleDownDelay: 10m` (Cluster Autoscaler's default, HCA's before 2m); `horizon 30s` sets `spec.algorithm.adaptive.forecastHorizon` to 30 s, the fixed default before it was derived from the cluster model (the default column uses the time a replica needs where it lands: 15 s scrape + 20 s start-up = 35 s for the replicas that fit in the private cluster or on Ready nodes, + 75 s boot + a 10 s capacity round = 2 min for those that wait for a new node). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
+	b.WriteString("Headroom adds max(N, ⌈needed × X %⌉) spare replicas to adaptive's count (`spec.algorithm.adaptive.headroomReplicas` and `headroomPercent`; Terraform `headroom_replicas` and `headroom_percent`); in brackets, the part of the cost the spare replicas took, priced where the runtime keeps them (burst clusters cheapest first, then the primary: what `status.headroom.costPerHour` shows). The node settings change the policy's `spec.capacity`: `spot` is `allowSpot` (the spot group of m5.xlarge at $0.0735 per hour, interrupted at the model's seeded rate with EC2's 2-minute notice) and `release 10m` is `scaleDownDelay: 10m` (Cluster Autoscaler's default, HCA's before 2m); `horizon 30s` sets `spec.algorithm.adaptive.forecastHorizon` to 30 s, the fixed default before it was derived from the cluster model (the default column uses the time a replica needs where it lands: 15 s scrape + 20 s start-up = 35 s for the replicas that fit in the private cluster or on Ready nodes, + 75 s boot + a 10 s capacity round = 2 min for those that wait for a new node). Schedules and headroom on the periodic traces: `schedules.md`. Charts: `TRACE-frontier.svg`.\n\n")
 	b.WriteString("| trace |")
 	cols := append(append([]string(nil), algorithms...), "reactive floor")
 	for _, h := range headrooms {
@@ -420,6 +420,10 @@ func writeTables(w io.Writer, all []*traceRuns, policyPath, clusterPath, beforeP
 	for _, t := range all {
 		b.WriteString("| " + t.name + " |")
 		for _, r := range t.points() {
+			if r.Metrics.HeadroomCost > 0 {
+				fmt.Fprintf(&b, " %.3f %% / $%.2f (headroom $%.2f) |", viol(r), r.Metrics.CostPerDay, r.Metrics.HeadroomCostPerDay)
+				continue
+			}
 			fmt.Fprintf(&b, " %.3f %% / $%.2f |", viol(r), r.Metrics.CostPerDay)
 		}
 		b.WriteString("\n")
