@@ -89,10 +89,6 @@ type BurstOptions struct {
 	// utilisation read again, burstStatusDue); anything else is written at
 	// once. 0: DefaultBurstStatusHeartbeat.
 	StatusHeartbeat time.Duration
-	// NodeBoots are the node boots the capacity controller observed
-	// (CapacityReconciler.Boots), for the adaptive algorithm's derived
-	// node horizon; nil: the default boot (capacity.DefaultNodeBootDelay).
-	NodeBoots *NodeBoots
 	// CapacityInterval is the capacity controller's round, part of the
 	// derived node horizon (0: DefaultCapacityInterval).
 	CapacityInterval time.Duration

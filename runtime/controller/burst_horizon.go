@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -57,6 +58,24 @@ func burstNodeGroups(v *burstView, allowSpot bool) []string {
 	return out
 }
 
+// burstNodeBoots are the boots the capacity controller timed for groups of
+// hc and keeps in its status (status.nodeGroups[].recentBoots), so that a
+// restarted runtime derives its horizons from them too.
+func burstNodeBoots(hc *hcav1.HybridCluster, groups []string) []time.Duration {
+	if hc == nil {
+		return nil
+	}
+	var out []time.Duration
+	for _, s := range hc.Status.NodeGroups {
+		if slices.Contains(groups, s.Name) {
+			for _, d := range s.RecentBoots {
+				out = append(out, d.Duration)
+			}
+		}
+	}
+	return out
+}
+
 // burstTargetRoom is v's room for policy.Room: the prober's free capacity
 // (Ready nodes) less the unprobed replicas (burstUnprobed), without what
 // node groups could still add; t is v as placement sees it.
@@ -104,7 +123,7 @@ func (r *BurstReconciler) readiness(ctx context.Context, p *hcav1.BurstPolicy, d
 		}
 		if groups := burstNodeGroups(v, allowSpot); len(groups) > 0 {
 			f.NodeGroups = true
-			f.NodeBoots = append(f.NodeBoots, r.opts.NodeBoots.of(v.name, groups)...)
+			f.NodeBoots = append(f.NodeBoots, burstNodeBoots(v.hc, groups)...)
 		}
 	}
 	rd := burstReadiness{horizons: policy.DeriveHorizons(p.Spec.Algorithm.Adaptive, f)}

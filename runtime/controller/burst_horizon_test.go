@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -14,29 +15,6 @@ import (
 	"github.com/hca-project/terraform-provider-hca/internal/policy"
 	"github.com/hca-project/terraform-provider-hca/internal/scaling"
 )
-
-// TestNodeBoots: boots are kept per cluster and group, the last
-// nodeBootsKept of each; a nil store holds nothing.
-func TestNodeBoots(t *testing.T) {
-	var b NodeBoots
-	for i := range nodeBootsKept + 5 {
-		b.add("eks", "od", time.Duration(i)*time.Second)
-	}
-	b.add("eks", "spot", time.Hour)
-	b.add("ack", "od", time.Minute)
-	got := b.of("eks", []string{"od"})
-	if len(got) != nodeBootsKept || got[0] != 5*time.Second || got[len(got)-1] != time.Duration(nodeBootsKept+4)*time.Second {
-		t.Errorf("of(eks, od) = %v, want the last %d", got, nodeBootsKept)
-	}
-	if got := b.of("eks", []string{"spot", "none"}); !slices.Equal(got, []time.Duration{time.Hour}) {
-		t.Errorf("of(eks, spot) = %v", got)
-	}
-	var nilBoots *NodeBoots
-	nilBoots.add("eks", "od", time.Second)
-	if got := nilBoots.of("eks", []string{"od"}); got != nil {
-		t.Errorf("nil store: %v", got)
-	}
-}
 
 // TestBurstReadiness: the controller gathers the start-ups of the Ready
 // pods and the boots of the usable node groups of the burst targets (spot
@@ -52,18 +30,23 @@ func TestBurstReadiness(t *testing.T) {
 	group := func(name string, ct hcav1.CapacityType) hcav1.NodeGroup {
 		return hcav1.NodeGroup{Name: name, CapacityType: ct}
 	}
+	// The boots the capacity controller keeps in each HybridCluster's
+	// status (a restarted runtime reads the same).
+	boots := map[string]map[string]time.Duration{"eks": {"od": 3 * time.Minute, "spot": 10 * time.Minute}, "old": {"od": 20 * time.Minute}}
 	view := func(name string, target bool, groups ...hcav1.NodeGroup) *burstView {
-		v := &burstView{name: name, hc: &hcav1.HybridCluster{Spec: hcav1.HybridClusterSpec{NodeGroups: groups}}}
+		hc := &hcav1.HybridCluster{Spec: hcav1.HybridClusterSpec{NodeGroups: groups}}
+		for _, g := range groups {
+			if d, ok := boots[name][g.Name]; ok {
+				hc.Status.NodeGroups = append(hc.Status.NodeGroups, hcav1.NodeGroupStatus{Name: g.Name, RecentBoots: []metav1.Duration{{Duration: d}}})
+			}
+		}
+		v := &burstView{name: name, hc: hc}
 		if target {
 			v.target = &hcav1.BurstTargetCluster{Cluster: hcav1.ClusterName(name)}
 		}
 		return v
 	}
-	boots := &NodeBoots{}
-	boots.add("eks", "od", 3*time.Minute)
-	boots.add("eks", "spot", 10*time.Minute)
-	boots.add("old", "od", 20*time.Minute)
-	r := &BurstReconciler{opts: BurstOptions{NodeBoots: boots}}
+	r := &BurstReconciler{}
 	fit := int32(3)
 	for _, tc := range []struct {
 		name        string
@@ -135,19 +118,40 @@ func TestBurstTargetRoom(t *testing.T) {
 	}
 }
 
-// TestRecordReadyBoots: the capacity controller's timed boots reach
-// NodeBoots without telemetry, for the burst controller's horizons.
+// TestRecordReadyBoots: the capacity controller's timed boots reach the
+// group's status.recentBoots without telemetry (rounded to the second,
+// oldest first, the last nodeBootsKept), for the burst controller's
+// horizons, which read them from there (burstNodeBoots).
 func TestRecordReadyBoots(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)
-	boots := &NodeBoots{}
-	r := &CapacityReconciler{Boots: boots}
-	g := &capacityGroup{spec: hcav1.NodeGroup{Name: "od", EKS: &hcav1.EKSNodeGroupRef{NodegroupName: "od"}}}
-	node := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{EKSNodegroupLabel: "od"}},
-		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(t0.Add(90 * time.Second))}}}}
+	r := &CapacityReconciler{}
+	g := &capacityGroup{spec: hcav1.NodeGroup{Name: "od", EKS: &hcav1.EKSNodeGroupRef{NodegroupName: "od"}}, status: hcav1.NodeGroupStatus{Name: "od"}}
+	node := func(name string, ready time.Duration) corev1.Node {
+		return corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{EKSNodegroupLabel: "od"}},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(t0.Add(ready))}}}}
+	}
 	r.recordReady("eks", g, nil) // the first look times nothing
 	r.readyTimer.ordered("eks/od", 1, t0)
-	r.recordReady("eks", g, []corev1.Node{node})
-	if got := boots.of("eks", []string{"od"}); !slices.Equal(got, []time.Duration{90 * time.Second}) {
-		t.Errorf("boots %v, want [1m30s]", got)
+	nodes := []corev1.Node{node("n1", 90*time.Second+300*time.Millisecond)}
+	r.recordReady("eks", g, nodes)
+	if got := g.status.RecentBoots; len(got) != 1 || got[0].Duration != 90*time.Second {
+		t.Errorf("recentBoots %v, want [1m30s]", got)
+	}
+	// 25 more boots: the last 20 are kept, oldest first.
+	for i := range 25 {
+		r.readyTimer.ordered("eks/od", 1, t0)
+		nodes = append(nodes, node(fmt.Sprintf("m%d", i), time.Duration(100+i)*time.Second))
+		r.recordReady("eks", g, nodes)
+	}
+	got := g.status.RecentBoots
+	if len(got) != nodeBootsKept || got[0].Duration != 105*time.Second || got[len(got)-1].Duration != 124*time.Second {
+		t.Errorf("recentBoots %v, want the last %d: 1m45s ... 2m4s", got, nodeBootsKept)
+	}
+	hc := &hcav1.HybridCluster{Status: hcav1.HybridClusterStatus{NodeGroups: []hcav1.NodeGroupStatus{g.status, {Name: "spot", RecentBoots: []metav1.Duration{{Duration: time.Hour}}}}}}
+	if b := burstNodeBoots(hc, []string{"od"}); len(b) != nodeBootsKept || b[0] != 105*time.Second {
+		t.Errorf("burstNodeBoots(od) = %v, want the group's %d boots", b, nodeBootsKept)
+	}
+	if b := burstNodeBoots(hc, []string{"spot", "none"}); !slices.Equal(b, []time.Duration{time.Hour}) {
+		t.Errorf("burstNodeBoots(spot) = %v, want [1h0m0s]", b)
 	}
 }

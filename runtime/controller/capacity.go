@@ -94,9 +94,6 @@ type CapacityReconciler struct {
 	// Telemetry, when set, counts node requests and releases and times
 	// ordered nodes to Ready.
 	Telemetry NodeRecorder
-	// Boots, when set, receives the same node boots, which the burst
-	// controller derives its forecast horizons from (BurstOptions.NodeBoots).
-	Boots *NodeBoots
 
 	readyTimer readyTimer
 }
@@ -199,9 +196,7 @@ func (r *CapacityReconciler) round(ctx context.Context, hc *hcav1.HybridCluster,
 		}
 		g.status.DesiredNodes, g.status.RequestedNodes = want, g.status.RequestedNodes+gr.Nodes
 		r.recordRequest(hc.Name, g.spec.Name, gr.Nodes, nil)
-		if r.Telemetry != nil {
-			r.readyTimer.ordered(hc.Name+"/"+g.spec.Name, gr.Nodes, now)
-		}
+		r.readyTimer.ordered(hc.Name+"/"+g.spec.Name, gr.Nodes, now)
 		t := metav1.NewTime(now)
 		g.status.LastScaleTime = &t
 		r.event(hc, corev1.EventTypeNormal, "NodesRequested", "node group %s: %d -> %d nodes (%s, $%s per node-hour) for Pending burst replicas",
@@ -251,7 +246,7 @@ func (r *CapacityReconciler) readGroups(ctx context.Context, hc *hcav1.HybridClu
 	}
 	var out []*capacityGroup
 	for _, spec := range hc.Spec.NodeGroups {
-		g := &capacityGroup{spec: spec, status: hcav1.NodeGroupStatus{Name: spec.Name, LastScaleTime: prev[spec.Name].LastScaleTime}}
+		g := &capacityGroup{spec: spec, status: hcav1.NodeGroupStatus{Name: spec.Name, LastScaleTime: prev[spec.Name].LastScaleTime, RecentBoots: prev[spec.Name].RecentBoots}}
 		price, _ := spec.PricePerHour.Float64()
 		g.plan = capacity.Group{Cluster: hc.Name, Name: spec.Name, PricePerHour: price, Spot: spec.CapacityType == hcav1.CapacitySpot,
 			Min: spec.MinNodes, Max: spec.MaxNodes, Labels: spec.Labels,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // NodeRecorder receives the capacity controller's orders to the cloud and the
@@ -37,11 +38,9 @@ func (r *CapacityReconciler) recordRelease(cluster, group string, err error) {
 
 // recordReady reports, for each node of the group that became Ready since
 // the last round, the time since the order that asked for it, to the
-// telemetry and to Boots (the burst controller's derived forecast horizon).
+// telemetry and to the group's status.recentBoots (the burst controller's
+// derived forecast horizon; nodeBootsKept of them, oldest first).
 func (r *CapacityReconciler) recordReady(cluster string, g *capacityGroup, nodes []corev1.Node) {
-	if r.Telemetry == nil && r.Boots == nil {
-		return
-	}
 	ready := map[string]time.Time{}
 	for i := range nodes {
 		n := &nodes[i]
@@ -57,9 +56,17 @@ func (r *CapacityReconciler) recordReady(cluster string, g *capacityGroup, nodes
 		if r.Telemetry != nil {
 			r.Telemetry.NodeReady(cluster, g.spec.Name, d)
 		}
-		r.Boots.add(cluster, g.spec.Name, d)
+		g.status.RecentBoots = append(g.status.RecentBoots, metav1.Duration{Duration: d.Round(time.Second)})
+	}
+	if n := len(g.status.RecentBoots); n > nodeBootsKept {
+		g.status.RecentBoots = slices.Clone(g.status.RecentBoots[n-nodeBootsKept:])
 	}
 }
+
+// nodeBootsKept is how many boots a node group's status.recentBoots keeps:
+// the recent ones, which the forecast horizon's 90th percentile is taken
+// over (the CRD's maxItems).
+const nodeBootsKept = 20
 
 // readySince is when a node's Ready condition last turned True (its creation
 // when the condition has no time).

@@ -53,16 +53,15 @@ func Setup(mgr ctrl.Manager, d Deps) error {
 	if err := prober.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up hybrid cluster prober: %w", err)
 	}
-	boots := &NodeBoots{} // the capacity controller's node boots, for the burst controller's horizons
 	burst := NewBurstReconciler(mgr.GetClient(), BurstOptions{
 		Members: d.Members, Consul: d.Catalog, Metrics: d.Metrics, Clock: d.Clock,
 		MetricsInterval: d.BurstMetricsInterval, Telemetry: d.Telemetry, Class: d.Class,
-		NodeBoots: boots, CapacityInterval: d.CapacityInterval,
+		CapacityInterval: d.CapacityInterval,
 	})
 	if err := burst.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up burst controller: %w", err)
 	}
-	capacityCtl := &CapacityReconciler{Client: mgr.GetClient(), Members: d.Members, Cloud: d.Cloud, Clock: d.Clock, Interval: d.CapacityInterval, Class: d.Class, Boots: boots}
+	capacityCtl := &CapacityReconciler{Client: mgr.GetClient(), Members: d.Members, Cloud: d.Cloud, Clock: d.Clock, Interval: d.CapacityInterval, Class: d.Class}
 	if d.Telemetry != nil {
 		capacityCtl.Telemetry = d.Telemetry
 	}

@@ -282,6 +282,15 @@ type NodeGroupStatus struct {
 	//
 	// +optional
 	Message string `json:"message,omitempty"`
+
+	// RecentBoots are the last boots of the group's nodes that the runtime
+	// timed, from its order to the node's Ready, oldest first (at most 20).
+	// The adaptive algorithm's derived forecast horizon takes their 90th
+	// percentile; kept here, they outlive a restart of the runtime.
+	//
+	// +optional
+	// +kubebuilder:validation:MaxItems=20
+	RecentBoots []metav1.Duration `json:"recentBoots,omitempty"`
 }
 
 // ClusterCredentials hold either a reference to a kubeconfig Secret (private,
