@@ -192,7 +192,7 @@ resource "hca_burst_policy" "web" {
   metrics = [{
     type = "PromQL"
     promql = {
-      query        = "sum(rate(http_requests_total{namespace=\"${var.app_namespace}\",app=\"${var.app_name}\"}[15s]))"
+      query        = "sum(rate(http_requests_total{namespace=\"${var.app_namespace}\",app=\"${var.app_name}\"}[${var.rate_window}]))"
       target_value = tostring(var.requests_per_pod)
     }
   }]

@@ -85,6 +85,16 @@ variable "requests_per_pod" {
   }
 }
 
+variable "rate_window" {
+  description = "Window of the request rate the burst policy scales on (PromQL rate(...[window])): at least 4 x Prometheus' scrape interval, so that it always holds a few samples. A shorter window sees a surge sooner; 1m suits the usual 15 s scrape. make demo sets 5s (the lab scrapes every second)."
+  type        = string
+  default     = "1m"
+  validation {
+    condition     = can(regex("^[1-9][0-9]*(s|m)$", var.rate_window))
+    error_message = "rate_window must be a whole number of seconds or minutes, such as 5s or 1m."
+  }
+}
+
 variable "slo_drives_replicas" {
   description = "Whether to create the SLO hca_slo.web_latency (p90 under 250 ms), whose Burst strategy then decides the policy's replica total instead of the policy's own algorithm (adaptive, the default). false: the policy's algorithm scales on requests per replica."
   type        = bool

@@ -43,6 +43,10 @@ const (
 	PrivatePool    = "demo-web"
 	CPUPerRequest  = 0.02
 	RequestsPerPod = 15.0
+	// RateWindow is the quickstart's rate_window: the lab's Prometheus
+	// scrapes every second, so 5 s holds 5 samples and a surge shows in the
+	// policy's metric within 5 s (the quickstart's 1m suits a 15 s scrape).
+	RateWindow = "5s"
 	// The private cluster's pool holds 8 replicas (2 nodes x 2 CPU, 500m each).
 	privateNodes = 2
 )
@@ -316,6 +320,7 @@ func terraformEnv(env map[string]string, rc string) ([]string, string) {
 		"TF_VAR_runtime_alicloud_access_key_id="+emulator.AlicloudAccessKey,
 		"TF_VAR_runtime_alicloud_access_key_secret="+emulator.AlicloudAccessSecret,
 		fmt.Sprintf("TF_VAR_requests_per_pod=%g", RequestsPerPod),
+		"TF_VAR_rate_window="+RateWindow,
 	)
 	terraform := env["TF_ACC_TERRAFORM_PATH"]
 	if terraform == "" {
