@@ -389,8 +389,10 @@ func isScalar(e Expr) bool {
 // maximum batch size, running up to its concurrency of requests at a time. A merged
 // request that Prometheus rejects as a bad query is retried member by member, so one
 // bad member cannot fail the others; a transport failure fails all its members.
+// The plan of a list of expressions asked again (the same queries in the same
+// order, as an SLO cycle asks every interval) is reused (planCache).
 func (p *Prometheus) InstantMany(ctx context.Context, exprs []Expr, at time.Time) []Result {
-	plan := PlanBatches(exprs, p.maxBatch)
+	plan := p.plans.plan(exprs, p.maxBatch)
 	out := make([]Result, len(exprs))
 	for i, err := range plan.Errors {
 		if err != nil {

@@ -150,3 +150,18 @@ func BenchmarkPlanBatches10000(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "requests/op")
 }
+
+// BenchmarkPlanCache10000 is BenchmarkPlanBatches10000's list asked again, as
+// the SLO evaluator does every cycle: the cached plan is reused, at the cost
+// of rendering the queries to recognise the list.
+func BenchmarkPlanCache10000(b *testing.B) {
+	exprs := spreadSLOExprs(10000)
+	c := &planCache{}
+	c.plan(exprs, DefaultMaxBatch)
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		n = len(c.plan(exprs, DefaultMaxBatch).Requests)
+	}
+	b.ReportMetric(float64(n), "requests/op")
+}

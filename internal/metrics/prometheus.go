@@ -37,6 +37,9 @@ type Prometheus struct {
 	logger      *slog.Logger
 	concurrency int
 	maxBatch    int
+	// plans are the batch plans of the lists of expressions asked last
+	// (InstantMany).
+	plans *planCache
 }
 
 var _ BatchSource = (*Prometheus)(nil)
@@ -151,6 +154,7 @@ func NewPrometheus(rawURL string, opts ...Option) (*Prometheus, error) {
 		logger:      o.logger,
 		concurrency: o.concurrency,
 		maxBatch:    o.maxBatch,
+		plans:       &planCache{},
 	}, nil
 }
 

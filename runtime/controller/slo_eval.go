@@ -1,10 +1,12 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -207,7 +209,7 @@ func (e *sloEvaluator) Start(ctx context.Context) error {
 	}
 }
 
-// due returns the SLOs due at now, scheduling their next evaluation on the
+// due returns the SLOs due at now, by namespace and name, scheduling their next evaluation on the
 // interval's grid, and how long to wait for the next one (-1: none).
 func (e *sloEvaluator) due(now time.Time) ([]*hcav1.ServiceLevelObjective, time.Duration) {
 	e.mu.Lock()
@@ -227,6 +229,11 @@ func (e *sloEvaluator) due(now time.Time) ([]*hcav1.ServiceLevelObjective, time.
 			wait = d
 		}
 	}
+	// In a fixed order, so that a cycle asks Prometheus the same list as
+	// the last one and reuses its batch plan (metrics' plan cache).
+	slices.SortFunc(due, func(a, b *hcav1.ServiceLevelObjective) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
 	return due, wait
 }
 

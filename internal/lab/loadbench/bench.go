@@ -59,8 +59,11 @@ type Config struct {
 	// Cycles is the number of 20 s SLO cycles measured (default 5).
 	Cycles int
 	// Warmup runs the runtime for this long after every SLO has been
-	// evaluated and every policy reconciled, before measuring (default 90 s:
-	// the 1-minute rate windows fill with samples, the compliances settle).
+	// evaluated and every policy reconciled, before measuring (default
+	// 5 min, the SLO status heartbeat: the first statuses, the strategies'
+	// first actions and their Events are written, the 1-minute rate windows
+	// are full and the compliances settled, so the window sees the platform
+	// running, not starting; a 90 s warm-up measured the start's writes).
 	Warmup time.Duration
 	// Concurrency of the setup's and the cleanup's API calls (default 32).
 	Concurrency int
@@ -90,7 +93,7 @@ func (c *Config) defaults() error {
 		c.Cycles = 5
 	}
 	if c.Warmup <= 0 {
-		c.Warmup = 90 * time.Second
+		c.Warmup = 5 * time.Minute
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = 32
