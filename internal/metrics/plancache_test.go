@@ -27,7 +27,7 @@ func TestPlanCache(t *testing.T) {
 		{"the same queries in new values", list("x"), nil, []Expr{Query{Metric: "x_a"}, Query{Metric: "x_b"}}, 100, true},
 		{"another order", list("x"), nil, []Expr{Query{Metric: "x_b"}, Query{Metric: "x_a"}}, 100, false},
 		{"another batch size", list("x"), nil, list("x"), 1, false},
-		{"after planCacheSize - 1 others", list("x"), lists(planCacheSize-1), list("x"), 100, true},
+		{"after planCacheSize - 1 others", list("x"), lists(planCacheSize - 1), list("x"), 100, true},
 		{"pushed out by planCacheSize others", list("x"), lists(planCacheSize), list("x"), 100, false},
 		{"a bad expression: not kept", []Expr{Query{Metric: "ok"}, Query{Metric: "bad-name"}}, nil, []Expr{Query{Metric: "ok"}, Query{Metric: "bad-name"}}, 100, false},
 	}
