@@ -86,7 +86,7 @@ variable "requests_per_pod" {
 }
 
 variable "rate_window" {
-  description = "Window of the request rate the burst policy scales on (PromQL rate(...[window])): at least 4 x Prometheus' scrape interval, so that it always holds a few samples. A shorter window sees a surge sooner; 1m suits the usual 15 s scrape. make demo sets 5s (the lab scrapes every second)."
+  description = "Window of the request rate the burst policy scales on (PromQL rate(...[window])): at least 4 x Prometheus' scrape interval, so that it always holds a few samples. A shorter window sees a surge sooner; 1m suits the usual 15 s scrape. make demo sets 15s (the lab scrapes every second)."
   type        = string
   default     = "1m"
   validation {
