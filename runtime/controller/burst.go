@@ -204,8 +204,9 @@ func NewBurstReconciler(c client.Client, opts BurstOptions) *BurstReconciler {
 	if opts.Consul != nil {
 		r.publisher = &burstPublisher{catalog: opts.Consul}
 	}
-	r.watches = newMemberWatches(r.podOwners)
+	r.watches = newMemberWatches(r.podOwners, opts.Clock.Now)
 	r.views.watches = r.watches
+	r.objects.expect = r.watches.expect
 	return r
 }
 

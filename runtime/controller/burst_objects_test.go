@@ -298,37 +298,41 @@ func TestBurstPrimaryPatch(t *testing.T) {
 		name   string
 		d      *appsv1.Deployment
 		moving string
+		ignore bool // the requested total is ignored (a conflict of totals)
 		want   string
 	}{
-		{"a move back starts", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "2@2026-03-01T12:00:00Z",
+		{"a move back starts", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "2@2026-03-01T12:00:00Z", false,
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-moving-back","value":"2@2026-03-01T12:00:00Z"}]`},
-		{"a move back ends", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstMovingBackAnnotation: "2@2026-03-01T12:00:00Z"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
+		{"a move back ends", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstMovingBackAnnotation: "2@2026-03-01T12:00:00Z"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "", false,
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"test","path":"/metadata/annotations/hca.dev~1burst-moving-back","value":"2@2026-03-01T12:00:00Z"},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"},` +
 				`{"op":"remove","path":"/metadata/annotations/hca.dev~1burst-moving-back"}]`},
-		{"the controller's annotations as read are tested", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstPrimaryAnnotation: "6", BurstTotalAnnotation: "8"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
+		{"the controller's annotations as read are tested", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstPrimaryAnnotation: "6", BurstTotalAnnotation: "8"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "", false,
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"test","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"6"},{"op":"test","path":"/metadata/annotations/hca.dev~1burst-total","value":"8"},` +
 				`{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},
-		{"annotated", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
+		{"annotated", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"a": "b"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "", false,
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},
-		{"no annotations yet", &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
+		{"no annotations yet", &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: &six}}, "", false,
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations","value":{"hca.dev/burst-primary-replicas":"4","hca.dev/burst-total":"6"}}]`},
-		{"a requested total is taken", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstRequestedTotalAnnotation: "6"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "",
+		{"a requested total is taken", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstRequestedTotalAnnotation: "6"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "", false,
 			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"},` +
 				`{"op":"test","path":"/metadata/annotations/hca.dev~1burst-requested-total","value":"6"},{"op":"remove","path":"/metadata/annotations/hca.dev~1burst-requested-total"}]`},
-		{"replicas unset (1)", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{}}}, "",
+		{"an ignored requested total stays", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BurstRequestedTotalAnnotation: "3"}}, Spec: appsv1.DeploymentSpec{Replicas: &six}}, "", true,
+			`[{"op":"test","path":"/spec/replicas","value":6},{"op":"add","path":"/spec/replicas","value":4},` +
+				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},
+		{"replicas unset (1)", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{}}}, "", false,
 			`[{"op":"add","path":"/spec/replicas","value":4},` +
 				`{"op":"add","path":"/metadata/annotations/hca.dev~1burst-primary-replicas","value":"4"},{"op":"add","path":"/metadata/annotations/hca.dev~1burst-total","value":"6"}]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, err := json.Marshal(burstPrimaryPatch(tc.d, 4, 6, tc.moving))
+			raw, err := json.Marshal(burstPrimaryPatch(tc.d, 4, 6, tc.moving, !tc.ignore))
 			if err != nil {
 				t.Fatal(err)
 			}

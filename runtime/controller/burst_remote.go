@@ -28,6 +28,9 @@ import (
 type memberObjects struct {
 	primary client.Reader
 	timeout time.Duration
+	// expect is told of every write of a copy (nil: nothing waits for
+	// the informers).
+	expect *burstExpectations
 }
 
 // namespaceRule: a namespace HCA created is kept as it is; one that existed
@@ -93,8 +96,9 @@ func (m memberObjects) ensureCopy(ctx context.Context, p *hcav1.BurstPolicy, v *
 	cctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
 	var existing client.Object
+	before := "" // the copy's version before this call's writes ("" none)
 	if c := v.copies[desired.Name]; c != nil {
-		existing = c
+		existing, before = c, c.ResourceVersion
 	} else {
 		if err := m.ensureNamespace(cctx, p, v); err != nil {
 			return err
@@ -108,11 +112,19 @@ func (m memberObjects) ensureCopy(ctx context.Context, p *hcav1.BurstPolicy, v *
 		return err
 	}
 	dep := got.(*appsv1.Deployment).DeepCopy()
+	wrote := existing == nil || dep.ResourceVersion != before
 	if want := *desired.Spec.Replicas; burstPtrOr(dep.Spec.Replicas, 1) != want {
 		if err := scaleTo(cctx, v.member.Client, v.name, dep, want); err != nil {
+			if wrote { // the create or update went through
+				m.expect.wrote(v.name, dep, before)
+			}
 			return err
 		}
 		dep.Spec.Replicas = &want
+		wrote, before = true, dep.ResourceVersion
+	}
+	if wrote {
+		m.expect.wrote(v.name, dep, before)
 	}
 	v.copies[desired.Name] = dep
 	return nil
@@ -125,6 +137,7 @@ func (m memberObjects) deleteCopy(ctx context.Context, v *burstView, c *appsv1.D
 	if err := deleteObject(cctx, v.member.Client, v.name, c, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 		return err
 	}
+	m.expect.deleted(v.name, c)
 	delete(v.copies, c.Name)
 	return nil
 }

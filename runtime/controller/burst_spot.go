@@ -189,10 +189,12 @@ func (r *BurstReconciler) writeSpot(ctx context.Context, v *burstView, c *appsv1
 	}
 	// The resourceVersion read is a precondition: c may come from the
 	// member informer, a moment behind the cluster (burstViewLoader).
-	raw := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{%q:%s}},"spec":{"replicas":%d}}`, c.ResourceVersion, BurstSpotSurgeAnnotation, surge, dec.Replicas)
+	before := c.ResourceVersion
+	raw := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{%q:%s}},"spec":{"replicas":%d}}`, before, BurstSpotSurgeAnnotation, surge, dec.Replicas)
 	if err := v.member.Client.Patch(cctx, c, client.RawPatch(types.MergePatchType, []byte(raw))); err != nil {
 		return fmt.Errorf("scale deployment %s/%s in cluster %s to %d for spot replacements: %w", c.Namespace, c.Name, v.name, dec.Replicas, err)
 	}
+	r.objects.expect.wrote(v.name, c, before)
 	return nil
 }
 

@@ -338,7 +338,7 @@ func (r *BurstReconciler) apply(ctx context.Context, p *hcav1.BurstPolicy, d *ap
 	if plan.MovingBack > 0 {
 		moving = burstMovingBackValue(plan.MovingBack, plan.MovingBackSince)
 	}
-	if err := r.patchPrimary(ctx, d, primary, plan.Total, moving, res.sloApplied); err != nil {
+	if err := r.patchPrimary(ctx, d, primary, plan.Total, moving, res.sloApplied, res.conflict == ""); err != nil {
 		errs = append(errs, err)
 		res.err = errors.Join(errs...)
 		res.primary = burstPtrOr(d.Spec.Replicas, 1)
@@ -468,19 +468,21 @@ func burstDistribution(primaryName string, primary int32, burst map[string]int32
 }
 
 // patchPrimary sets the primary Deployment's replicas and the controller's
-// annotations when they differ. The JSON patch tests that spec.replicas is
+// annotations when they differ, and takes (removes) a requested total when
+// take is set: a request the policy ignores (a conflict of totals) stays, so
+// the policy stays Degraded while it stands. The JSON patch tests that spec.replicas is
 // still what the decision read, so a concurrent scale by someone else fails the
 // patch and the round is retried (a resourceVersion precondition would also
 // fail on every status update of the Deployment controller).
-func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment, replicas, total int32, moving, sloApplied string) error {
+func (r *BurstReconciler) patchPrimary(ctx context.Context, d *appsv1.Deployment, replicas, total int32, moving, sloApplied string, take bool) error {
 	wantP, wantT := strconv.Itoa(int(replicas)), strconv.Itoa(int(total))
 	_, annotated := d.Annotations[BurstTotalAnnotation]
 	_, hasRequest := d.Annotations[BurstRequestedTotalAnnotation]
-	if sloApplied == "" && !hasRequest && d.Annotations[BurstMovingBackAnnotation] == moving && burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
+	if sloApplied == "" && !(hasRequest && take) && d.Annotations[BurstMovingBackAnnotation] == moving && burstPtrOr(d.Spec.Replicas, 1) == replicas && (!annotated && replicas == total ||
 		d.Annotations[BurstPrimaryAnnotation] == wantP && d.Annotations[BurstTotalAnnotation] == wantT) {
 		return nil
 	}
-	ops := burstPrimaryPatch(d, replicas, total, moving)
+	ops := burstPrimaryPatch(d, replicas, total, moving, take)
 	if sloApplied != "" {
 		if d.Annotations == nil {
 			ops[len(ops)-1].Value.(map[string]string)[BurstSLOAppliedAnnotation] = sloApplied
@@ -512,8 +514,8 @@ type burstJSONPatchOp struct {
 // burstPrimaryPatch is the JSON patch that scales d from its current
 // spec.replicas (tested, with the controller's annotations as read) to replicas and records the controller's annotations
 // (the move back in flight, moving, when not ""), removing a requested total
-// (BurstRequestedTotalAnnotation, tested) it took.
-func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32, moving string) []burstJSONPatchOp {
+// (BurstRequestedTotalAnnotation, tested) when it took it (take).
+func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32, moving string, take bool) []burstJSONPatchOp {
 	esc := func(k string) string { return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1") }
 	ops := []burstJSONPatchOp{}
 	if d.Spec.Replicas != nil {
@@ -544,7 +546,7 @@ func burstPrimaryPatch(d *appsv1.Deployment, replicas, total int32, moving strin
 			ops = append(ops, burstJSONPatchOp{Op: "remove", Path: "/metadata/annotations/" + esc(k)})
 		}
 	}
-	if requested, ok := d.Annotations[BurstRequestedTotalAnnotation]; ok {
+	if requested, ok := d.Annotations[BurstRequestedTotalAnnotation]; ok && take {
 		// The requested total is taken: remove it, unless it changed since it
 		// was read (then the patch fails and the next round takes the new one).
 		path := "/metadata/annotations/" + esc(BurstRequestedTotalAnnotation)

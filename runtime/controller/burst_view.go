@@ -128,7 +128,9 @@ func (l burstViewLoader) loadOne(ctx context.Context, p *hcav1.BurstPolicy, v *b
 		return
 	}
 	v.member, v.hc = m, m.Cluster
-	if mw := l.watches.cached(v.name, m.Config); mw != nil {
+	// The informers serve the view once synced and showing the
+	// controller's own last writes of copies there.
+	if mw := l.watches.cached(v.name, m.Config); mw != nil && l.watches.shows(mw, v.name, p.Namespace) {
 		// The stores outlive the cluster: an unreachable one must fail the
 		// view as a live read would.
 		if err := mw.answers(ctx, l.timeout); err != nil {

@@ -322,6 +322,10 @@ type memberWatches struct {
 	// own pods labelled so.
 	owners func(ctx context.Context, namespace, label string) []types.NamespacedName
 
+	// expect holds the controller's writes of copies until the informers
+	// show them; until then a view is read from the cluster.
+	expect *burstExpectations
+
 	mu      sync.Mutex
 	base    context.Context
 	watches map[string]*burstMemberWatch
@@ -427,8 +431,21 @@ func (mw *burstMemberWatch) load(p *hcav1.BurstPolicy, v *burstView) {
 	}
 }
 
-func newMemberWatches(owners func(ctx context.Context, namespace, label string) []types.NamespacedName) *memberWatches {
-	return &memberWatches{events: make(chan event.GenericEvent, 1024), owners: owners, watches: map[string]*burstMemberWatch{}}
+func newMemberWatches(owners func(ctx context.Context, namespace, label string) []types.NamespacedName, now func() time.Time) *memberWatches {
+	return &memberWatches{events: make(chan event.GenericEvent, 1024), owners: owners, watches: map[string]*burstMemberWatch{}, expect: newBurstExpectations(now)}
+}
+
+// shows reports whether mw's Deployment store shows every write of a copy
+// the controller made in namespace of cluster (burstExpectations).
+func (w *memberWatches) shows(mw *burstMemberWatch, cluster, namespace string) bool {
+	return w.expect.met(cluster, namespace, func(key types.NamespacedName) (types.UID, string, bool) {
+		o, ok, _ := mw.deployments.GetIndexer().GetByKey(key.String())
+		d, isDep := o.(*appsv1.Deployment)
+		if !ok || !isDep {
+			return "", "", false
+		}
+		return d.UID, d.ResourceVersion, true
+	})
 }
 
 // Start records the manager's context (informers live as long as it) and
