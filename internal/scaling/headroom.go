@@ -17,9 +17,10 @@ import (
 // spare replicas would go); the rest of the headroom, up to the deficit, is
 // the deficit's spare part. The load's part of the deficit is placed by
 // mode as [Place] does; the spare part then goes to the room left, cheapest
-// first ([PlacementCheapest]), so that a priority or weighted placement
-// that prefers a dearer target never puts headroom there while a cheaper
-// target has room. Running replicas are never moved.
+// first ([PlacementCheapest], running nodes or not: spare replicas keep no
+// one waiting), so that a priority or weighted placement that prefers a
+// dearer target never puts headroom there while a cheaper target has room.
+// Running replicas are never moved.
 //
 // Assignments lists the load's targets first (in mode's order), then the
 // targets that took only spare replicas; a target taking both appears once;
@@ -51,6 +52,9 @@ func PlaceWithHeadroom(deficit, headroom int32, pod PodRequests, targets []Burst
 	}
 	after := slices.Clone(targets)
 	for i := range after {
+		// Spare replicas wait for no one: cheapest first, on running
+		// nodes or not.
+		after[i].GrowCPUMilli, after[i].GrowMemoryBytes = 0, 0
 		n := load.Replicas(after[i].Name)
 		if n == 0 {
 			continue

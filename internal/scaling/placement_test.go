@@ -43,6 +43,57 @@ func TestPlace(t *testing.T) {
 			want: []PlacementAssignment{{"high", 3}, {"mid", 4}},
 		},
 		{
+			name:    "priority: room on running nodes first, then the preferred target's nodes to buy",
+			deficit: 10, pod: placePod, mode: PlacementPriority,
+			// eks (preferred) runs no node: all its room must be bought;
+			// ack runs nodes with room for 4, and could buy room for 8.
+			targets: []BurstTarget{
+				withTarget(placeRoomy("eks", 16), func(t *BurstTarget) { t.Priority = 10; t.GrowCPUMilli = 16 * 500; t.GrowMemoryBytes = 16 * placeGiB }),
+				withTarget(placeRoomy("ack", 12), func(t *BurstTarget) { t.Priority = 5; t.GrowCPUMilli = 8 * 500; t.GrowMemoryBytes = 8 * placeGiB }),
+			},
+			want: []PlacementAssignment{{"eks", 6}, {"ack", 4}},
+		},
+		{
+			name:    "priority: running nodes in priority order, none bought while they have room",
+			deficit: 5, pod: placePod, mode: PlacementPriority,
+			targets: []BurstTarget{
+				withTarget(placeRoomy("eks", 16), func(t *BurstTarget) { t.Priority = 10; t.GrowCPUMilli = 14 * 500; t.GrowMemoryBytes = 14 * placeGiB }),
+				withTarget(placeRoomy("ack", 12), func(t *BurstTarget) { t.Priority = 5; t.GrowCPUMilli = 8 * 500; t.GrowMemoryBytes = 8 * placeGiB }),
+			},
+			// Running room: eks 2, ack 4; 5 fit there, none is bought.
+			want: []PlacementAssignment{{"eks", 2}, {"ack", 3}},
+		},
+		{
+			name:    "cheapest: a dearer target's running nodes before the cheaper one's nodes to buy",
+			deficit: 6, pod: placePod, mode: PlacementCheapest,
+			targets: []BurstTarget{
+				withTarget(placeRoomy("cheap", 20), func(t *BurstTarget) {
+					t.PricePerVCPUHour = 0.01
+					t.GrowCPUMilli, t.GrowMemoryBytes = 20*500, 20*placeGiB
+				}),
+				withTarget(placeRoomy("dear", 4), func(t *BurstTarget) { t.PricePerVCPUHour = 0.05 }),
+			},
+			want: []PlacementAssignment{{"cheap", 2}, {"dear", 4}},
+		},
+		{
+			name:    "running room counts only what the target may take (MaxReplicas)",
+			deficit: 6, pod: placePod, mode: PlacementPriority,
+			targets: []BurstTarget{
+				withTarget(placeRoomy("a", 20), func(t *BurstTarget) { t.Priority = 10; t.GrowCPUMilli, t.GrowMemoryBytes = 20*500, 20*placeGiB }),
+				withTarget(placeRoomy("b", 10), func(t *BurstTarget) { t.Priority = 5; t.MaxReplicas = 3; t.Current = 1 }),
+			},
+			want: []PlacementAssignment{{"a", 4}, {"b", 2}},
+		},
+		{
+			name:    "weighted keeps its split whatever runs",
+			deficit: 4, pod: placePod, mode: PlacementWeighted,
+			targets: []BurstTarget{
+				withTarget(placeRoomy("a", 20), func(t *BurstTarget) { t.Weight = 1; t.GrowCPUMilli, t.GrowMemoryBytes = 20*500, 20*placeGiB }),
+				withTarget(placeRoomy("b", 20), func(t *BurstTarget) { t.Weight = 1 }),
+			},
+			want: []PlacementAssignment{{"a", 2}, {"b", 2}},
+		},
+		{
 			name:    "priority ties break by name",
 			deficit: 3, pod: placePod, mode: PlacementPriority,
 			targets: []BurstTarget{placeRoomy("b", 2), placeRoomy("a", 2)},

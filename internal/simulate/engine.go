@@ -839,15 +839,17 @@ func burstTargets(p Policy, clusters []*clusterState, req scaling.PodRequests, n
 	for i, c := range clusters[1:] {
 		bt := p.BurstTargets[i]
 		free, freeMem := unlimited, unlimited
+		var grow, growMem int64
 		switch {
 		case c.hasNodes():
-			free, freeMem = nodes.free(c, t)
+			free, freeMem, grow, growMem = nodes.free(c, t)
 		case c.spec.CapacityPods > 0:
 			free = int64(c.spec.CapacityPods-int32(len(c.pods))) * req.CPUMilli
 		}
 		out = append(out, scaling.BurstTarget{
 			Name: c.spec.Name, Priority: c.spec.Priority, Weight: bt.Weight, MaxReplicas: bt.MaxReplicas,
 			Current: c.need(), Reachable: true, FreeCPUMilli: free, FreeMemoryBytes: freeMem,
+			GrowCPUMilli: grow, GrowMemoryBytes: growMem,
 			PricePerVCPUHour: c.spec.PricePerVCPUHour, PricePerGiBHour: c.spec.PricePerGiBHour,
 		})
 	}

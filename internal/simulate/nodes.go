@@ -422,27 +422,30 @@ func (r *nodeRun) round(c *clusterState, t int) error {
 // free is what the burst placement counts free in c (the runtime's
 // burstPlacementTarget with burstGrowable): room on its Ready nodes plus
 // what its groups the policy may use can still add, less the Pending pods'
-// requests.
-func (r *nodeRun) free(c *clusterState, t int) (cpuMilli, memBytes int64) {
+// requests; grow is the part of it not on Ready nodes (nodes to buy or
+// still booting; the Pending pods take the Ready room first).
+func (r *nodeRun) free(c *clusterState, t int) (cpuMilli, memBytes, growCPU, growMem int64) {
+	var roomCPU, roomMem int64
 	for _, g := range r.groups(c, t) {
 		for _, room := range g.Room {
-			cpuMilli += room.CPUMilli
-			memBytes += room.MemoryBytes
+			roomCPU += room.CPUMilli
+			roomMem += room.MemoryBytes
 		}
 		if g.Spot && !r.allowSpot {
 			continue
 		}
 		n := int64(max(g.Max-g.Ready, 0))
-		cpuMilli += n * g.Allocatable.CPUMilli
-		memBytes += n * g.Allocatable.MemoryBytes
+		growCPU += n * g.Allocatable.CPUMilli
+		growMem += n * g.Allocatable.MemoryBytes
 	}
 	for _, q := range c.pods {
 		if q.node < 0 {
-			cpuMilli -= r.req.CPUMilli
-			memBytes -= r.req.MemoryBytes
+			roomCPU -= r.req.CPUMilli
+			roomMem -= r.req.MemoryBytes
 		}
 	}
-	return max(cpuMilli, 0), max(memBytes, 0)
+	cpuMilli, memBytes = max(roomCPU+growCPU, 0), max(roomMem+growMem, 0)
+	return cpuMilli, memBytes, cpuMilli - max(roomCPU, 0), memBytes - max(roomMem, 0)
 }
 
 // second is c's nodes at t: how many there are (booting or Ready), how

@@ -648,7 +648,19 @@ func TestBurstPlacementTarget(t *testing.T) {
 			h.Spec.NodeGroups = []hcav1.NodeGroup{{Name: "od", MaxNodes: 2, Allocatable: alloc},
 				{Name: "spot", MaxNodes: 5, CapacityType: hcav1.CapacitySpot, Allocatable: alloc}}
 		})}, 1, 0,
-			scaling.BurstTarget{Name: "b", Weight: 1, Current: 1, Reachable: true, Priority: 63, FreeCPUMilli: 3500, FreeMemoryBytes: 15 << 30}},
+			scaling.BurstTarget{Name: "b", Weight: 1, Current: 1, Reachable: true, Priority: 63, FreeCPUMilli: 3500, FreeMemoryBytes: 15 << 30,
+				GrowCPUMilli: 3500, GrowMemoryBytes: 15 << 30}},
+		// Probed: 1 CPU / 2 GiB free on its running node; the group (at
+		// most 2 nodes of 2 CPU / 8 GiB) runs 1: one more to buy, 2000m
+		// and 8 GiB, all of it room to buy.
+		{"probed with node groups: what the groups can add is room to buy", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, hc: hc(0, func(h *hcav1.HybridCluster) {
+			alloc := hcav1.NodeAllocatable{CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi")}
+			h.Spec.NodeGroups = []hcav1.NodeGroup{{Name: "od", MaxNodes: 2, Allocatable: alloc}}
+			h.Status.NodeGroups = []hcav1.NodeGroupStatus{{Name: "od", DesiredNodes: 1, ReadyNodes: 1}}
+			h.Status.Free = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("2Gi")}
+		})}, 1, 0,
+			scaling.BurstTarget{Name: "b", Weight: 1, Current: 1, Reachable: true, Priority: 63, FreeCPUMilli: 3000, FreeMemoryBytes: 10 << 30,
+				GrowCPUMilli: 2000, GrowMemoryBytes: 8 << 30}},
 		{"unreachable", burstView{name: "b", target: &hcav1.BurstTargetCluster{Cluster: "b"}, err: errors.New("connection refused")}, 1, 0,
 			scaling.BurstTarget{Name: "b", Weight: 1, Current: 1, FreeCPUMilli: unlimited, FreeMemoryBytes: unlimited}},
 		// 3 CPU / 4 GiB free at the probe; 2 replicas of 500m/1Gi placed

@@ -359,7 +359,8 @@ func burstStuck(v *burstView, d *appsv1.Deployment, now time.Time, threshold tim
 
 // burstPlacementTarget converts a view into placement's view of a cluster;
 // unprobed replicas (burstUnprobed) are taken off the prober's free capacity,
-// what the cluster's node groups can still add (burstGrowable) is added.
+// what the cluster's node groups can still add (burstGrowable) is added, as
+// room to buy (GrowCPUMilli: placement fills running nodes first).
 func burstPlacementTarget(v *burstView, namespace string, current, unprobed int32, pod scaling.PodRequests, allowSpot bool) scaling.BurstTarget {
 	t := scaling.BurstTarget{Name: v.name, Current: current, Reachable: v.reachable(), NotReady: v.notReady(namespace), Weight: 1,
 		FreeCPUMilli: math.MaxInt64 / 4, FreeMemoryBytes: math.MaxInt64 / 4}
@@ -386,17 +387,22 @@ func burstPlacementTarget(v *burstView, namespace string, current, unprobed int3
 			if q, ok := hc.Status.Free[corev1.ResourceMemory]; ok {
 				t.FreeMemoryBytes = max(0, q.Value()-int64(unprobed)*pod.MemoryBytes)
 			}
+			// What the groups can add must be bought (or still boots):
+			// placement fills the running nodes' room first.
 			cpu, mem := burstGrowable(hc, allowSpot)
 			t.FreeCPUMilli += cpu
 			t.FreeMemoryBytes += mem
+			t.GrowCPUMilli, t.GrowMemoryBytes = cpu, mem
 		} else {
 			if len(hc.Spec.NodeGroups) > 0 {
 				// Not probed yet: what its node groups can hold is all
 				// that is known (unlimited would send a whole burst to
-				// a target whose groups then reach their maximum).
+				// a target whose groups then reach their maximum), and
+				// none of it is known to run.
 				cpu, mem := burstGrowable(hc, allowSpot)
 				t.FreeCPUMilli = max(0, cpu-int64(current)*pod.CPUMilli)
 				t.FreeMemoryBytes = max(0, mem-int64(current)*pod.MemoryBytes)
+				t.GrowCPUMilli, t.GrowMemoryBytes = t.FreeCPUMilli, t.FreeMemoryBytes
 			}
 			if l := hc.Spec.Limits; l != nil && l.MaxCPU != nil {
 				t.FreeCPUMilli = min(t.FreeCPUMilli, max(0, l.MaxCPU.MilliValue()-int64(current)*pod.CPUMilli))
