@@ -66,6 +66,9 @@ type eksGroup struct {
 	capacity     ekstypes.CapacityTypes // "": the EKS default (on-demand)
 	boot         string
 	instanceType string
+	// running is the group's size at creation (its minimum too): nodes
+	// that boot before the test's runtime starts.
+	running int32
 }
 
 // createCluster creates the EKS cluster name and its node groups through the
@@ -109,7 +112,7 @@ func (e *eksLab) createCluster(tb testing.TB, ctx context.Context, name, pool st
 			// The lab boots nodes after its realistic delay (75 s); the tests
 			// shorten it for their own groups with the emulator's tag.
 			Tags:          map[string]string{"hca.dev/lab-node-boot-delay": g.boot},
-			ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(0)}}); err != nil {
+			ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(g.running), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(g.running)}}); err != nil {
 			tb.Fatal(err)
 		}
 		if err := eks.NewNodegroupActiveWaiter(e.eks, groupPace).Wait(ctx, &eks.DescribeNodegroupInput{ClusterName: aws.String(name), NodegroupName: aws.String(g.name)}, 2*time.Minute); err != nil {

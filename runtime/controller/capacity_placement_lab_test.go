@@ -85,3 +85,83 @@ func TestCapacityPlacementSkipsLab(t *testing.T) {
 			fmt.Sprintf("preferred: running %d pending %d reason %q; other: running %d pending %d", ra, pa, why, rb, pb)
 	})
 }
+
+// TestCapacityPlacementRunningNodesFirstLab: two EKS burst targets, the
+// preferred one (priority 10) at 0 nodes, the other (priority 5) running one
+// node with room (its group's minimum). 4 one-CPU burst replicas go to the
+// running node, where they start at once, and the preferred target buys no
+// node: a node boot is a minute or more on EKS (75 s in the lab's default),
+// and a burst exists because the load already outran the primary.
+//
+// Before placement knew running room from room to buy, all 4 went to the
+// preferred target by priority and waited there for a node (the demo's 8
+// replicas waiting 75 s on EKS while ACK's workers had room).
+func TestCapacityPlacementRunningNodesFirstLab(t *testing.T) {
+	e := newEKSLab(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	bl := newBurstLab(t, ctx)
+	pool := fmt.Sprintf("capr-%d", bl.id)
+
+	burstCluster := func(name string, minNodes, priority int32) *hcav1.HybridCluster {
+		t.Helper()
+		e.createCluster(t, ctx, name, pool, true, eksGroup{name: "burst", boot: "2s", running: minNodes})
+		hc := bl.eksBurstCluster(name, pool, 2, priority)
+		hc.Spec.NodeGroups[0].MinNodes = minNodes
+		bl.create(t, ctx, hc)
+		return hc
+	}
+	preferred := burstCluster(fmt.Sprintf("capr-a-%d", bl.id), 0, 10)
+	running := burstCluster(fmt.Sprintf("capr-b-%d", bl.id), 1, 5)
+
+	bl.privatePool(t, ctx, pool)
+	ns := bl.namespace(t, ctx, "caprun")
+	bl.deployOnTestPool(t, ctx, ns, pool, 8)
+
+	members, _ := bl.startCapacity(t, ctx, member.Clouds{AWS: e.cloud}, true)
+
+	// The other target's minimum node runs and both targets are probed
+	// before the burst.
+	pctx, pcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer pcancel()
+	burstEventually(t, pctx, "the other target runs its node, both probed", func() (bool, string) {
+		var a, b hcav1.HybridCluster
+		_ = bl.control.Get(ctx, client.ObjectKeyFromObject(preferred), &a)
+		_ = bl.control.Get(ctx, client.ObjectKeyFromObject(running), &b)
+		ok := a.Status.Free != nil && b.Status.Free != nil && len(a.Status.NodeGroups) == 1 && len(b.Status.NodeGroups) == 1 &&
+			b.Status.NodeGroups[0].ReadyNodes == 1 && b.Status.Free.Cpu().MilliValue() >= 4000
+		return ok, fmt.Sprintf("free %v / %v, groups %+v / %+v", a.Status.Free, b.Status.Free, a.Status.NodeGroups, b.Status.NodeGroups)
+	})
+	bl.capacityPolicy(t, ctx, ns, &hcav1.BurstCapacity{ScaleDownDelay: &metav1.Duration{Duration: time.Minute}}, hcav1.ClusterName(preferred.Name), hcav1.ClusterName(running.Name))
+	state := func() (ra, pa, rb, pb int, nodes int32, why string) {
+		count := func(hc *hcav1.HybridCluster) (int, int) {
+			m, err := members.Get(ctx, hc.Name)
+			if err != nil {
+				return -1, -1
+			}
+			r, p, err := podCounts(ctx, m.Client, ns)
+			if err != nil {
+				return -1, -1
+			}
+			return r, p
+		}
+		ra, pa = count(preferred)
+		rb, pb = count(running)
+		var got hcav1.HybridCluster
+		if err := bl.control.Get(ctx, client.ObjectKeyFromObject(preferred), &got); err == nil && len(got.Status.NodeGroups) == 1 {
+			nodes = got.Status.NodeGroups[0].DesiredNodes
+		}
+		return ra, pa, rb, pb, nodes, fmt.Sprintf("preferred: running %d pending %d nodes %d; other: running %d pending %d", ra, pa, nodes, rb, pb)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer wcancel()
+	burstEventually(t, wctx, "4 replicas run on the other target's running node, the preferred target buys none", func() (bool, string) {
+		ra, pa, rb, pb, nodes, why := state()
+		return rb == 4 && pb == 0 && ra == 0 && pa == 0 && nodes == 0, why
+	})
+	// A few more rounds: nothing moves to the preferred target.
+	time.Sleep(3 * time.Second)
+	if ra, pa, rb, _, nodes, why := state(); ra != 0 || pa != 0 || nodes != 0 || rb != 4 {
+		t.Errorf("after 3 s more: %s", why)
+	}
+}
