@@ -403,7 +403,7 @@ func (r *burstPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest
 			},
 			"placement": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("priority"),
-				Description: "How a replica deficit is spread over the burst targets: `priority`, `cheapest`, `weighted` (needs a target with weight > 0) or `capacity`. Defaults to `priority`.",
+				Description: "How a replica deficit is spread over the burst targets: `priority`, `cheapest`, `weighted` (needs a target with weight > 0) or `capacity`. Defaults to `priority`. `priority`, `cheapest` and `capacity` fill room on running nodes first, in their order, and only then room the targets' node groups must buy (a node boot is a minute or more); `weighted` keeps its split.",
 				Validators:  []validator.String{stringvalidator.OneOf("priority", "cheapest", "weighted", "capacity")},
 			},
 			"min_replicas": schema.Int64Attribute{

@@ -87,7 +87,9 @@ type BurstPolicySpec struct {
 	BurstTargets []BurstTargetCluster `json:"burstTargets"`
 
 	// Placement spreads a replica deficit over the burst targets: priority,
-	// cheapest, weighted or capacity.
+	// cheapest, weighted or capacity. Priority, cheapest and capacity fill
+	// room on running nodes first, in their order, then the room node groups
+	// must buy; weighted keeps its split.
 	//
 	// +kubebuilder:default=priority
 	// +optional
