@@ -32,6 +32,18 @@ func TestPlaceWithHeadroom(t *testing.T) {
 			want: []PlacementAssignment{{"dear", 3}, {"cheap", 2}},
 		},
 		{
+			name:    "the load fills running nodes first, the spare replicas go cheapest even where a node must be bought",
+			deficit: 5, headroom: 2, mode: PlacementPriority,
+			// dear runs nodes with room for 10 and must buy the rest; cheap
+			// runs none: all of its room must be bought. The spare
+			// replicas keep no one waiting: cheapest, not running first.
+			targets: []BurstTarget{
+				withTarget(dear, func(t *BurstTarget) { t.GrowCPUMilli, t.GrowMemoryBytes = 90*500, 90*placeGiB }),
+				withTarget(cheap, func(t *BurstTarget) { t.GrowCPUMilli, t.GrowMemoryBytes = 100*500, 100*placeGiB }),
+			},
+			want: []PlacementAssignment{{"dear", 3}, {"cheap", 2}},
+		},
+		{
 			name:    "a deficit of spare replicas only: all on the cheaper target",
 			deficit: 2, headroom: 2, mode: PlacementPriority, targets: []BurstTarget{dear, cheap},
 			want: []PlacementAssignment{{"cheap", 2}},
