@@ -504,6 +504,8 @@ func FuzzPlace(f *testing.F) {
 				FreeMemoryBytes:  int64(b[4]) * (placeGiB / 8),
 				PricePerVCPUHour: float64(b[0]) / 100,
 				PricePerGiBHour:  float64(b[1]) / 100,
+				GrowCPUMilli:     int64(b[2]) * 50,
+				GrowMemoryBytes:  int64(b[3]) * (placeGiB / 16),
 			})
 		}
 		mode := modes[int(modeByte)%len(modes)]
@@ -534,6 +536,21 @@ func FuzzPlace(f *testing.F) {
 			}
 			if p.CPUMilli*int64(a.Replicas) > tg.FreeCPUMilli || p.MemoryBytes*int64(a.Replicas) > tg.FreeMemoryBytes {
 				t.Fatalf("%s: %d pods of %+v exceed free %dm / %d B", tg.Name, a.Replicas, p, tg.FreeCPUMilli, tg.FreeMemoryBytes)
+			}
+		}
+		// Running nodes first: no target takes room to buy while another
+		// one's running room is left.
+		if mode != PlacementWeighted {
+			var buys string
+			for _, tg := range targets {
+				if c, reason := candidateFor(0, tg, p); reason == "" && int64(got.Replicas(tg.Name)) > c.ready {
+					buys = tg.Name
+				}
+			}
+			for _, tg := range targets {
+				if c, reason := candidateFor(0, tg, p); buys != "" && reason == "" && int64(got.Replicas(tg.Name)) < c.ready {
+					t.Fatalf("%s takes room to buy while %s got %d of its %d running room", buys, tg.Name, got.Replicas(tg.Name), c.ready)
+				}
 			}
 		}
 		// Anything left unplaced means every usable target is full.
