@@ -21,10 +21,10 @@ import (
 
 // TestDemo runs `make demo` end to end on the lab with a shorter flash crowd:
 // the quickstart is applied with the provider built from the checkout, the
-// runtime runs as a local process, the surge bursts into EKS (up to its 8)
-// and ACK, whose node groups start at 0 nodes: the runtime asks for nodes,
-// they boot (30 s in this test's lab, pods start in 10 s), the replicas run
-// on them only; the policy's default algorithm decides (no SLO), the burst
+// runtime runs as a local process, the surge bursts into ACK's two running
+// workers first and, beyond their room, into EKS (up to its 8), whose node
+// group starts at 0 nodes: the runtime asks for nodes, they boot (30 s in
+// this test's lab, pods start in 10 s), the replicas run on them only; the policy's default algorithm decides (no SLO), the burst
 // comes back, the nodes are released to 0 after the policy's scale-down
 // delay, and the report (with its nodes and cost lines and the before/after
 // section) is written. Then the demo is destroyed: nothing of
@@ -75,9 +75,31 @@ func TestDemo(t *testing.T) {
 	if !s.SurgeSeen || !s.BurstSeen || !s.FallSeen || !s.BackSeen {
 		t.Errorf("milestones: surge %v, burst %v, fall %v, back %v; want all", s.SurgeSeen, s.BurstSeen, s.FallSeen, s.BackSeen)
 	}
-	if s.PeakByCluster["eks"] != 8 || s.PeakByCluster["ack"] == 0 || s.PeakByCluster["private"] != 8 {
-		t.Errorf("most ready replicas per cluster %v: want the private pool full (8), EKS at its max (8), some in ACK", s.PeakByCluster)
+	if s.PeakByCluster["private"] != 8 || s.PeakByCluster["ack"] == 0 {
+		t.Errorf("most ready replicas per cluster %v: want the private pool full (8), some in ACK", s.PeakByCluster)
 	}
+	// Placement fills running nodes first: ACK's two running workers
+	// (ecs.g6.xlarge, room for 16 replicas of 500m) take the burst before
+	// EKS, preferred but at 0 nodes, gets replicas that wait for a node.
+	raw, err := os.ReadFile(filepath.Join(res.Dir, "samples.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []demo.Sample
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		t.Fatalf("samples.json: %v", err)
+	}
+	const ackRunning = 16
+	var burst int32 // the most replicas asked for outside the private cluster
+	for _, x := range samples {
+		burst = max(burst, x.Desired["eks"]+x.Desired["ack"])
+		if x.Desired["eks"] > 0 && x.Desired["ack"] < ackRunning {
+			t.Errorf("at %s: %d replicas for EKS (no node running) while ACK, whose workers run, has %d of its room for %d", x.At, x.Desired["eks"], x.Desired["ack"], ackRunning)
+			break
+		}
+	}
+	eksNeeded := burst > ackRunning // the burst outgrew ACK's running workers
+	t.Logf("most replicas outside private: %d (ACK's running workers hold %d): EKS buys nodes: %v", burst, ackRunning, eksNeeded)
 	// The quickstart's default: no SLO, the policy's algorithm decides.
 	if s.ComplianceSeen {
 		t.Error("an SLO was evaluated: the quickstart creates none unless slo_drives_replicas is set")
@@ -88,24 +110,20 @@ func TestDemo(t *testing.T) {
 	if !s.NodeGroups || s.StartNodes != 0 {
 		t.Errorf("burst node groups seen %v, nodes at the start %d: want node groups starting at 0 nodes", s.NodeGroups, s.StartNodes)
 	}
-	if !s.NodesRequestedSeen || !s.NodesReadySeen || !s.NodesZeroSeen {
+	switch {
+	case !eksNeeded:
+		if s.PeakNodes["eks"] != 0 || s.PeakNodes["ack"] != 0 {
+			t.Errorf("most nodes bought %v for a burst of %d that ACK's running workers hold: want none", s.PeakNodes, burst)
+		}
+	case !s.NodesRequestedSeen || !s.NodesReadySeen || !s.NodesZeroSeen:
 		t.Errorf("node milestones: requested %v, Ready %v, released to 0 %v; want all", s.NodesRequestedSeen, s.NodesReadySeen, s.NodesZeroSeen)
-	} else if s.NodesRequestedAt < s.SurgeAt || s.NodesReadyAt < s.NodesRequestedAt || s.NodesZeroAt < s.BackAt {
+	case s.NodesRequestedAt < s.SurgeAt || s.NodesReadyAt < s.NodesRequestedAt || s.NodesZeroAt < s.BackAt:
 		t.Errorf("node milestones out of order: surge %s, requested %s, Ready %s, burst back %s, released %s", s.SurgeAt, s.NodesRequestedAt, s.NodesReadyAt, s.BackAt, s.NodesZeroAt)
-	}
-	if s.PeakNodes["eks"] == 0 || s.BurstCost <= 0 || s.BurstCost >= s.AlwaysOnCost {
+	case s.PeakNodes["eks"] == 0 || s.BurstCost <= 0 || s.BurstCost >= s.AlwaysOnCost:
 		t.Errorf("most EKS nodes %d, burst cost $%.4f, always on $%.4f: want EKS nodes bought, and the burst cheaper than the hour always on", s.PeakNodes["eks"], s.BurstCost, s.AlwaysOnCost)
 	}
 	// Replicas run in EKS only on the nodes the runtime bought: none Ready
 	// there while no node of its group is.
-	raw, err := os.ReadFile(filepath.Join(res.Dir, "samples.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var samples []demo.Sample
-	if err := json.Unmarshal(raw, &samples); err != nil {
-		t.Fatalf("samples.json: %v", err)
-	}
 	// The runtime reaches both clouds' node groups: the ACK pool, whose
 	// AccessKey reaches the runtime through hca_runtime's Secret, is never
 	// reported out of reach.
