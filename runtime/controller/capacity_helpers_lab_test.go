@@ -135,6 +135,18 @@ func (bl *burstLab) eksBurstCluster(name, pool string, maxNodes, priority int32)
 	}}
 }
 
+// eksTarget creates the EKS cluster name with its group "burst" (2 s node
+// boots, running nodes from the start, its minimum too) and registers it as
+// a burst target of bl's class (at most maxNodes nodes, priority).
+func (bl *burstLab) eksTarget(tb testing.TB, ctx context.Context, e *eksLab, name, pool string, running, maxNodes, priority int32) *hcav1.HybridCluster {
+	tb.Helper()
+	e.createCluster(tb, ctx, name, pool, true, eksGroup{name: "burst", boot: "2s", running: running})
+	hc := bl.eksBurstCluster(name, pool, maxNodes, priority)
+	hc.Spec.NodeGroups[0].MinNodes = running
+	bl.create(tb, ctx, hc)
+	return hc
+}
+
 // create creates obj in the control cluster; cleanup deletes it.
 func (bl *burstLab) create(tb testing.TB, ctx context.Context, obj client.Object) {
 	tb.Helper()

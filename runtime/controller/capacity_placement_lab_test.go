@@ -33,15 +33,8 @@ func TestCapacityPlacementSkipsLab(t *testing.T) {
 	bl := newBurstLab(t, ctx)
 	pool := fmt.Sprintf("capp-%d", bl.id)
 
-	burstCluster := func(name string, maxNodes, priority int32) *hcav1.HybridCluster {
-		t.Helper()
-		e.createCluster(t, ctx, name, pool, true, eksGroup{name: "burst", boot: "2s"})
-		hc := bl.eksBurstCluster(name, pool, maxNodes, priority)
-		bl.create(t, ctx, hc)
-		return hc
-	}
-	small := burstCluster(fmt.Sprintf("capp-a-%d", bl.id), 1, 10)
-	big := burstCluster(fmt.Sprintf("capp-b-%d", bl.id), 3, 5)
+	small := bl.eksTarget(t, ctx, e, fmt.Sprintf("capp-a-%d", bl.id), pool, 0, 1, 10)
+	big := bl.eksTarget(t, ctx, e, fmt.Sprintf("capp-b-%d", bl.id), pool, 0, 3, 5)
 
 	bl.privatePool(t, ctx, pool)
 	ns := bl.namespace(t, ctx, "capplace")
@@ -103,16 +96,8 @@ func TestCapacityPlacementRunningNodesFirstLab(t *testing.T) {
 	bl := newBurstLab(t, ctx)
 	pool := fmt.Sprintf("capr-%d", bl.id)
 
-	burstCluster := func(name string, minNodes, priority int32) *hcav1.HybridCluster {
-		t.Helper()
-		e.createCluster(t, ctx, name, pool, true, eksGroup{name: "burst", boot: "2s", running: minNodes})
-		hc := bl.eksBurstCluster(name, pool, 2, priority)
-		hc.Spec.NodeGroups[0].MinNodes = minNodes
-		bl.create(t, ctx, hc)
-		return hc
-	}
-	preferred := burstCluster(fmt.Sprintf("capr-a-%d", bl.id), 0, 10)
-	running := burstCluster(fmt.Sprintf("capr-b-%d", bl.id), 1, 5)
+	preferred := bl.eksTarget(t, ctx, e, fmt.Sprintf("capr-a-%d", bl.id), pool, 0, 2, 10)
+	running := bl.eksTarget(t, ctx, e, fmt.Sprintf("capr-b-%d", bl.id), pool, 1, 2, 5)
 
 	bl.privatePool(t, ctx, pool)
 	ns := bl.namespace(t, ctx, "caprun")
