@@ -3,7 +3,9 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -119,4 +122,143 @@ func TestBurstDerivedHorizonLab(t *testing.T) {
 		m := message()
 		return strings.Contains(m, want), fmt.Sprintf("%q, want %q", m, want)
 	})
+}
+
+// TestBurstRoomLab: a decision the room changes. The load ramps (20 more
+// requests/s every second, from Prometheus: history read back at the start)
+// and the burst target has a node group, so the replicas that would wait for
+// a node are forecast a node boot further (2 min here) than the others
+// (30 s). While the target's probed free capacity holds the forecast, no
+// replica waits for a node and the count follows the 30 s forecast only;
+// once its room is unknown (no probe: a group at 0 nodes), the count is
+// raised to what the load needs 2 min ahead ("beyond the room").
+func TestBurstRoomLab(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	bl := newBurstLab(t, ctx)
+	promURL := labtest.Require(t, "HCA_LAB_PROMETHEUS_URL")["HCA_LAB_PROMETHEUS_URL"]
+	src, err := metrics.NewPrometheus(promURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := fmt.Sprintf("bp-r-%d", bl.id)
+	bl.pool(t, ctx, pool, "4")
+	ns := bl.namespace(t, ctx, "burst-r")
+	bl.deploy(t, ctx, ns, pool, 2)
+
+	// The burst target: a node group (never grown: no capacity controller
+	// runs) and, first, the probe's free capacity: room for 200 replicas.
+	var hc hcav1.HybridCluster
+	if err := bl.control.Get(ctx, client.ObjectKey{Name: bl.burst}, &hc); err != nil {
+		t.Fatal(err)
+	}
+	hc.Spec.NodeGroups = []hcav1.NodeGroup{{Name: "burst", ACK: &hcav1.ACKNodePoolRef{ClusterID: "c0", Region: "cn-hangzhou", NodePoolID: "np0"},
+		InstanceType: "ecs.g7.xlarge", PricePerHour: "0.2", MinNodes: 0, MaxNodes: 20,
+		Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 58}}}
+	if err := bl.control.Update(ctx, &hc); err != nil {
+		t.Fatal(err)
+	}
+	setFree := func(free corev1.ResourceList) {
+		t.Helper()
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			var hc hcav1.HybridCluster
+			if err := bl.control.Get(ctx, client.ObjectKey{Name: bl.burst}, &hc); err != nil {
+				return err
+			}
+			hc.Status.Free = free // what the prober would write
+			return bl.control.Status().Update(ctx, &hc)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setFree(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200"), corev1.ResourceMemory: resource.MustParse("800Gi")})
+	t.Cleanup(func() {
+		var hc hcav1.HybridCluster
+		if err := bl.control.Get(context.Background(), client.ObjectKey{Name: bl.burst}, &hc); err == nil {
+			hc.Spec.NodeGroups = nil
+			_ = bl.control.Update(context.Background(), &hc)
+		}
+	})
+
+	bl.startManager(t, ctx, clock.RealClock{}, func(o *controller.BurstOptions) {
+		o.Metrics, o.MetricsInterval, o.StatusHeartbeat = src, 500*time.Millisecond, time.Millisecond
+	})
+	// 3,000 requests/s now (30 replicas at 100 each), 20 more every second:
+	// 600 more in 30 s (6 replicas), 2,400 more in 2 minutes (24).
+	t0 := time.Now().Unix()
+	p := bl.policy(ns, 0, hcav1.ClusterName(bl.burst))
+	p.Spec.MaxReplicas = 200
+	p.Spec.Metrics = []hcav1.MetricSpec{{Type: hcav1.MetricPromQL, PromQL: &hcav1.PromQLMetric{
+		Query: fmt.Sprintf("clamp_min(vector(3000 + 20 * (time() - %d)), 0)", t0), TargetValue: resource.MustParse("100")}}}
+	if err := bl.control.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	message := func() string {
+		c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionMetricsAvailable)
+		if c == nil {
+			return ""
+		}
+		return c.Message
+	}
+	total := func() int32 {
+		var d appsv1.Deployment
+		if err := bl.control.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &d); err != nil {
+			return -1
+		}
+		n, err := strconv.Atoi(d.Annotations[controller.BurstTotalAnnotation])
+		if err != nil {
+			return -1
+		}
+		return int32(n)
+	}
+	const beyond = "(beyond the room: nodes must boot)"
+	wctx, wcancel := context.WithTimeout(ctx, 90*time.Second)
+	defer wcancel()
+	var before int32
+	need := regexp.MustCompile(`: need ([0-9]+)`)
+	burstEventually(t, wctx, "with room for the forecast, the count follows the load and its 30 s forecast", func() (bool, string) {
+		m := message()
+		before = total()
+		sm := need.FindStringSubmatch(m)
+		if sm == nil {
+			return false, fmt.Sprintf("total %d: %q", before, m)
+		}
+		n, _ := strconv.Atoi(sm[1])
+		// The load's need, or about 6 more for its 30 s forecast: not
+		// the 24 more of the load 2 min ahead.
+		return before >= 30 && before <= int32(n)+12 && strings.Contains(m, "for replicas that wait for a node") && !strings.Contains(m, beyond),
+			fmt.Sprintf("total %d, the load needs %d: %q", before, n, m)
+	})
+	// And so it stays, evaluation after evaluation (the forecast is made
+	// at each one; the first ones may lack the history it needs).
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+		m := message()
+		sm := need.FindStringSubmatch(m)
+		got := total()
+		if sm == nil || strings.Contains(m, beyond) {
+			t.Fatalf("with room for the forecast: total %d: %q", got, m)
+		}
+		if n, _ := strconv.Atoi(sm[1]); got > int32(n)+12 {
+			t.Fatalf("with room for the forecast: total %d, the load needs %d: %q", got, n, m)
+		}
+		before = got
+	}
+
+	// No probe any more: nothing is known to run there, every added
+	// replica waits for a node.
+	setFree(nil)
+	needs := regexp.MustCompile(`forecast [0-9.]+ in [0-9hms.]+ needs ([0-9]+) \(beyond the room`)
+	burstEventually(t, wctx, "without room, the count is raised to the load a node boot ahead", func() (bool, string) {
+		m := message()
+		got := total()
+		sm := needs.FindStringSubmatch(m)
+		if sm == nil {
+			return false, fmt.Sprintf("total %d: %q", got, m)
+		}
+		n, _ := strconv.Atoi(sm[1])
+		// 2,400 requests/s more in 2 min: about 24 replicas above the
+		// load's need, 18 above the count with room.
+		return got == int32(n) && got >= before+12, fmt.Sprintf("total %d (before %d), the message needs %d: %q", got, before, n, m)
+	})
+	t.Logf("with room: %d replicas; without: %d (%s)", before, total(), message())
 }
