@@ -36,11 +36,7 @@ func TestBurstDerivedHorizonLab(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bl := newBurstLab(t, ctx)
-	promURL := labtest.Require(t, "HCA_LAB_PROMETHEUS_URL")["HCA_LAB_PROMETHEUS_URL"]
-	src, err := metrics.NewPrometheus(promURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := labPrometheus(t)
 	pool := fmt.Sprintf("bp-h-%d", bl.id)
 	bl.pool(t, ctx, pool, "4")
 	ns := bl.namespace(t, ctx, "burst-h")
@@ -58,13 +54,7 @@ func TestBurstDerivedHorizonLab(t *testing.T) {
 	if err := bl.control.Create(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	message := func() string {
-		c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionMetricsAvailable)
-		if c == nil {
-			return ""
-		}
-		return c.Message
-	}
+	message := func() string { return bl.metricsMessage(t, ctx, ns) }
 	burstEventually(t, ctx, "the default horizon while no pod is Ready", func() (bool, string) {
 		m := message()
 		return strings.Contains(m, "forecast horizon 30s (derived: metric age 15s + pod start-up 10s default)"), m
@@ -104,16 +94,7 @@ func TestBurstDerivedHorizonLab(t *testing.T) {
 
 	// The burst target gets a node group: replicas beyond the room wait
 	// for a node to boot.
-	var hc hcav1.HybridCluster
-	if err := bl.control.Get(ctx, client.ObjectKey{Name: bl.burst}, &hc); err != nil {
-		t.Fatal(err)
-	}
-	hc.Spec.NodeGroups = []hcav1.NodeGroup{{Name: "burst", ACK: &hcav1.ACKNodePoolRef{ClusterID: "c0", Region: "cn-hangzhou", NodePoolID: "np0"},
-		InstanceType: "ecs.g7.xlarge", PricePerHour: "0.2", MinNodes: 0, MaxNodes: 3,
-		Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 58}}}
-	if err := bl.control.Update(ctx, &hc); err != nil {
-		t.Fatal(err)
-	}
+	bl.burstNodeGroup(t, ctx, 3)
 	nodes := (15*time.Second + startup + 75*time.Second + 10*time.Second + step - 1) / step * step
 	want = fmt.Sprintf("; %v for replicas that wait for a node (+ node boot 1m15s default + capacity round 10s)", nodes)
 	wctx, wcancel = context.WithTimeout(ctx, 20*time.Second)
@@ -136,11 +117,7 @@ func TestBurstRoomLab(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
 	bl := newBurstLab(t, ctx)
-	promURL := labtest.Require(t, "HCA_LAB_PROMETHEUS_URL")["HCA_LAB_PROMETHEUS_URL"]
-	src, err := metrics.NewPrometheus(promURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := labPrometheus(t)
 	pool := fmt.Sprintf("bp-r-%d", bl.id)
 	bl.pool(t, ctx, pool, "4")
 	ns := bl.namespace(t, ctx, "burst-r")
@@ -148,16 +125,7 @@ func TestBurstRoomLab(t *testing.T) {
 
 	// The burst target: a node group (never grown: no capacity controller
 	// runs) and, first, the probe's free capacity: room for 200 replicas.
-	var hc hcav1.HybridCluster
-	if err := bl.control.Get(ctx, client.ObjectKey{Name: bl.burst}, &hc); err != nil {
-		t.Fatal(err)
-	}
-	hc.Spec.NodeGroups = []hcav1.NodeGroup{{Name: "burst", ACK: &hcav1.ACKNodePoolRef{ClusterID: "c0", Region: "cn-hangzhou", NodePoolID: "np0"},
-		InstanceType: "ecs.g7.xlarge", PricePerHour: "0.2", MinNodes: 0, MaxNodes: 20,
-		Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 58}}}
-	if err := bl.control.Update(ctx, &hc); err != nil {
-		t.Fatal(err)
-	}
+	bl.burstNodeGroup(t, ctx, 20)
 	setFree := func(free corev1.ResourceList) {
 		t.Helper()
 		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -193,13 +161,7 @@ func TestBurstRoomLab(t *testing.T) {
 	if err := bl.control.Create(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	message := func() string {
-		c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionMetricsAvailable)
-		if c == nil {
-			return ""
-		}
-		return c.Message
-	}
+	message := func() string { return bl.metricsMessage(t, ctx, ns) }
 	total := func() int32 {
 		var d appsv1.Deployment
 		if err := bl.control.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &d); err != nil {
@@ -265,4 +227,41 @@ func TestBurstRoomLab(t *testing.T) {
 		return got == int32(n) && got >= before+12, fmt.Sprintf("total %d (before %d), the message needs %d: %q", got, before, n, m)
 	})
 	t.Logf("with room: %d replicas; without: %d (%s)", before, total(), message())
+}
+
+// labPrometheus is a metric source on the lab's Prometheus (the test is
+// skipped without a lab).
+func labPrometheus(t *testing.T) *metrics.Prometheus {
+	t.Helper()
+	src, err := metrics.NewPrometheus(labtest.Require(t, "HCA_LAB_PROMETHEUS_URL")["HCA_LAB_PROMETHEUS_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// metricsMessage is the message of the MetricsAvailable condition of the
+// policy in ns ("" none yet).
+func (bl *burstLab) metricsMessage(t *testing.T, ctx context.Context, ns string) string {
+	c := meta.FindStatusCondition(bl.getPolicy(t, ctx, ns).Status.Conditions, hcav1.ConditionMetricsAvailable)
+	if c == nil {
+		return ""
+	}
+	return c.Message
+}
+
+// burstNodeGroup gives bl.burst an ACK node group of up to maxNodes 4-CPU
+// nodes (no capacity controller runs in these tests: it never grows).
+func (bl *burstLab) burstNodeGroup(t *testing.T, ctx context.Context, maxNodes int32) {
+	t.Helper()
+	var hc hcav1.HybridCluster
+	if err := bl.control.Get(ctx, client.ObjectKey{Name: bl.burst}, &hc); err != nil {
+		t.Fatal(err)
+	}
+	hc.Spec.NodeGroups = []hcav1.NodeGroup{{Name: "burst", ACK: &hcav1.ACKNodePoolRef{ClusterID: "c0", Region: "cn-hangzhou", NodePoolID: "np0"},
+		InstanceType: "ecs.g7.xlarge", PricePerHour: "0.2", MinNodes: 0, MaxNodes: maxNodes,
+		Allocatable: hcav1.NodeAllocatable{CPU: resource.MustParse("4"), Memory: resource.MustParse("16Gi"), Pods: 58}}}
+	if err := bl.control.Update(ctx, &hc); err != nil {
+		t.Fatal(err)
+	}
 }

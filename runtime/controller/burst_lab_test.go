@@ -35,7 +35,6 @@ import (
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
 	"github.com/hca-project/terraform-provider-hca/internal/lab/labtest"
-	"github.com/hca-project/terraform-provider-hca/internal/metrics"
 	"github.com/hca-project/terraform-provider-hca/runtime/catalog"
 	"github.com/hca-project/terraform-provider-hca/runtime/config/crd"
 	"github.com/hca-project/terraform-provider-hca/runtime/controller"
@@ -915,11 +914,7 @@ current-context: dead
 	// returns nothing, the total is held (no scale-down on missing data, even
 	// when someone scales the Deployment down) and the status says why.
 	t.Run("metrics drive the total, missing metrics hold", func(t *testing.T) {
-		promURL := labtest.Require(t, "HCA_LAB_PROMETHEUS_URL")["HCA_LAB_PROMETHEUS_URL"]
-		src, err := metrics.NewPrometheus(promURL)
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := labPrometheus(t)
 		pool := fmt.Sprintf("bp-e-%d", bl.id)
 		bl.pool(t, ctx, pool, "4")
 		ns := bl.namespace(t, ctx, "burst-e")

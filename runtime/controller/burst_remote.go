@@ -112,19 +112,15 @@ func (m memberObjects) ensureCopy(ctx context.Context, p *hcav1.BurstPolicy, v *
 		return err
 	}
 	dep := got.(*appsv1.Deployment).DeepCopy()
-	wrote := existing == nil || dep.ResourceVersion != before
+	if existing == nil || dep.ResourceVersion != before { // created or updated
+		m.expect.wrote(v.name, dep, before)
+	}
 	if want := *desired.Spec.Replicas; burstPtrOr(dep.Spec.Replicas, 1) != want {
 		if err := scaleTo(cctx, v.member.Client, v.name, dep, want); err != nil {
-			if wrote { // the create or update went through
-				m.expect.wrote(v.name, dep, before)
-			}
 			return err
 		}
+		m.expect.wrote(v.name, dep, dep.ResourceVersion) // the latest write is the one waited for
 		dep.Spec.Replicas = &want
-		wrote, before = true, dep.ResourceVersion
-	}
-	if wrote {
-		m.expect.wrote(v.name, dep, before)
 	}
 	v.copies[desired.Name] = dep
 	return nil
