@@ -165,6 +165,35 @@ func copySpec(dst, src client.Object) {
 	}
 }
 
+// sameSpec says whether a and b are strategies of one kind with equal specs.
+func sameSpec(a, b client.Object) bool {
+	switch x := a.(type) {
+	case *hcav1.HorizontalElasticityStrategy:
+		y, ok := b.(*hcav1.HorizontalElasticityStrategy)
+		return ok && equality.Semantic.DeepEqual(x.Spec, y.Spec)
+	case *hcav1.VerticalElasticityStrategy:
+		y, ok := b.(*hcav1.VerticalElasticityStrategy)
+		return ok && equality.Semantic.DeepEqual(x.Spec, y.Spec)
+	case *hcav1.BurstElasticityStrategy:
+		y, ok := b.(*hcav1.BurstElasticityStrategy)
+		return ok && equality.Semantic.DeepEqual(x.Spec, y.Spec)
+	case *hcav1.MultiObjectiveElasticityStrategy:
+		y, ok := b.(*hcav1.MultiObjectiveElasticityStrategy)
+		return ok && equality.Semantic.DeepEqual(x.Spec, y.Spec)
+	}
+	return false
+}
+
+// hasLabels says whether have holds every label of want with its value.
+func hasLabels(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
 // writeStrategy creates or updates the object of the SLO's current strategy.
 func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelObjective, compliance int32) error {
 	want, err := buildStrategy(s, compliance)
@@ -195,6 +224,9 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 	}
 	if !controlledBy(have, s) {
 		return fmt.Errorf("%w: %s %s exists and is not controlled by this SLO: delete or rename it", errSpec, kind, key)
+	}
+	if sameSpec(have, want) && hasLabels(have.GetLabels(), strategyLabels(s)) {
+		return nil // the common case, every evaluation: no copy to compare
 	}
 	before := have.DeepCopyObject().(client.Object)
 	copySpec(have, want)

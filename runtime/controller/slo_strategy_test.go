@@ -96,3 +96,37 @@ func TestBuildMultiObjectiveStrategy(t *testing.T) {
 		t.Error("strategyKinds lacks the MultiObjective kind: switching away would leave its object behind")
 	}
 }
+
+// TestSameSpec: writeStrategy skips its patch when the spec and the SLO's
+// labels are already there, and patches when either differs.
+func TestSameSpec(t *testing.T) {
+	hes := func(compliance int32, labels map[string]string) *hcav1.HorizontalElasticityStrategy {
+		return &hcav1.HorizontalElasticityStrategy{
+			ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: hcav1.HorizontalElasticityStrategySpec{Target: hcav1.TargetRef{Name: "web"},
+				SLOOutput: hcav1.SLOOutput{CompliancePercent: compliance}},
+		}
+	}
+	want := map[string]string{ClassLabel: "default"}
+	cases := []struct {
+		name       string
+		have, want *hcav1.HorizontalElasticityStrategy
+		same       bool
+	}{
+		{"equal, with more labels", hes(92, map[string]string{ClassLabel: "default", "team": "a"}), hes(92, want), true},
+		{"compliance differs", hes(92, want), hes(93, want), false},
+		{"label missing", hes(92, nil), hes(92, want), false},
+		{"label differs", hes(92, map[string]string{ClassLabel: "other"}), hes(92, want), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := sameSpec(tc.have, tc.want) && hasLabels(tc.have.Labels, tc.want.Labels)
+			if got != tc.same {
+				t.Errorf("same = %v, want %v", got, tc.same)
+			}
+		})
+	}
+	if sameSpec(hes(1, nil), &hcav1.VerticalElasticityStrategy{}) {
+		t.Error("objects of two kinds are the same")
+	}
+}
