@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -423,8 +424,9 @@ func burstStatusDue(before, after *hcav1.BurstPolicyStatus, measured bool, writt
 	if !measured {
 		return true
 	}
-	b, a := before.DeepCopy(), after.DeepCopy()
-	for _, st := range []*hcav1.BurstPolicyStatus{b, a} {
+	b, a := *before, *after // shallow, with conditions of their own: only their messages change
+	for _, st := range []*hcav1.BurstPolicyStatus{&b, &a} {
+		st.Conditions = slices.Clone(st.Conditions)
 		for i := range st.Conditions {
 			st.Conditions[i].Message = burstMessageWords(st.Conditions[i].Message)
 		}

@@ -238,7 +238,7 @@ func sloStatusDue(before, after *hcav1.ServiceLevelObjectiveStatus, now time.Tim
 	if equality.Semantic.DeepEqual(before, after) {
 		return false
 	}
-	b, a := before.DeepCopy(), after.DeepCopy()
+	b, a := *before, *after // shallow: only top-level fields are cleared
 	b.CurrentValue, a.CurrentValue = "", ""
 	b.LastEvaluationTime, a.LastEvaluationTime = nil, nil
 	if !equality.Semantic.DeepEqual(b, a) {

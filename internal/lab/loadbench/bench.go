@@ -71,7 +71,8 @@ type Config struct {
 	// Prometheus scrapes everything else every second).
 	ScrapeInterval time.Duration
 	// ProfileDir, if set, receives the runtime's CPU profile over the
-	// window (cpu.pb.gz) and its heap profile at the end (heap.pb.gz),
+	// window (cpu.pb.gz) and its heap profiles at the window's start and end
+	// (heap-start.pb.gz, heap.pb.gz),
 	// through its --pprof-bind-address.
 	ProfileDir string
 	// MemoryLimitMiB is the memory limit of the runtime's container the run
@@ -623,6 +624,15 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 	}
 	res.Window = time.Duration(b.cfg.Cycles) * sloInterval
 	b.logf("measuring %d SLO cycles (%s)", b.cfg.Cycles, res.Window)
+	if b.pprof != "" {
+		// The heap profile's allocations are counted from the runtime's
+		// start: with this one, go tool pprof -base heap-start.pb.gz
+		// heap.pb.gz shows the window's alone (taken before the window, whose
+		// CPU it would add to).
+		if err := b.saveProfile(ctx, "/heap", "heap-start.pb.gz"); err != nil {
+			return err
+		}
+	}
 	before, err := b.snapshot(ctx)
 	if err != nil {
 		return err
