@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -403,4 +405,47 @@ func promqlOf(e Expr) (string, error) {
 		return "<nil>", errors.New("nil")
 	}
 	return e.PromQL()
+}
+
+// TestLabConnectionsReused: queries in flight together, asked again and
+// again, reuse their connections to Prometheus (NewTransport) instead of
+// dialling new ones: three rounds of 16 concurrent queries open at most 16.
+// With net/http's default of 2 idle connections per host, rounds two and
+// three dialled again, about 14 each.
+func TestLabConnectionsReused(t *testing.T) {
+	env := labtest.Require(t, "HCA_LAB_PROMETHEUS_URL")
+	var dials atomic.Int64
+	tr := NewTransport()
+	dial := tr.DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return dial(ctx, network, addr)
+	}
+	prom, err := NewPrometheus(env["HCA_LAB_PROMETHEUS_URL"], WithRoundTripper(tr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inFlight, rounds = 16, 3
+	for round := range rounds {
+		var wg sync.WaitGroup
+		errs := make(chan error, inFlight)
+		for i := range inFlight {
+			wg.Go(func() {
+				// Each query a little different, none cached by Prometheus.
+				if _, err := prom.Instant(context.Background(), Raw(fmt.Sprintf("vector(%d)", round*inFlight+i)), time.Time{}); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round+1, err)
+		}
+	}
+	if n := dials.Load(); n > inFlight {
+		t.Errorf("%d rounds of %d concurrent queries dialled %d connections, want at most %d (one per query in flight)", rounds, inFlight, n, inFlight)
+	} else {
+		t.Logf("%d rounds of %d concurrent queries dialled %d connections", rounds, inFlight, n)
+	}
 }

@@ -375,8 +375,11 @@ func (e *sloEvaluator) costPerHour(ctx context.Context, s *hcav1.ServiceLevelObj
 	if err != nil {
 		return 0, err
 	}
+	// Both reads are the cache's own objects, not copies (make bench-load:
+	// a cost-efficiency SLO's evaluation copied its Deployment and every
+	// cluster): only read them.
 	var list hcav1.HybridClusterList
-	if err := e.reader.List(ctx, &list); err != nil {
+	if err := e.reader.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		return 0, fmt.Errorf("list hybrid clusters for prices: %w", err)
 	}
 	var prices metrics.Prices
@@ -400,18 +403,19 @@ func (e *sloEvaluator) costPerHour(ctx context.Context, s *hcav1.ServiceLevelObj
 	return metrics.Cost(prices, req, int(replicas))
 }
 
-// readTemplate reads the target's pod template and replica count.
+// readTemplate reads the target's pod template and replica count. The
+// template is the cache's own, not a copy: only read it.
 func readTemplate(ctx context.Context, r client.Reader, ns string, t hcav1.TargetRef) (*corev1.PodTemplateSpec, int32, error) {
 	key := types.NamespacedName{Namespace: ns, Name: string(t.Name)}
 	if t.Kind == hcav1.WorkloadStatefulSet {
 		var ss appsv1.StatefulSet
-		if err := r.Get(ctx, key, &ss); err != nil {
+		if err := r.Get(ctx, key, &ss, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, 0, fmt.Errorf("get statefulset %s: %w", key, err)
 		}
 		return &ss.Spec.Template, ptrOr(ss.Spec.Replicas, 1), nil
 	}
 	var d appsv1.Deployment
-	if err := r.Get(ctx, key, &d); err != nil {
+	if err := r.Get(ctx, key, &d, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, 0, fmt.Errorf("get deployment %s: %w", key, err)
 	}
 	return &d.Spec.Template, ptrOr(d.Spec.Replicas, 1), nil

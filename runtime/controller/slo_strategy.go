@@ -213,7 +213,9 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 	kind := strategyRef(s).Kind
 	key := client.ObjectKeyFromObject(want)
 	have := strategyKinds()[kind]
-	if err := c.Get(ctx, key, have); err != nil {
+	// The cache's own object, not a copy (every evaluation reads it, few
+	// change it): copied below before it is changed.
+	if err := c.Get(ctx, key, have, client.UnsafeDisableDeepCopy); err != nil {
 		if !apierrors.IsNotFound(err) {
 			return fmt.Errorf("get %s %s: %w", kind, key, err)
 		}
@@ -228,6 +230,7 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 	if sameSpec(have, want) && hasLabels(have.GetLabels(), strategyLabels(s)) {
 		return nil // the common case, every evaluation: no copy to compare
 	}
+	have = have.DeepCopyObject().(client.Object)
 	before := have.DeepCopyObject().(client.Object)
 	copySpec(have, want)
 	labels := have.GetLabels()
