@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -167,21 +168,23 @@ func copySpec(dst, src client.Object) {
 
 // sameSpec says whether a and b are strategies of one kind with equal specs.
 func sameSpec(a, b client.Object) bool {
-	switch x := a.(type) {
+	sa, sb := specOf(a), specOf(b)
+	return sa != nil && reflect.TypeOf(sa) == reflect.TypeOf(sb) && equality.Semantic.DeepEqual(sa, sb)
+}
+
+// specOf is a strategy object's spec (nil for other objects).
+func specOf(o client.Object) any {
+	switch x := o.(type) {
 	case *hcav1.HorizontalElasticityStrategy:
-		y, ok := b.(*hcav1.HorizontalElasticityStrategy)
-		return ok && equality.Semantic.DeepEqual(x.Spec, y.Spec)
+		return x.Spec
 	case *hcav1.VerticalElasticityStrategy:
-		y, ok := b.(*hcav1.VerticalElasticityStrategy)
-		return ok && equality.Semantic.DeepEqual(x.Spec, y.Spec)
+		return x.Spec
 	case *hcav1.BurstElasticityStrategy:
-		y, ok := b.(*hcav1.BurstElasticityStrategy)
-		return ok && equality.Semantic.DeepEqual(x.Spec, y.Spec)
+		return x.Spec
 	case *hcav1.MultiObjectiveElasticityStrategy:
-		y, ok := b.(*hcav1.MultiObjectiveElasticityStrategy)
-		return ok && equality.Semantic.DeepEqual(x.Spec, y.Spec)
+		return x.Spec
 	}
-	return false
+	return nil
 }
 
 // hasLabels says whether have holds every label of want with its value.
