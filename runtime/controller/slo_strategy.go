@@ -233,8 +233,8 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 	if sameSpec(have, want) && hasLabels(have.GetLabels(), strategyLabels(s)) {
 		return nil // the common case, every evaluation: no copy to compare
 	}
+	before := have // the cache's, only read by the patch
 	have = have.DeepCopyObject().(client.Object)
-	before := have.DeepCopyObject().(client.Object)
 	copySpec(have, want)
 	labels := have.GetLabels()
 	if labels == nil {
@@ -244,9 +244,6 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 		labels[k] = v
 	}
 	have.SetLabels(labels)
-	if equality.Semantic.DeepEqual(before, have) {
-		return nil
-	}
 	if err := c.Patch(ctx, have, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("patch %s %s: %w", kind, key, err)
 	}

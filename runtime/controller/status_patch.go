@@ -54,7 +54,7 @@ func (p statusPatch) Data(client.Object) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("marshal status after: %w", err)
 	}
-	if !bytes.HasPrefix(before, []byte("{")) || !bytes.HasPrefix(after, []byte("{")) {
+	if !isJSONObject(before) || !isJSONObject(after) {
 		return nil, fmt.Errorf("status patch of %T: the statuses must be JSON objects", p.after)
 	}
 	diff, err := mergeDiff(before, after)
@@ -135,7 +135,6 @@ func mergeDiff(before, after []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func isJSONObject(v []byte) bool {
-	v = bytes.TrimLeft(v, " \t\r\n")
-	return len(v) > 0 && v[0] == '{'
-}
+// isJSONObject says whether v, as encoding/json writes it (no leading
+// space), is an object.
+func isJSONObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
