@@ -71,6 +71,7 @@ type fleetPool struct {
 	ready        map[string]bool        // Ready in the lab cluster
 	removing     map[string]bool        // chosen for removal, being deleted
 	booting      map[string]*time.Timer // requested, not yet Ready
+	joining      map[string]bool        // booting nodes whose boot delay is over: in the cluster, waited on until Ready
 	noticed      map[string]bool        // under a spot interruption notice
 	next         int                    // index of the next node's name
 	boot         time.Duration          // boot delay of its nodes
@@ -82,8 +83,8 @@ type fleetPool struct {
 // fleet keeps each emulated node group at its desired size the way an Auto
 // Scaling group does: every node it adds boots on its own timer, nodes it cannot
 // launch (vCPU quota, no capacity for the instance type) are retried whenever
-// something changes, and a smaller desired size removes booting nodes first, then
-// Ready nodes, empty ones first. That last rule is a lab simplification: a real
+// something changes, and a smaller desired size removes booting nodes first
+// (not those already joining the cluster), then Ready nodes, empty ones first. That last rule is a lab simplification: a real
 // Auto Scaling group picks the instances to terminate by its termination policy
 // (Availability Zone balance, oldest launch template, then closest to the next
 // billing hour), not by what runs on them.
@@ -163,6 +164,7 @@ func (f *fleet) stopBootsLocked(p *fleetPool) {
 			f.wg.Done()
 		}
 		delete(p.booting, name)
+		delete(p.joining, name)
 	}
 }
 
@@ -172,7 +174,7 @@ func (f *fleet) set(key fleetKey, spec poolSpec) {
 	defer f.mu.Unlock()
 	p := f.pools[key]
 	if p == nil {
-		p = &fleetPool{key: key, ready: map[string]bool{}, removing: map[string]bool{}, booting: map[string]*time.Timer{}, noticed: map[string]bool{}}
+		p = &fleetPool{key: key, ready: map[string]bool{}, removing: map[string]bool{}, booting: map[string]*time.Timer{}, joining: map[string]bool{}, noticed: map[string]bool{}}
 		f.pools[key] = p
 	}
 	for _, n := range spec.existing {
@@ -382,18 +384,31 @@ func (f *fleet) reconcileLocked(p *fleetPool) {
 	}
 	excess := have - p.desired
 	// Booting nodes go first, newest first: their instances do no work yet.
-	for excess > 0 && len(p.booting) > 0 {
-		newest := slices.MaxFunc(mapKeys(p.booting), compareNodeNames)
+	// A node already joining is in the cluster and may run pods: it finishes
+	// joining and is then weighed with the Ready nodes.
+	for excess > 0 {
+		var waiting []string
+		for name := range p.booting {
+			if !p.joining[name] {
+				waiting = append(waiting, name)
+			}
+		}
+		if len(waiting) == 0 {
+			break
+		}
+		newest := slices.MaxFunc(waiting, compareNodeNames)
 		if p.booting[newest].Stop() {
 			f.wg.Done()
 		}
-		delete(p.booting, newest) // a boot already under way deletes its node
+		delete(p.booting, newest) // a boot whose timer just fired sees this and adds no node
 		excess--
 	}
-	if excess > 0 {
+	if excess > 0 && len(p.joining) == 0 {
 		f.wg.Add(1)
 		go f.shrink(p, excess)
 	}
+	// With a node joining, the shrink waits: bootNode reconciles once it has
+	// joined, and the shrink then chooses among all the nodes by their pods.
 }
 
 // bootNode runs when a node's boot delay is over: the node joins the cluster.
@@ -404,6 +419,9 @@ func (f *fleet) bootNode(p *fleetPool, name string) {
 	shape := p.shape
 	if p.providerID != nil {
 		shape.ProviderID = p.providerID(name)
+	}
+	if wanted {
+		p.joining[name] = true
 	}
 	f.mu.Unlock()
 	if !wanted {
@@ -417,6 +435,7 @@ func (f *fleet) bootNode(p *fleetPool, name string) {
 	defer f.mu.Unlock()
 	_, wanted = p.booting[name]
 	delete(p.booting, name)
+	delete(p.joining, name)
 	switch {
 	case err != nil:
 		f.logf("node %s of pool %s/%s failed to join: %v", name, p.key.cluster, p.key.pool, err)

@@ -28,6 +28,11 @@ type memClusters struct {
 	mu      sync.Mutex
 	nodes   map[string]map[string]*memNode // cluster -> node name -> node
 	failAdd error                          // AddNode's answer when set
+	// joined, when set, receives each node AddNode has put in the cluster;
+	// AddNode then waits for ready before it returns, as a lab cluster's
+	// node is visible (and may run pods) before it is Ready.
+	joined chan string
+	ready  chan struct{}
 }
 
 type memNode struct {
@@ -82,6 +87,13 @@ func (m *memClusters) AddNode(_ context.Context, cluster string, pool lab.NodePo
 		return m.failAdd
 	}
 	m.nodes[cluster][name] = &memNode{pool: pool, taints: slices.Clone(pool.Taints)}
+	if m.joined != nil {
+		joined, ready := m.joined, m.ready
+		m.mu.Unlock()
+		joined <- name
+		<-ready
+		m.mu.Lock()
+	}
 	return nil
 }
 
@@ -291,6 +303,35 @@ func TestEKSNodeBootDelay(t *testing.T) {
 	time.Sleep(2 * boot)
 	if n := e.nodes("spot"); len(n) != 1 {
 		t.Errorf("nodes after 1 -> 3 -> 1 within the boot delay: %v, want 1", n)
+	}
+}
+
+// TestEKSScaleInWhileJoining: a node whose boot delay is over is in the
+// cluster while it joins and may already run pods; a scale-in in that moment
+// must not cancel it as a node that never booted, but weigh it with the Ready
+// ones once it has joined (the one with the pod stays).
+func TestEKSScaleInWhileJoining(t *testing.T) {
+	e := newEKSFleetEnv(t, AWSOptions{NodeBootDelay: 20 * time.Millisecond})
+	e.createNodegroup(t, "spot", "SPOT", 3, 1)
+	e.waitActive(t, "spot")
+	first := e.nodes("spot")
+	e.mem.mu.Lock()
+	e.mem.joined, e.mem.ready = make(chan string, 1), make(chan struct{})
+	e.mem.mu.Unlock()
+	e.scale(t, "spot", 2)
+	var second string
+	select {
+	case second = <-e.mem.joined:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second node never joined")
+	}
+	e.mem.setPods(e.lab, second, 1)
+	e.scale(t, "spot", 1)
+	close(e.mem.ready)
+	e.waitNodes(t, "spot", 1)
+	time.Sleep(100 * time.Millisecond) // a wrong removal would still be under way
+	if got := e.nodes("spot"); len(got) != 1 || got[0] != second {
+		t.Errorf("after scaling 2 -> 1 while %s joined with a pod: nodes %v, want [%s] (%v was empty)", second, got, second, first)
 	}
 }
 

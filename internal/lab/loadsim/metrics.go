@@ -48,12 +48,22 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	s := c.s
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	// Counters are read as of now, not as of the last tick, as a real
+	// counter grows between two looks: a tick that runs late (the lab under
+	// load) must not make a rate over a few scrapes read low.
+	now := s.clk.Now()
 	for _, a := range s.apps {
 		ns, name := a.key.namespace, a.key.name
+		unserved := a.unserved
+		if dt := now.Sub(a.at).Seconds(); !a.at.IsZero() && dt > 0 {
+			unserved += a.unassigned * dt
+		}
 		ch <- prometheus.MustNewConstMetric(descOffered, prometheus.GaugeValue, a.offered, ns, name)
 		ch <- prometheus.MustNewConstMetric(descReady, prometheus.GaugeValue, float64(len(a.pods)), ns, name)
-		ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, a.unserved, "", ns, "", name, "503")
-		for _, p := range a.pods {
+		ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, unserved, "", ns, "", name, "503")
+		for _, ps := range a.pods {
+			p := *ps
+			p.integrate(now)
 			cl, pod := p.key.cluster, p.key.pod
 			ch <- prometheus.MustNewConstMetric(descCPU, prometheus.CounterValue, p.cpuSeconds, cl, ns, pod, name, "app")
 			ch <- prometheus.MustNewConstMetric(descRequest, prometheus.GaugeValue, p.res.Request, cl, ns, pod, name)

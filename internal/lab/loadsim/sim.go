@@ -71,10 +71,11 @@ type app struct {
 	trace         workload.Trace
 	traceStart    time.Time
 
-	offered    float64 // load at the last tick
-	unassigned float64 // load with no ready pod at the last tick (req/s)
-	unserved   float64 // integral of unassigned (requests)
-	lastTick   time.Time
+	offered    float64   // load at the last tick or load change
+	unassigned float64   // load with no ready pod since then (req/s)
+	unserved   float64   // integral of unassigned (requests) up to at
+	at         time.Time // when the counters were last integrated
+	lastTick   time.Time // the last observation of the app's pods
 	pods       map[podKey]*podState
 	seen       map[string]observation // last good observation per cluster
 	clusterErr map[string]string
@@ -88,7 +89,7 @@ type podState struct {
 	labels     map[string]string // the pod's labels (for the metrics API's selectors)
 	containers []string          // the pod's container names
 	load       workload.PodLoad
-	lastTick   time.Time
+	at         time.Time // when the counters were last integrated
 	cpuSeconds float64
 	served     float64
 	errors     float64
@@ -258,7 +259,9 @@ type clusterResult struct {
 
 // tick observes every app's ready pods in every cluster, recomputes the
 // model and integrates the counters over the time since the last tick. The
-// rates found at a tick apply to the interval that ends at it.
+// rates found at a tick apply from it on (a load set through the API applies
+// from the moment it is set), and a scrape between ticks reads the counters
+// grown at the current rates up to its own time.
 func (s *Sim) tick(ctx context.Context) {
 	s.mu.RLock()
 	keys := make([]appKey, 0, len(s.apps))
@@ -419,38 +422,62 @@ func (s *Sim) update(a *app, byCluster map[string]clusterResult, now time.Time) 
 		}
 	}
 
-	a.offered = a.loadAt(now)
-	res := make([]workload.PodResources, len(current))
-	for i, p := range current {
-		res[i] = p.res
-	}
-	loads := make([]workload.PodLoad, len(current))
-	a.unassigned = workload.ComputeMemory(a.offered, a.cpuPerRequest, a.memory, res, loads)
-	if !a.lastTick.IsZero() {
-		a.unserved += a.unassigned * now.Sub(a.lastTick).Seconds()
-	}
-	a.lastTick = now
-
+	a.advance(now)
 	next := make(map[podKey]*podState, len(current))
 	for i, p := range current {
 		k := podKey{cluster: owners[i], pod: p.name}
 		ps, ok := a.pods[k]
 		if !ok {
-			ps = &podState{key: k, lastTick: now}
+			ps = &podState{key: k, at: now}
 		}
 		ps.res = p.res
 		ps.labels, ps.containers = p.labels, p.containers
-		ps.load = loads[i]
-		ps.integrate(now)
 		next[k] = ps
 	}
 	a.pods = next
+	a.lastTick = now
+	a.assign(now)
 }
 
-// integrate adds the current rates times the time since the last tick.
+// advance integrates a's counters up to now at the rates they have had since
+// the last change: counters grow continuously, and a change of pods or load
+// applies from the moment it is seen, never to the time before it.
+func (a *app) advance(now time.Time) {
+	if !a.at.IsZero() {
+		if dt := now.Sub(a.at).Seconds(); dt > 0 {
+			a.unserved += a.unassigned * dt
+		}
+	}
+	a.at = now
+	for _, p := range a.pods {
+		p.integrate(now)
+	}
+}
+
+// assign recomputes the offered load and its share on each of a's pods at
+// now. Call advance first: the new rates apply from now on.
+func (a *app) assign(now time.Time) {
+	a.offered = a.loadAt(now)
+	pods := make([]*podState, 0, len(a.pods))
+	for _, p := range a.pods {
+		pods = append(pods, p)
+	}
+	res := make([]workload.PodResources, len(pods))
+	for i, p := range pods {
+		res[i] = p.res
+	}
+	loads := make([]workload.PodLoad, len(pods))
+	a.unassigned = workload.ComputeMemory(a.offered, a.cpuPerRequest, a.memory, res, loads)
+	for i, p := range pods {
+		p.load = loads[i]
+	}
+}
+
+// integrate adds the current rates times the time since they were last
+// integrated.
 func (p *podState) integrate(now time.Time) {
-	dt := now.Sub(p.lastTick).Seconds()
-	p.lastTick = now
+	dt := now.Sub(p.at).Seconds()
+	p.at = now
 	if dt <= 0 {
 		return
 	}
@@ -487,10 +514,13 @@ func (s *Sim) setLoadMemory(k appKey, rps, cpuPerRequest float64, mem workload.M
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.getOrCreate(k)
+	now := s.clk.Now()
+	a.advance(now)
 	a.rps = rps
 	a.cpuPerRequest = cpuPerRequest
 	a.memory = mem
 	a.trace = nil
+	a.assign(now)
 }
 
 // setTrace registers an app if needed and replays tr from now. cpuPerRequest
@@ -499,11 +529,14 @@ func (s *Sim) setTrace(k appKey, tr workload.Trace, cpuPerRequest float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.getOrCreate(k)
+	now := s.clk.Now()
+	a.advance(now)
 	if cpuPerRequest > 0 {
 		a.cpuPerRequest = cpuPerRequest
 	}
 	a.trace = tr
-	a.traceStart = s.clk.Now()
+	a.traceStart = now
+	a.assign(now)
 }
 
 func (s *Sim) getOrCreate(k appKey) *app {

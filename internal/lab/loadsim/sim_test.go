@@ -207,6 +207,45 @@ func TestUpdateAcrossClusters(t *testing.T) {
 	}
 }
 
+// TestCountersGrowBetweenTicks: a scrape reads the counters as of its own
+// time, so a tick that runs late does not make a rate read low, and a load
+// change applies from the moment it is made, never to the time before it (a
+// counter never goes down). Two pods at 80 req/s × 0.002 CPU-s: 0.08 cores each.
+func TestCountersGrowBetweenTicks(t *testing.T) {
+	s, clk := newTestSim(t, nil)
+	base := serve(t, s.Handler())
+	k := appKey{"shop", "web"}
+	call(t, "PUT", base+"/v1/apps/shop/web", `{"rps": 80, "cpuPerRequest": 0.002}`)
+	obs := map[string]clusterResult{"private": {pods: []observedPod{
+		{name: "a", res: workload.PodResources{Request: 0.1, Limit: 0.1}}, {name: "b", res: workload.PodResources{Request: 0.1, Limit: 0.1}}}}}
+	tick := func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.update(s.apps[k], obs, clk.Now())
+	}
+	cpu := func() float64 {
+		return value(t, scrape(t, base), "container_cpu_usage_seconds_total", map[string]string{"pod": "a", "container": "app"})
+	}
+	tick()
+	steps := []struct {
+		name string
+		do   func()
+		want float64
+	}{
+		{"a tick 1 s later", func() { clk.Step(time.Second); tick() }, 0.08},
+		{"a scrape 0.5 s after it, the next tick late", func() { clk.Step(500 * time.Millisecond) }, 0.12},
+		{"the load cut to 20 req/s at that moment", func() { call(t, "PUT", base+"/v1/apps/shop/web", `{"rps": 20, "cpuPerRequest": 0.002}`) }, 0.12},
+		{"the late tick 1 s later, at the new load", func() { clk.Step(time.Second); tick() }, 0.14},
+		{"a scrape 2 s later with no tick", func() { clk.Step(2 * time.Second) }, 0.18},
+	}
+	for _, st := range steps {
+		st.do()
+		if got := cpu(); math.Abs(got-st.want) > 1e-9 {
+			t.Errorf("%s: CPU counter %v, want %v", st.name, got, st.want)
+		}
+	}
+}
+
 // BenchmarkTickUpdate is one tick's bookkeeping (model plus counter
 // integration, under the lock) for 100 apps of 10 pods, without the
 // Kubernetes calls.
