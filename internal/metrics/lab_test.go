@@ -449,3 +449,41 @@ func TestLabConnectionsReused(t *testing.T) {
 		t.Logf("%d rounds of %d concurrent queries dialled %d connections", rounds, inFlight, n)
 	}
 }
+
+// answerRecorder records whether each answer came compressed (net/http sets
+// Uncompressed when it asked for gzip and decompressed the body itself).
+type answerRecorder struct {
+	rt         http.RoundTripper
+	answers    atomic.Int64
+	compressed atomic.Int64
+}
+
+func (a *answerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := a.rt.RoundTrip(req)
+	if err == nil {
+		a.answers.Add(1)
+		if resp.Uncompressed || resp.Header.Get("Content-Encoding") != "" {
+			a.compressed.Add(1)
+		}
+	}
+	return resp, err
+}
+
+// TestLabAnswersUncompressed: the lab Prometheus compresses its answers when
+// asked to; the runtime's transport does not ask (NewTransport).
+func TestLabAnswersUncompressed(t *testing.T) {
+	env := labtest.Require(t, "HCA_LAB_PROMETHEUS_URL")
+	rec := &answerRecorder{rt: NewTransport()}
+	prom, err := NewPrometheus(env["HCA_LAB_PROMETHEUS_URL"], WithRoundTripper(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`up`, `prometheus_http_request_duration_seconds_bucket`} {
+		if _, err := prom.Instant(context.Background(), Raw(q), time.Time{}); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if n, c := rec.answers.Load(), rec.compressed.Load(); n == 0 || c != 0 {
+		t.Errorf("%d of %d answers came compressed, want none of at least one", c, n)
+	}
+}
