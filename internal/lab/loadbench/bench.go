@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -127,6 +126,11 @@ type Result struct {
 	// CPU is the runtime's mean CPU use over the window in vCPU; RSSMaxMiB
 	// the largest VmRSS sampled each second, HWMMiB the VmHWM at the end.
 	CPU, RSSMaxMiB, HWMMiB float64
+	// HWMStartMiB is the VmHWM at the window's start (equal to HWMMiB: the
+	// peak came before the window, in the start or warm-up); AnonMiB and
+	// FileMiB split the largest VmRSS sample into the Go runtime's memory
+	// and the binary's mapped pages.
+	HWMStartMiB, AnonMiB, FileMiB float64
 
 	// SLOEvaluations are the SLO evaluations in the window and SLOExpected
 	// SLOs x cycles. SLOLateP99 and SLOLateMax bound the lateness of their
@@ -633,6 +637,11 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 			return err
 		}
 	}
+	if raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.runtime.Process.Pid)); err == nil {
+		if m, err := memoryMiB(string(raw)); err == nil {
+			res.HWMStartMiB = m.HWM
+		}
+	}
 	before, err := b.snapshot(ctx)
 	if err != nil {
 		return err
@@ -654,8 +663,8 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 		defer t.Stop()
 		for {
 			if raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.runtime.Process.Pid)); err == nil {
-				if rss, _, err := memoryMiB(string(raw)); err == nil {
-					res.RSSMaxMiB = math.Max(res.RSSMaxMiB, rss)
+				if m, err := memoryMiB(string(raw)); err == nil && m.RSS > res.RSSMaxMiB {
+					res.RSSMaxMiB, res.AnonMiB, res.FileMiB = m.RSS, m.Anon, m.File
 				}
 			}
 			select {
@@ -684,9 +693,11 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 	if err != nil {
 		return fmt.Errorf("read the runtime's /proc status: %w", err)
 	}
-	if _, res.HWMMiB, err = memoryMiB(string(raw)); err != nil {
+	m, err := memoryMiB(string(raw))
+	if err != nil {
 		return err
 	}
+	res.HWMMiB = m.HWM
 	secs := after.at.Sub(before.at).Seconds()
 	cycles := secs / sloInterval.Seconds()
 	res.CPU = (after.cpu - before.cpu) / secs

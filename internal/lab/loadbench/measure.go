@@ -40,34 +40,46 @@ func cpuSeconds(stat string) (float64, error) {
 	return float64(ut+st) / clockTicks, nil
 }
 
-// memoryMiB parses /proc/<pid>/status and returns VmRSS and VmHWM in MiB.
-func memoryMiB(status string) (rss, hwm float64, err error) {
+// procMemory is what /proc/<pid>/status says of a process's memory, in MiB.
+type procMemory struct {
+	// RSS and HWM are VmRSS and VmHWM (the resident set now and at its
+	// largest since the start).
+	RSS, HWM float64
+	// Anon and File split the RSS (RssAnon, RssFile): the Go runtime's
+	// memory, which GOMEMLIMIT bounds, against the binary's mapped pages,
+	// which it does not see. Zero when the kernel does not report them.
+	Anon, File float64
+}
+
+// memoryMiB parses /proc/<pid>/status; VmRSS and VmHWM must be there.
+func memoryMiB(status string) (procMemory, error) {
+	var m procMemory
+	fields := map[string]*float64{"VmRSS": &m.RSS, "VmHWM": &m.HWM, "RssAnon": &m.Anon, "RssFile": &m.File}
 	found := 0
 	sc := bufio.NewScanner(strings.NewReader(status))
 	for sc.Scan() {
 		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (name != "VmRSS" && name != "VmHWM") {
+		into := fields[name]
+		if !ok || into == nil {
 			continue
 		}
 		f := strings.Fields(rest)
 		if len(f) != 2 || f[1] != "kB" {
-			return 0, 0, fmt.Errorf("parse /proc status %s: %q, want \"<n> kB\"", name, strings.TrimSpace(rest))
+			return procMemory{}, fmt.Errorf("parse /proc status %s: %q, want \"<n> kB\"", name, strings.TrimSpace(rest))
 		}
 		kb, err := strconv.ParseUint(f[0], 10, 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("parse /proc status %s: %w", name, err)
+			return procMemory{}, fmt.Errorf("parse /proc status %s: %w", name, err)
 		}
-		found++
-		if name == "VmRSS" {
-			rss = float64(kb) / 1024
-		} else {
-			hwm = float64(kb) / 1024
+		*into = float64(kb) / 1024
+		if name == "VmRSS" || name == "VmHWM" {
+			found++
 		}
 	}
 	if found != 2 {
-		return 0, 0, errors.New("parse /proc status: VmRSS or VmHWM missing (a zombie process?)")
+		return procMemory{}, errors.New("parse /proc status: VmRSS or VmHWM missing (a zombie process?)")
 	}
-	return rss, hwm, nil
+	return m, nil
 }
 
 // scrape is one parsed metrics exposition.

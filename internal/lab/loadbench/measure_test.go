@@ -39,20 +39,23 @@ func TestCPUSeconds(t *testing.T) {
 
 func TestMemoryMiB(t *testing.T) {
 	tests := []struct {
-		name     string
-		status   string
-		rss, hwm float64
-		wantErr  bool
+		name    string
+		status  string
+		want    procMemory
+		wantErr bool
 	}{
-		{"both", "Name:\thca-runtime\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\nThreads:\t12\n", 100, 200, false},
-		{"zombie has neither", "Name:\thca-runtime\nState:\tZ (zombie)\n", 0, 0, true},
-		{"bad unit", "VmHWM:\t1 MB\nVmRSS:\t1 kB\n", 0, 0, true},
+		{"all four", "Name:\thca-runtime\nVmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\nRssAnon:\t   81920 kB\nRssFile:\t   20480 kB\nThreads:\t12\n",
+			procMemory{RSS: 100, HWM: 200, Anon: 80, File: 20}, false},
+		{"an old kernel without the split", "VmHWM:\t  204800 kB\nVmRSS:\t  102400 kB\n", procMemory{RSS: 100, HWM: 200}, false},
+		{"zombie has neither", "Name:\thca-runtime\nState:\tZ (zombie)\n", procMemory{}, true},
+		{"RSS without HWM", "VmRSS:\t1 kB\nRssAnon:\t1 kB\n", procMemory{}, true},
+		{"bad unit", "VmHWM:\t1 MB\nVmRSS:\t1 kB\n", procMemory{}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rss, hwm, err := memoryMiB(tt.status)
-			if (err != nil) != tt.wantErr || rss != tt.rss || hwm != tt.hwm {
-				t.Fatalf("memoryMiB = %v, %v, %v; want %v, %v, error %v", rss, hwm, err, tt.rss, tt.hwm, tt.wantErr)
+			got, err := memoryMiB(tt.status)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Fatalf("memoryMiB = %+v, %v; want %+v, error %v", got, err, tt.want, tt.wantErr)
 			}
 		})
 	}

@@ -54,6 +54,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		{"Measured window", fmt.Sprintf("%s (%d SLO cycles of 20 s)", r.Window, r.Cycles), ""},
 		{"Runtime CPU (utime+stime over the window)", fmt.Sprintf("%.3f vCPU", r.CPU), fmt.Sprintf("<= %.2f: %s", MaxCPU, verdict(r.CPU <= MaxCPU))},
 		{"Runtime RSS (max VmRSS sampled each second / VmHWM)", fmt.Sprintf("%.0f MiB / %.0f MiB", r.RSSMaxMiB, r.HWMMiB), fmt.Sprintf("<= %d MiB: %s", MaxRSSMiB, verdict(r.HWMMiB <= MaxRSSMiB))},
+		{"Largest VmRSS sample: Go runtime (RssAnon) / binary's pages (RssFile); VmHWM at the window's start", fmt.Sprintf("%.0f / %.0f MiB; %.0f MiB", r.AnonMiB, r.FileMiB, r.HWMStartMiB), ""},
 		{"SLO evaluations in the window (expected SLOs x cycles)", fmt.Sprintf("%.0f (%.0f)", r.SLOEvaluations, r.SLOExpected), verdict(r.SLOEvaluations >= r.SLOExpected)},
 		{"SLO evaluation start after due: p99 / max", secs(r.SLOLateP99) + " / " + secs(r.SLOLateMax), ""},
 		{"SLO batch duration: mean / max (buckets end at 8.2 s)", fmt.Sprintf("%.1f s / %s", r.SLOBatchMean, secs(r.SLOBatchMax)), fmt.Sprintf("< 20 s: %s", verdict(r.SLOBatchMean < sloInterval.Seconds()))},
