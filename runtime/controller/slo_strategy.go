@@ -144,12 +144,29 @@ func controlledBy(obj metav1.Object, s *hcav1.ServiceLevelObjective) bool {
 
 // strategyKinds are the strategy objects an SLO may own, by kind.
 func strategyKinds() map[string]client.Object {
-	return map[string]client.Object{
-		KindHorizontalStrategy: &hcav1.HorizontalElasticityStrategy{},
-		KindVerticalStrategy:   &hcav1.VerticalElasticityStrategy{},
-		KindBurstStrategy:      &hcav1.BurstElasticityStrategy{},
-		KindMultiObjective:     &hcav1.MultiObjectiveElasticityStrategy{},
+	out := make(map[string]client.Object, len(strategyKindNames))
+	for _, k := range strategyKindNames {
+		out[k] = newStrategy(k)
 	}
+	return out
+}
+
+var strategyKindNames = []string{KindHorizontalStrategy, KindVerticalStrategy, KindBurstStrategy, KindMultiObjective}
+
+// newStrategy returns an empty strategy object of kind (nil for another
+// kind): one object, where strategyKinds makes all four and a map.
+func newStrategy(kind string) client.Object {
+	switch kind {
+	case KindHorizontalStrategy:
+		return &hcav1.HorizontalElasticityStrategy{}
+	case KindVerticalStrategy:
+		return &hcav1.VerticalElasticityStrategy{}
+	case KindBurstStrategy:
+		return &hcav1.BurstElasticityStrategy{}
+	case KindMultiObjective:
+		return &hcav1.MultiObjectiveElasticityStrategy{}
+	}
+	return nil
 }
 
 // copySpec sets dst's spec to src's (both of the same strategy kind).
@@ -215,7 +232,10 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 	}
 	kind := strategyRef(s).Kind
 	key := client.ObjectKeyFromObject(want)
-	have := strategyKinds()[kind]
+	have := newStrategy(kind)
+	if have == nil {
+		return fmt.Errorf("strategy kind %q is not one of %v", kind, strategyKindNames)
+	}
 	// The cache's own object, not a copy (every evaluation reads it, few
 	// change it): copied below before it is changed.
 	if err := c.Get(ctx, key, have, client.UnsafeDisableDeepCopy); err != nil {

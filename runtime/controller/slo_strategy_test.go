@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 )
@@ -128,5 +130,36 @@ func TestSameSpec(t *testing.T) {
 	}
 	if sameSpec(hes(1, nil), &hcav1.VerticalElasticityStrategy{}) {
 		t.Error("objects of two kinds are the same")
+	}
+}
+
+// TestNewStrategy: each strategy kind an SLO may own makes an empty object
+// of that kind, registered in the runtime's scheme under the kind's name;
+// another kind makes none.
+func TestNewStrategy(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := hcav1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range append(slices.Clone(strategyKindNames), "PodAutoscaler") {
+		t.Run(kind, func(t *testing.T) {
+			obj := newStrategy(kind)
+			if kind == "PodAutoscaler" {
+				if obj != nil {
+					t.Fatalf("newStrategy(%q) = %T, want nil", kind, obj)
+				}
+				return
+			}
+			if obj == nil {
+				t.Fatalf("newStrategy(%q) = nil", kind)
+			}
+			gvks, _, err := scheme.ObjectKinds(obj)
+			if err != nil || len(gvks) != 1 || gvks[0].Kind != kind {
+				t.Errorf("newStrategy(%q) is %T, registered as %v (%v)", kind, obj, gvks, err)
+			}
+			if obj.GetName() != "" || obj.GetResourceVersion() != "" {
+				t.Errorf("newStrategy(%q) is not empty: %+v", kind, obj)
+			}
+		})
 	}
 }

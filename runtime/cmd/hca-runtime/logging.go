@@ -66,7 +66,11 @@ func (h fieldHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	if len(attrs) == 0 {
 		return h
 	}
-	return fieldHandler{inner: h.inner, attrs: append(h.attrs[:len(h.attrs):len(h.attrs)], withKindFields(attrs)...)}
+	attrs = withKindFields(attrs)
+	if len(h.attrs) == 0 {
+		return fieldHandler{inner: h.inner, attrs: attrs} // the handler owns attrs (slog.Handler)
+	}
+	return fieldHandler{inner: h.inner, attrs: append(h.attrs[:len(h.attrs):len(h.attrs)], attrs...)}
 }
 
 // WithGroup hands the pending attributes to inner first: they belong outside
