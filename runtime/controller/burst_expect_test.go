@@ -169,12 +169,32 @@ func TestBurstViewOwnWritesLab(t *testing.T) {
 			t.Fatal("the informers did not sync")
 		}
 	}
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if o, ok, _ := mw.deployments.GetIndexer().GetByKey(ns + "/web"); ok && ptr.Deref(o.(*appsv1.Deployment).Spec.Replicas, 1) == 2 {
+	// The store must be behind the controller's own writes only: wait until
+	// the Deployment controller has finished with the copy (its rollout
+	// complete, so it writes no more status) and the informer shows that
+	// last version. A status written after the informer stops would make the
+	// next scale's resourceVersion precondition fail (a busy lab, CI).
+	settled := func(d *appsv1.Deployment) bool {
+		st := d.Status
+		if ptr.Deref(d.Spec.Replicas, 1) != 2 || st.ObservedGeneration < d.Generation || st.Replicas != 2 || st.UpdatedReplicas != 2 || st.ReadyReplicas != 2 || st.AvailableReplicas != 2 {
+			return false
+		}
+		for _, c := range st.Conditions {
+			if c.Type == appsv1.DeploymentProgressing {
+				return c.Reason == "NewReplicaSetAvailable"
+			}
+		}
+		return false
+	}
+	for end := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var live appsv1.Deployment
+		o, ok, _ := mw.deployments.GetIndexer().GetByKey(ns + "/web")
+		if ok && settled(o.(*appsv1.Deployment)) && c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &live) == nil &&
+			live.ResourceVersion == o.(*appsv1.Deployment).ResourceVersion {
 			break
 		}
 		if time.Now().After(end) {
-			t.Fatal("the informer does not show the copy")
+			t.Fatal("the informer does not show the copy with its rollout complete")
 		}
 	}
 	close(mw.stop)                // the store stays as it is: behind every later write
