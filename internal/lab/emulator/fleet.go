@@ -84,8 +84,8 @@ type fleetPool struct {
 // Scaling group does: every node it adds boots on its own timer, nodes it cannot
 // launch (vCPU quota, no capacity for the instance type) are retried whenever
 // something changes, and a smaller desired size removes booting nodes first
-// (not those already joining the cluster), then Ready nodes, empty ones first. That last rule is a lab simplification: a real
-// Auto Scaling group picks the instances to terminate by its termination policy
+// (not those already joining the cluster), then Ready nodes, empty ones first.
+// That last rule is a lab simplification: a real Auto Scaling group picks the instances to terminate by its termination policy
 // (Availability Zone balance, oldest launch template, then closest to the next
 // billing hour), not by what runs on them.
 type fleet struct {
@@ -386,21 +386,18 @@ func (f *fleet) reconcileLocked(p *fleetPool) {
 	// Booting nodes go first, newest first: their instances do no work yet.
 	// A node already joining is in the cluster and may run pods: it finishes
 	// joining and is then weighed with the Ready nodes.
-	for excess > 0 {
-		var waiting []string
-		for name := range p.booting {
-			if !p.joining[name] {
-				waiting = append(waiting, name)
-			}
+	var waiting []string
+	for name := range p.booting {
+		if !p.joining[name] {
+			waiting = append(waiting, name)
 		}
-		if len(waiting) == 0 {
-			break
-		}
-		newest := slices.MaxFunc(waiting, compareNodeNames)
-		if p.booting[newest].Stop() {
+	}
+	slices.SortFunc(waiting, func(a, b string) int { return compareNodeNames(b, a) })
+	for _, name := range waiting[:min(excess, len(waiting))] {
+		if p.booting[name].Stop() {
 			f.wg.Done()
 		}
-		delete(p.booting, newest) // a boot whose timer just fired sees this and adds no node
+		delete(p.booting, name) // a boot whose timer just fired sees this and adds no node
 		excess--
 	}
 	if excess > 0 && len(p.joining) == 0 {
@@ -614,14 +611,6 @@ func (f *fleet) interrupt(ctx context.Context, cluster, node string) (time.Durat
 		f.reconcileAllLocked()
 	}()
 	return f.notice, nil
-}
-
-func mapKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // compareNodeNames orders "<prefix>-<index>" names by index (newer is greater).

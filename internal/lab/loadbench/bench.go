@@ -621,6 +621,15 @@ func windowStart(now time.Time, interval time.Duration) time.Time {
 
 var apiWrites = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "DELETECOLLECTION": true, "APPLY": true}
 
+// runtimeMemory reads the measured runtime's /proc status.
+func (b *bench) runtimeMemory() (procMemory, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.runtime.Process.Pid))
+	if err != nil {
+		return procMemory{}, fmt.Errorf("read the runtime's /proc status: %w", err)
+	}
+	return memoryMiB(string(raw))
+}
+
 // measure measures the window.
 func (b *bench) measure(ctx context.Context, res *Result) error {
 	if err := sleep(ctx, time.Until(windowStart(time.Now(), sloInterval))); err != nil {
@@ -637,10 +646,8 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 			return err
 		}
 	}
-	if raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.runtime.Process.Pid)); err == nil {
-		if m, err := memoryMiB(string(raw)); err == nil {
-			res.HWMStartMiB = m.HWM
-		}
+	if m, err := b.runtimeMemory(); err == nil {
+		res.HWMStartMiB = m.HWM
 	}
 	before, err := b.snapshot(ctx)
 	if err != nil {
@@ -662,10 +669,8 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
-			if raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.runtime.Process.Pid)); err == nil {
-				if m, err := memoryMiB(string(raw)); err == nil && m.RSS > res.RSSMaxMiB {
-					res.RSSMaxMiB, res.AnonMiB, res.FileMiB = m.RSS, m.Anon, m.File
-				}
+			if m, err := b.runtimeMemory(); err == nil && m.RSS > res.RSSMaxMiB {
+				res.RSSMaxMiB, res.AnonMiB, res.FileMiB = m.RSS, m.Anon, m.File
 			}
 			select {
 			case <-sctx.Done():
@@ -689,11 +694,7 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 			return err
 		}
 	}
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.runtime.Process.Pid))
-	if err != nil {
-		return fmt.Errorf("read the runtime's /proc status: %w", err)
-	}
-	m, err := memoryMiB(string(raw))
+	m, err := b.runtimeMemory()
 	if err != nil {
 		return err
 	}

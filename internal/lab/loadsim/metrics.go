@@ -54,13 +54,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	now := s.clk.Now()
 	for _, a := range s.apps {
 		ns, name := a.key.namespace, a.key.name
-		unserved := a.unserved
-		if dt := now.Sub(a.at).Seconds(); !a.at.IsZero() && dt > 0 {
-			unserved += a.unassigned * dt
-		}
 		ch <- prometheus.MustNewConstMetric(descOffered, prometheus.GaugeValue, a.offered, ns, name)
 		ch <- prometheus.MustNewConstMetric(descReady, prometheus.GaugeValue, float64(len(a.pods)), ns, name)
-		ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, unserved, "", ns, "", name, "503")
+		ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, a.unservedAt(now), "", ns, "", name, "503")
 		for _, ps := range a.pods {
 			p := *ps
 			p.integrate(now)

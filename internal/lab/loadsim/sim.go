@@ -443,15 +443,19 @@ func (s *Sim) update(a *app, byCluster map[string]clusterResult, now time.Time) 
 // the last change: counters grow continuously, and a change of pods or load
 // applies from the moment it is seen, never to the time before it.
 func (a *app) advance(now time.Time) {
-	if !a.at.IsZero() {
-		if dt := now.Sub(a.at).Seconds(); dt > 0 {
-			a.unserved += a.unassigned * dt
-		}
-	}
+	a.unserved = a.unservedAt(now)
 	a.at = now
 	for _, p := range a.pods {
 		p.integrate(now)
 	}
+}
+
+// unservedAt is the unserved counter grown at the current rate up to now.
+func (a *app) unservedAt(now time.Time) float64 {
+	if dt := now.Sub(a.at).Seconds(); !a.at.IsZero() && dt > 0 {
+		return a.unserved + a.unassigned*dt
+	}
+	return a.unserved
 }
 
 // assign recomputes the offered load and its share on each of a's pods at
@@ -459,12 +463,9 @@ func (a *app) advance(now time.Time) {
 func (a *app) assign(now time.Time) {
 	a.offered = a.loadAt(now)
 	pods := make([]*podState, 0, len(a.pods))
+	res := make([]workload.PodResources, 0, len(a.pods))
 	for _, p := range a.pods {
-		pods = append(pods, p)
-	}
-	res := make([]workload.PodResources, len(pods))
-	for i, p := range pods {
-		res[i] = p.res
+		pods, res = append(pods, p), append(res, p.res)
 	}
 	loads := make([]workload.PodLoad, len(pods))
 	a.unassigned = workload.ComputeMemory(a.offered, a.cpuPerRequest, a.memory, res, loads)
