@@ -195,7 +195,8 @@ func (r *runtimeResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"resources": schema.SingleNestedAttribute{
 				Optional: true,
 				Description: "Compute resources of the runtime container. Unset: requests of 100m CPU and 128Mi memory " +
-					"and a 256Mi memory limit. With a memory limit, the container gets `GOMEMLIMIT` at 90 % of it, so that the Go " +
+					"and a 256Mi memory limit. With a memory limit, the container gets `GOMEMLIMIT` at the limit less 10 % of it or 40 MiB, " +
+					"whichever is more (at most a quarter of the limit; the runtime binary's pages take 35-37 MiB outside the Go limit), so that the Go " +
 					"garbage collector works harder before the limit is reached instead of the runtime being OOM-killed.",
 				Attributes: map[string]schema.Attribute{
 					"cpu_request":    quantity("CPU request"),

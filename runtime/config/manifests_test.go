@@ -321,12 +321,18 @@ func TestGoMemLimit(t *testing.T) {
 		want   string
 		wantOK bool
 	}{
-		// 256 Mi = 268435456 bytes; a tenth rounded down 26843545, times 9.
-		{"256Mi", mem("256Mi"), "241591905", true},
-		// 300 MB = 300000000 bytes: 30000000 x 9.
-		{"300M", mem("300M"), "270000000", true},
-		// 1 Gi = 1073741824: 107374182 x 9.
-		{"1Gi", mem("1Gi"), "966367638", true},
+		// 256 Mi = 268435456 bytes: the 40 MiB reserve (41943040) is more
+		// than a tenth.
+		{"256Mi", mem("256Mi"), "226492416", true},
+		// 300 Mi = 314572800 bytes, less 40 MiB: 260 Mi.
+		{"300Mi", mem("300Mi"), "272629760", true},
+		// 1 Gi = 1073741824: a tenth (107374182) is more than 40 MiB.
+		{"1Gi", mem("1Gi"), "966367642", true},
+		// 128 Mi = 134217728: 40 MiB would be more than a quarter
+		// (33554432), so a quarter.
+		{"128Mi", mem("128Mi"), "100663296", true},
+		// 64 Mi = 67108864: a quarter, 16777216.
+		{"64Mi", mem("64Mi"), "50331648", true},
 		{"cpu limit only", &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}, "", false},
 		{"no resources", nil, "", false},
 	}
@@ -349,8 +355,8 @@ func TestObjectsGoMemLimit(t *testing.T) {
 		res  *corev1.ResourceRequirements
 		want string // "" for no GOMEMLIMIT
 	}{
-		{"default 256Mi limit", nil, "241591905"},
-		{"512Mi", &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}}, "483183819"},
+		{"default 256Mi limit", nil, "226492416"},
+		{"512Mi", &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}}, "483183821"},
 		{"requests only", &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}}, ""},
 	}
 	for _, tt := range tests {

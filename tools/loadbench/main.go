@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Concurrency, "concurrency", 32, "concurrent API calls of setup and cleanup")
 	fs.StringVar(&cfg.RuntimeBinary, "runtime", "", "hca-runtime binary to measure (default: go build ./runtime/cmd/hca-runtime into the lab directory)")
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "save the runtime's CPU profile over the window and its heap profiles at its start and end in this directory (go tool pprof; -base heap-start.pb.gz for the window's allocations)")
-	fs.IntVar(&cfg.MemoryLimitMiB, "memory-limit", loadbench.MaxRSSMiB, "memory limit (MiB) of the runtime container the run stands for: GOMEMLIMIT is set to 90 % of it, as hca_runtime does (0: no GOMEMLIMIT)")
+	fs.IntVar(&cfg.MemoryLimitMiB, "memory-limit", loadbench.MaxRSSMiB, "memory limit (MiB) of the runtime container the run stands for: GOMEMLIMIT is set for it as hca_runtime does (0: no GOMEMLIMIT)")
 	out := fs.String("out", "", "also write the table and its setup to this Markdown file")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,6 +32,7 @@ import (
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/lab"
+	"github.com/hca-project/terraform-provider-hca/runtime/config"
 	"github.com/hca-project/terraform-provider-hca/runtime/config/crd"
 )
 
@@ -75,8 +77,8 @@ type Config struct {
 	// through its --pprof-bind-address.
 	ProfileDir string
 	// MemoryLimitMiB is the memory limit of the runtime's container the run
-	// stands for: the runtime gets GOMEMLIMIT at 90 % of it, as the
-	// hca_runtime resource sets it (0: no GOMEMLIMIT, the Go default).
+	// stands for: the runtime gets the GOMEMLIMIT the hca_runtime resource
+	// sets for it (config.GoMemLimit) (0: no GOMEMLIMIT, the Go default).
 	MemoryLimitMiB int
 	// Log receives progress lines (nil: discarded).
 	Log io.Writer
@@ -235,7 +237,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			err = errors.Join(err, fmt.Errorf("cleanup: %w", cerr))
 		}
 	}()
-	res = &Result{Class: b.class, Namespaces: cfg.Namespaces, SLOs: 2 * cfg.Namespaces, Policies: cfg.Policies, Cycles: cfg.Cycles, GoMemLimitMiB: goMemLimitMiB(cfg.MemoryLimitMiB)}
+	res = &Result{Class: b.class, Namespaces: cfg.Namespaces, SLOs: 2 * cfg.Namespaces, Policies: cfg.Policies, Cycles: cfg.Cycles, GoMemLimitMiB: int(goMemLimit(cfg.MemoryLimitMiB) >> 20)}
 	start := time.Now()
 	if err := b.setup(ctx); err != nil {
 		return nil, err
@@ -462,8 +464,8 @@ func (b *bench) startRuntime(ctx context.Context) error {
 		b.pprof = fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", ports[2])
 	}
 	cmd := exec.Command(b.cfg.RuntimeBinary, args...)
-	if l := goMemLimitMiB(b.cfg.MemoryLimitMiB); l > 0 {
-		cmd.Env = append(os.Environ(), fmt.Sprintf("GOMEMLIMIT=%dMiB", l))
+	if l := goMemLimit(b.cfg.MemoryLimitMiB); l > 0 {
+		cmd.Env = append(os.Environ(), fmt.Sprintf("GOMEMLIMIT=%d", l))
 	}
 	cmd.Stdout, cmd.Stderr = lf, lf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -902,6 +904,14 @@ func (b *bench) cleanup(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// goMemLimitMiB is 90 % of a container memory limit, what hca_runtime gives
-// the runtime as GOMEMLIMIT (0 for no limit).
-func goMemLimitMiB(limitMiB int) int { return limitMiB * 9 / 10 }
+// goMemLimit is the GOMEMLIMIT in bytes hca_runtime gives the runtime for a
+// container memory limit in MiB (config.GoMemLimit; 0 for no limit).
+func goMemLimit(limitMiB int) int64 {
+	v, ok := config.GoMemLimit(&corev1.ResourceRequirements{Limits: corev1.ResourceList{
+		corev1.ResourceMemory: *resource.NewQuantity(int64(limitMiB)<<20, resource.BinarySI)}})
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
+}

@@ -2,6 +2,7 @@ package loadbench
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,26 @@ func TestWindowStart(t *testing.T) {
 		if got := windowStart(tt.now, 20*time.Second); !got.Equal(tt.want) {
 			t.Errorf("windowStart(%s) = %s, want %s", tt.now.Format("15:04:05.000"), got.Format("15:04:05.000"), tt.want.Format("15:04:05.000"))
 		}
+	}
+}
+
+// TestGoMemLimit: the run's GOMEMLIMIT is the one hca_runtime sets for the
+// container limit it stands for (300 MiB less the 40 MiB reserve of the
+// binary's pages), none without a limit.
+func TestGoMemLimit(t *testing.T) {
+	tests := []struct {
+		limitMiB int
+		want     int64
+	}{
+		{300, 260 << 20},
+		{1024, 1073741824 - 107374182},
+		{0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.limitMiB), func(t *testing.T) {
+			if got := goMemLimit(tt.limitMiB); got != tt.want {
+				t.Errorf("goMemLimit(%d) = %d, want %d", tt.limitMiB, got, tt.want)
+			}
+		})
 	}
 }
