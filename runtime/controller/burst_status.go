@@ -323,7 +323,7 @@ func (r *BurstReconciler) patchStatus(ctx context.Context, p *hcav1.BurstPolicy,
 	}
 	// The policy may come from the cache: the status is written only over
 	// the version the round read (BurstReconciler.fresh).
-	if err := r.client.Status().Patch(ctx, p, statusMergeFromLocked(before.Status, p.Status, before.ResourceVersion)); err != nil {
+	if err := writeStatus(ctx, r.client, p, statusMergeFromLocked(before.Status, p.Status, before.ResourceVersion)); err != nil {
 		return fmt.Errorf("patch status of burst policy %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	r.fresh.note(p)

@@ -84,7 +84,7 @@ func (r *BurstReconciler) patchStrategyStatus(ctx context.Context, p *hcav1.Burs
 	if equality.Semantic.DeepEqual(before.Status, s.Status) {
 		return nil
 	}
-	if err := r.client.Status().Patch(ctx, s, statusMergeFrom(before.Status, s.Status)); err != nil && !apierrors.IsNotFound(err) {
+	if err := writeStatus(ctx, r.client, s, statusMergeFrom(before.Status, s.Status)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("patch status of burst strategy %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	return nil

@@ -136,7 +136,7 @@ func (r *CapacityReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	now := r.Clock.Now()
 	res, err := r.round(ctx, &hc, now)
 	if !equality.Semantic.DeepEqual(before.Status, hc.Status) {
-		if perr := r.Client.Status().Patch(ctx, &hc, statusMergeFrom(before.Status, hc.Status)); perr != nil && !apierrors.IsNotFound(perr) {
+		if perr := writeStatus(ctx, r.Client, &hc, statusMergeFrom(before.Status, hc.Status)); perr != nil && !apierrors.IsNotFound(perr) {
 			err = errors.Join(err, fmt.Errorf("patch status of hybrid cluster %s: %w", hc.Name, perr))
 		}
 	}

@@ -534,7 +534,7 @@ func (r *FederatedAutoscalerReconciler) patchStatus(ctx context.Context, before,
 	if equality.Semantic.DeepEqual(before.Status, fa.Status) {
 		return nil
 	}
-	if err := r.Client.Status().Patch(ctx, fa, statusMergeFrom(before.Status, fa.Status)); err != nil {
+	if err := writeStatus(ctx, r.Client, fa, statusMergeFrom(before.Status, fa.Status)); err != nil {
 		return fmt.Errorf("patch status of federated autoscaler %s/%s: %w", fa.Namespace, fa.Name, err)
 	}
 	return nil

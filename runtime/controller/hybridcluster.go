@@ -91,7 +91,7 @@ func (r *HybridClusterReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		}
 		r.Recorder.Eventf(&hc, nil, kind, reason, "Probe", "%s", cond.Message)
 	}
-	if err := r.Client.Status().Patch(ctx, &hc, statusMergeFrom(before.Status, hc.Status)); err != nil {
+	if err := writeStatus(ctx, r.Client, &hc, statusMergeFrom(before.Status, hc.Status)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("patch status of hybrid cluster %s: %w", hc.Name, err)
 	}
 	return ctrl.Result{RequeueAfter: interval}, nil

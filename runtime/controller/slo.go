@@ -209,7 +209,7 @@ func (r *SLOReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	written := before.LastEvaluationTime
 	if sloStatusDue(before, &s.Status, r.Clock.Now(), r.StatusHeartbeat, heartbeatPhase(s.UID, r.StatusHeartbeat)) {
-		if err := r.Client.Status().Patch(ctx, &s, statusMergeFrom(*before, s.Status)); err != nil {
+		if err := writeStatus(ctx, r.Client, &s, statusMergeFrom(*before, s.Status)); err != nil {
 			r.countError("status")
 			return ctrl.Result{}, fmt.Errorf("patch status of SLO %s: %w", req.NamespacedName, err)
 		}

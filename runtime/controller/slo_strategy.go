@@ -253,6 +253,18 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 	if sameSpec(have, want) && hasLabels(have.GetLabels(), strategyLabels(s)) {
 		return nil // the common case, every evaluation: no copy to compare
 	}
+	if hasLabels(have.GetLabels(), strategyLabels(s)) {
+		// A new compliance (most writes): the spec alone, with no copy of
+		// the cache's object and no marshalling of it whole (target is only
+		// its name, to address the patch).
+		target := newStrategy(kind)
+		target.SetNamespace(have.GetNamespace())
+		target.SetName(have.GetName())
+		if err := patchLean(ctx, c, target, specMergeFrom(specOf(have), specOf(want)), false); err != nil {
+			return fmt.Errorf("patch %s %s: %w", kind, key, err)
+		}
+		return nil
+	}
 	before := have // the cache's, only read by the patch
 	have = have.DeepCopyObject().(client.Object)
 	copySpec(have, want)
@@ -264,7 +276,7 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 		labels[k] = v
 	}
 	have.SetLabels(labels)
-	if err := c.Patch(ctx, have, client.MergeFrom(before)); err != nil {
+	if err := patchLean(ctx, c, have, client.MergeFrom(before), false); err != nil {
 		return fmt.Errorf("patch %s %s: %w", kind, key, err)
 	}
 	return nil

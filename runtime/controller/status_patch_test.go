@@ -205,3 +205,64 @@ func FuzzMergeDiff(f *testing.F) {
 		}
 	})
 }
+
+// TestSpecPatch: a strategy's spec patch (specMergeFrom) leaves the object
+// as client.MergeFrom of the whole objects does, for the changes an SLO
+// makes to its strategy.
+func TestSpecPatch(t *testing.T) {
+	base := func() *hcav1.HorizontalElasticityStrategy {
+		return &hcav1.HorizontalElasticityStrategy{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-latency", ResourceVersion: "7", Labels: map[string]string{"hca.dev/class": "a"}},
+			Spec: hcav1.HorizontalElasticityStrategySpec{
+				Target:       hcav1.TargetRef{Kind: hcav1.WorkloadDeployment, Name: "web"},
+				SLOOutput:    hcav1.SLOOutput{CompliancePercent: 71},
+				StaticConfig: hcav1.HorizontalStaticConfig{MinReplicas: 1, MaxReplicas: 3},
+			},
+			Status: hcav1.HorizontalElasticityStrategyStatus{CurrentReplicas: 2, DesiredReplicas: 2},
+		}
+	}
+	cases := []struct {
+		name   string
+		change func(*hcav1.HorizontalElasticityStrategySpec)
+	}{
+		{"compliance changed", func(s *hcav1.HorizontalElasticityStrategySpec) { s.SLOOutput.CompliancePercent = 104 }},
+		{"bounds changed", func(s *hcav1.HorizontalElasticityStrategySpec) { s.StaticConfig.MaxReplicas = 5 }},
+		{"windows added", func(s *hcav1.HorizontalElasticityStrategySpec) {
+			s.Stabilization = &hcav1.StabilizationWindows{ScaleDown: &metav1.Duration{Duration: time.Minute}}
+		}},
+		{"unchanged", func(*hcav1.HorizontalElasticityStrategySpec) {}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := base()
+			after := before.DeepCopy()
+			tc.change(&after.Spec)
+			stored, err := json.Marshal(before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			apply := func(p client.Patch) *hcav1.HorizontalElasticityStrategy {
+				data, err := p.Data(after)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := jsonpatch.MergePatch(stored, data)
+				if err != nil {
+					t.Fatalf("apply %s: %v", data, err)
+				}
+				var s hcav1.HorizontalElasticityStrategy
+				if err := json.Unmarshal(out, &s); err != nil {
+					t.Fatal(err)
+				}
+				return &s
+			}
+			got, want := apply(specMergeFrom(before.Spec, after.Spec)), apply(client.MergeFrom(before))
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("spec patch leaves\n%+v\nMergeFrom leaves\n%+v", got, want)
+			}
+			if !reflect.DeepEqual(got.Spec, after.Spec) {
+				t.Errorf("spec after the patch = %+v, want %+v", got.Spec, after.Spec)
+			}
+		})
+	}
+}

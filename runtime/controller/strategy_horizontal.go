@@ -213,7 +213,7 @@ func (r *HorizontalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.R
 		r.Recorder.Eventf(&hs, nil, corev1.EventTypeNormal, reason, "Scale", "%s", msg)
 		st.event = key
 	}
-	if err := r.Client.Status().Patch(ctx, &hs, statusMergeFrom(before.Status, hs.Status)); err != nil {
+	if err := writeStatus(ctx, r.Client, &hs, statusMergeFrom(before.Status, hs.Status)); err != nil {
 		r.count("status")
 		return ctrl.Result{}, fmt.Errorf("patch status of horizontal strategy %s: %w", req, err)
 	}
@@ -241,5 +241,5 @@ func (r *HorizontalStrategyReconciler) degrade(ctx context.Context, hs, before *
 	if r.Recorder != nil {
 		r.Recorder.Eventf(hs, nil, corev1.EventTypeWarning, reason, "Scale", "%s", msg)
 	}
-	_ = r.Client.Status().Patch(ctx, hs, statusMergeFrom(before.Status, hs.Status))
+	_ = writeStatus(ctx, r.Client, hs, statusMergeFrom(before.Status, hs.Status))
 }

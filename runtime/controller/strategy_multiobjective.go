@@ -221,7 +221,7 @@ func (r *MultiObjectiveStrategyReconciler) Reconcile(ctx context.Context, req ct
 	if r.Recorder != nil && step.Changed() {
 		r.Recorder.Eventf(&s, &dep, corev1.EventTypeNormal, "Scaled", "Scale", "%s", msg)
 	}
-	if err := r.Client.Status().Patch(ctx, &s, statusMergeFrom(before.Status, s.Status)); err != nil {
+	if err := writeStatus(ctx, r.Client, &s, statusMergeFrom(before.Status, s.Status)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("patch status of multi-objective strategy %s: %w", req, err)
 	}
 	return again, nil
@@ -467,7 +467,7 @@ func (r *MultiObjectiveStrategyReconciler) degrade(ctx context.Context, again ct
 	if r.Recorder != nil {
 		r.Recorder.Eventf(s, nil, corev1.EventTypeWarning, reason, "Scale", "%s", msg)
 	}
-	if err := r.Client.Status().Patch(ctx, s, statusMergeFrom(before.Status, s.Status)); err != nil {
+	if err := writeStatus(ctx, r.Client, s, statusMergeFrom(before.Status, s.Status)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("patch status of multi-objective strategy %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	return again, nil

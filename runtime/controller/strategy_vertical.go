@@ -274,7 +274,7 @@ func (r *VerticalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		}
 		r.Recorder.Eventf(&vs, nil, corev1.EventTypeNormal, reason, "Resize", "%s", msg)
 	}
-	if err := r.Client.Status().Patch(ctx, &vs, statusMergeFrom(before.Status, vs.Status)); err != nil {
+	if err := writeStatus(ctx, r.Client, &vs, statusMergeFrom(before.Status, vs.Status)); err != nil {
 		r.count("status")
 		return ctrl.Result{}, fmt.Errorf("patch status of vertical strategy %s: %w", req, err)
 	}
@@ -334,5 +334,5 @@ func (r *VerticalStrategyReconciler) degrade(ctx context.Context, vs, before *hc
 	if r.Recorder != nil {
 		r.Recorder.Eventf(vs, nil, corev1.EventTypeWarning, reason, "Resize", "%s", msg)
 	}
-	_ = r.Client.Status().Patch(ctx, vs, statusMergeFrom(before.Status, vs.Status))
+	_ = writeStatus(ctx, r.Client, vs, statusMergeFrom(before.Status, vs.Status))
 }
