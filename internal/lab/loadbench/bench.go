@@ -20,8 +20,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -82,6 +82,10 @@ type Config struct {
 	MemoryLimitMiB int
 	// Log receives progress lines (nil: discarded).
 	Log io.Writer
+	// OnResult, if set, receives the figures as soon as they are measured,
+	// before the cleanup (minutes at full scale), so that they are kept
+	// even if the cleanup is interrupted; its error is the run's.
+	OnResult func(*Result) error
 }
 
 func (c *Config) defaults() error {
@@ -265,6 +269,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	// The figures before the cleanup, which takes minutes at scale.
 	b.logf("measured:")
 	_ = WriteTable(cfg.Log, res)
+	if cfg.OnResult != nil {
+		if err := cfg.OnResult(res); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
