@@ -91,6 +91,9 @@ func run(ctx context.Context, o runOptions, logOut io.Writer) error {
 		// nodes only what the controllers read (cache.go, make bench-load).
 		Cache:            controller.CacheOptions(),
 		PprofBindAddress: o.pprofAddr,
+		// Mappings kept once found: the metadata client (status writes)
+		// asks the mapper at every request.
+		MapperProvider: controller.NewRESTMapper,
 	})
 	if err != nil {
 		return fmt.Errorf("create controller manager: %w", err)
