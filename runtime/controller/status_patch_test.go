@@ -111,6 +111,13 @@ func TestStatusPatch(t *testing.T) {
 
 func applyPatch(t *testing.T, stored []byte, p client.Patch, obj client.Object) *hcav1.ServiceLevelObjective {
 	t.Helper()
+	return applyPatchAs[hcav1.ServiceLevelObjective](t, stored, p, obj)
+}
+
+// applyPatchAs applies p, computed from obj, to the stored JSON as a JSON
+// merge patch and decodes the result as a T.
+func applyPatchAs[T any](t *testing.T, stored []byte, p client.Patch, obj client.Object) *T {
+	t.Helper()
 	data, err := p.Data(obj)
 	if err != nil {
 		t.Fatal(err)
@@ -119,11 +126,11 @@ func applyPatch(t *testing.T, stored []byte, p client.Patch, obj client.Object) 
 	if err != nil {
 		t.Fatalf("apply %s: %v", data, err)
 	}
-	var s hcav1.ServiceLevelObjective
-	if err := json.Unmarshal(out, &s); err != nil {
+	var v T
+	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatal(err)
 	}
-	return &s
+	return &v
 }
 
 // BenchmarkStatusPatch compares the cost of one SLO status heartbeat's patch
@@ -242,19 +249,7 @@ func TestSpecPatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			apply := func(p client.Patch) *hcav1.HorizontalElasticityStrategy {
-				data, err := p.Data(after)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, err := jsonpatch.MergePatch(stored, data)
-				if err != nil {
-					t.Fatalf("apply %s: %v", data, err)
-				}
-				var s hcav1.HorizontalElasticityStrategy
-				if err := json.Unmarshal(out, &s); err != nil {
-					t.Fatal(err)
-				}
-				return &s
+				return applyPatchAs[hcav1.HorizontalElasticityStrategy](t, stored, p, after)
 			}
 			got, want := apply(specMergeFrom(before.Spec, after.Spec)), apply(client.MergeFrom(before))
 			if !reflect.DeepEqual(got, want) {
