@@ -43,6 +43,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Namespaces, "namespaces", 5000, "namespaces, each with one Deployment and two SLOs")
 	fs.IntVar(&cfg.Policies, "policies", 1000, "BurstPolicies, one in each of the first namespaces")
 	fs.IntVar(&cfg.Cycles, "cycles", 5, "20 s SLO cycles to measure")
+	fs.Float64Var(&cfg.Churn, "churn", 0, "share of namespaces (0 to 1) whose load alternates +-30 % every SLO cycle, so that their SLOs change at every evaluation (0: the steady load)")
 	fs.DurationVar(&cfg.Warmup, "warmup", 5*time.Minute, "how long the runtime runs after every SLO was evaluated and every policy reconciled, before the measurement (one SLO status heartbeat: the start's writes are over)")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 32, "concurrent API calls of setup and cleanup")
 	fs.StringVar(&cfg.RuntimeBinary, "runtime", "", "hca-runtime binary to measure (default: go build ./runtime/cmd/hca-runtime into the lab directory)")

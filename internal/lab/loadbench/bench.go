@@ -68,6 +68,12 @@ type Config struct {
 	Warmup time.Duration
 	// Concurrency of the setup's and the cleanup's API calls (default 32).
 	Concurrency int
+	// Churn is the share of namespaces (0 to 1; default 0, a steady load)
+	// whose load alternates between 1.3 and 0.7 times the steady one every
+	// SLO cycle, so that their SLOs change value, compliance and strategy
+	// output at every evaluation: the cost of a platform that changes, set
+	// on purpose rather than left to chance.
+	Churn float64
 	// ScrapeInterval of the exporter's series (default 10s; the lab's
 	// Prometheus scrapes everything else every second).
 	ScrapeInterval time.Duration
@@ -95,6 +101,9 @@ func (c *Config) defaults() error {
 	if c.Namespaces < 1 || c.Policies < 0 || c.Policies > c.Namespaces {
 		return fmt.Errorf("loadbench config: %d namespaces and %d policies: want at least 1 namespace and 0 to namespaces policies", c.Namespaces, c.Policies)
 	}
+	if c.Churn < 0 || c.Churn > 1 {
+		return fmt.Errorf("loadbench config: churn %v: want a share from 0 to 1", c.Churn)
+	}
 	if c.Cycles <= 0 {
 		c.Cycles = 5
 	}
@@ -119,6 +128,8 @@ type Result struct {
 	// objects.
 	Class                      string
 	Namespaces, SLOs, Policies int
+	// Churn is Config.Churn.
+	Churn float64
 	// GoMemLimitMiB is the GOMEMLIMIT the runtime ran with (0: none).
 	GoMemLimitMiB int
 	// SetupTime: objects created and every pod Running; ReadyTime: from the
@@ -241,7 +252,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			err = errors.Join(err, fmt.Errorf("cleanup: %w", cerr))
 		}
 	}()
-	res = &Result{Class: b.class, Namespaces: cfg.Namespaces, SLOs: 2 * cfg.Namespaces, Policies: cfg.Policies, Cycles: cfg.Cycles, GoMemLimitMiB: int(goMemLimit(cfg.MemoryLimitMiB) >> 20)}
+	res = &Result{Class: b.class, Churn: cfg.Churn, Namespaces: cfg.Namespaces, SLOs: 2 * cfg.Namespaces, Policies: cfg.Policies, Cycles: cfg.Cycles, GoMemLimitMiB: int(goMemLimit(cfg.MemoryLimitMiB) >> 20)}
 	start := time.Now()
 	if err := b.setup(ctx); err != nil {
 		return nil, err
@@ -406,6 +417,7 @@ func (b *bench) startExporter() error {
 		return fmt.Errorf("exporter: %w", err)
 	}
 	b.exporter = NewExporter(time.Now)
+	b.exporter.SetChurn(b.cfg.Churn)
 	b.srv = &http.Server{Handler: b.exporter, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = b.srv.Serve(ln) }()
 	iv := b.cfg.ScrapeInterval

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -30,15 +31,24 @@ var latencyBuckets = []struct {
 	share float64
 }{{"0.05", 0.80}, {"0.1", 0.95}, {"0.25", 0.995}, {"0.5", 1}, {"+Inf", 1}}
 
+// churnSwing is how far a churning namespace's load moves from the steady
+// one: +30 % for one SLO cycle, -30 % for the next (Exporter.churn).
+const churnSwing = 0.3
+
 // Exporter serves the benchmark's series in the Prometheus text format: for
 // every pod of every namespace, cAdvisor's container_cpu_usage_seconds_total,
 // loadsim's loadsim_cpu_request_cores, http_requests_total by code and the
 // http_request_duration_seconds histogram, labelled namespace, pod and app
 // (the series the SLO and burst queries read; see SLOQueries). Counters grow
-// at constant rates from the exporter's start, so every rate is steady.
+// at constant rates from the exporter's start, so every rate is steady,
+// except in the churning namespaces (SetChurn): there the CPU use and the
+// request rate alternate between 1.3 and 0.7 times the steady ones every SLO
+// cycle, so that their SLOs' values and compliances change at every
+// evaluation (a 1-minute rate averages them to about +-10 %).
 type Exporter struct {
 	start time.Time
 	now   func() time.Time
+	churn float64 // share of namespaces whose load alternates, 0 to 1
 
 	mu   sync.RWMutex
 	pods map[string][]string // namespace -> pod names
@@ -47,6 +57,42 @@ type Exporter struct {
 // NewExporter returns an exporter whose counters start at now().
 func NewExporter(now func() time.Time) *Exporter {
 	return &Exporter{start: now(), now: now, pods: map[string][]string{}}
+}
+
+// SetChurn sets the share of namespaces (0 to 1) whose load alternates every
+// SLO cycle; which ones is fixed by their names (churns).
+func (e *Exporter) SetChurn(share float64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.churn = share
+}
+
+// churns says whether namespace ns is one of the churning share: its name's
+// FNV-1a hash, in parts per 10,000, is below the share.
+func churns(ns string, share float64) bool {
+	if share <= 0 {
+		return false
+	}
+	h := uint32(2166136261)
+	for i := 0; i < len(ns); i++ {
+		h ^= uint32(ns[i])
+		h *= 16777619
+	}
+	return float64(h%10000) < share*10000
+}
+
+// loadIntegral is the integral over [0, t] s of a churning namespace's load
+// factor, which is 1+churnSwing for one SLO cycle and 1-churnSwing for the
+// next: t plus churnSwing times a triangle wave. Counters are the steady
+// rates times it, so they never go down (the factor stays positive).
+func loadIntegral(t float64) float64 {
+	h := sloInterval.Seconds()
+	u := math.Mod(t, 2*h)
+	tri := u
+	if u > h {
+		tri = 2*h - u
+	}
+	return t + churnSwing*tri
 }
 
 // SetPods replaces the pods exported for each namespace (a namespace absent
@@ -78,12 +124,20 @@ func (e *Exporter) write(w io.Writer) error {
 	}
 	slices.Sort(nss)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	churned := loadIntegral(t)
 	each := func(fn func(ns, pod, lbl string)) {
 		for _, ns := range nss {
 			for _, pod := range e.pods[ns] {
 				fn(ns, pod, fmt.Sprintf(`namespace=%q,pod=%q,app=%q`, ns, pod, workloadName))
 			}
 		}
+	}
+	// elapsed is the namespace's load integral: t, or churned.
+	elapsed := func(ns string) float64 {
+		if churns(ns, e.churn) {
+			return churned
+		}
+		return t
 	}
 	var err error
 	p := func(format string, a ...any) {
@@ -92,18 +146,20 @@ func (e *Exporter) write(w io.Writer) error {
 		}
 	}
 	p("# TYPE container_cpu_usage_seconds_total counter\n")
-	each(func(_, _, l string) {
-		p("container_cpu_usage_seconds_total{%s,container=\"app\"} %s\n", l, num(cpuUsage*t))
+	each(func(ns, _, l string) {
+		p("container_cpu_usage_seconds_total{%s,container=\"app\"} %s\n", l, num(cpuUsage*elapsed(ns)))
 	})
 	p("# TYPE loadsim_cpu_request_cores gauge\n")
 	each(func(_, _, l string) { p("loadsim_cpu_request_cores{%s} %s\n", l, num(podCPUMilli/1000.0)) })
 	p("# TYPE http_requests_total counter\n")
-	each(func(_, _, l string) {
+	each(func(ns, _, l string) {
+		t := elapsed(ns)
 		p("http_requests_total{%s,code=\"200\"} %s\n", l, num(requestRate*(1-errorShare)*t))
 		p("http_requests_total{%s,code=\"500\"} %s\n", l, num(requestRate*errorShare*t))
 	})
 	p("# TYPE http_request_duration_seconds histogram\n")
-	each(func(_, _, l string) {
+	each(func(ns, _, l string) {
+		t := elapsed(ns)
 		for _, b := range latencyBuckets {
 			p("http_request_duration_seconds_bucket{%s,le=%q} %s\n", l, b.le, num(requestRate*b.share*t))
 		}

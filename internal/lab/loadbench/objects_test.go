@@ -103,3 +103,73 @@ func TestExporterSeries(t *testing.T) {
 		t.Errorf("latency histogram count %v, p95 <= %v, p99 <= %v, max <= %v; want 1000, 0.1, 0.25, 0.5", h.count(), h.upperBound(0.95), h.upperBound(0.99), h.upperBound(1))
 	}
 }
+
+// TestExporterChurn: a churning namespace's counters never go down, its
+// CPU rate over each SLO cycle alternates between 1.3 and 0.7 times the
+// steady one, and a steady namespace's stays steady; the share picks
+// namespaces by name, none at 0 and all at 1.
+func TestExporterChurn(t *testing.T) {
+	now := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
+	clock := now
+	e := NewExporter(func() time.Time { return clock })
+	e.SetPods(map[string][]string{"ns-a": {"web-a"}})
+	e.SetChurn(1)
+	cpu := func(at time.Duration) float64 {
+		clock = now.Add(at)
+		rec := &strings.Builder{}
+		if err := e.write(rec); err != nil {
+			t.Fatal(err)
+		}
+		s, err := parseScrape(strings.NewReader(rec.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.sum("container_cpu_usage_seconds_total", map[string]string{"namespace": "ns-a"})
+	}
+	tests := []struct {
+		name     string
+		from, to time.Duration
+		want     float64 // mean CPU cores over [from, to]
+	}{
+		{"first cycle: 1.3 x", 0, 20 * time.Second, cpuUsage * 1.3},
+		{"second cycle: 0.7 x", 20 * time.Second, 40 * time.Second, cpuUsage * 0.7},
+		{"third cycle: 1.3 x", 40 * time.Second, 60 * time.Second, cpuUsage * 1.3},
+		{"across a period: steady mean", 10 * time.Second, 50 * time.Second, cpuUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := (cpu(tt.to) - cpu(tt.from)) / (tt.to - tt.from).Seconds()
+			if math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("mean CPU %v, want %v", got, tt.want)
+			}
+		})
+	}
+	t.Run("never goes down", func(t *testing.T) {
+		last := -1.0
+		for at := time.Duration(0); at <= 90*time.Second; at += 500 * time.Millisecond {
+			if v := cpu(at); v < last {
+				t.Fatalf("CPU counter %v at %s after %v", v, at, last)
+			} else {
+				last = v
+			}
+		}
+	})
+	t.Run("share", func(t *testing.T) {
+		n := 0
+		for i := range 1000 {
+			if churns(namespaceName("lb0001", i), 0.1) {
+				n++
+			}
+			if churns(namespaceName("lb0001", i), 0) || !churns(namespaceName("lb0001", i), 1) {
+				t.Fatalf("namespace %d: churns at share 0 or not at share 1", i)
+			}
+		}
+		if n < 70 || n > 130 {
+			t.Errorf("%d of 1000 namespaces churn at 10 %%, want about 100", n)
+		}
+	})
+	e.SetChurn(0)
+	if got := (cpu(40*time.Second) - cpu(20*time.Second)) / 20; math.Abs(got-cpuUsage) > 1e-12 {
+		t.Errorf("steady namespace: mean CPU %v over the second cycle, want %v", got, cpuUsage)
+	}
+}

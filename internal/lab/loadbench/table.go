@@ -49,6 +49,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	rows := [][3]string{
 		{"Objects", fmt.Sprintf("%d namespaces, %d Deployments (1 pod each), %d SLOs, %d BurstPolicies", r.Namespaces, r.Namespaces, r.SLOs, r.Policies), ""},
 		{"Runtime GOMEMLIMIT (as hca_runtime sets it for the container memory limit it stands for)", memLimit(r.GoMemLimitMiB), ""},
+		{"Load churn: share of namespaces whose load alternates +-30 % every SLO cycle", fmt.Sprintf("%.0f %%", 100*r.Churn), ""},
 		{"Setup (objects created, every pod Running)", r.SetupTime.Round(time.Second).String(), ""},
 		{"Runtime start to every SLO evaluated and every policy reconciled", r.ReadyTime.Round(time.Second).String(), ""},
 		{"Measured window", fmt.Sprintf("%s (%d SLO cycles of 20 s)", r.Window, r.Cycles), ""},
