@@ -250,10 +250,11 @@ func writeStrategy(ctx context.Context, c client.Client, s *hcav1.ServiceLevelOb
 	if !controlledBy(have, s) {
 		return fmt.Errorf("%w: %s %s exists and is not controlled by this SLO: delete or rename it", errSpec, kind, key)
 	}
-	if sameSpec(have, want) && hasLabels(have.GetLabels(), strategyLabels(s)) {
+	labelled := hasLabels(have.GetLabels(), strategyLabels(s))
+	if labelled && sameSpec(have, want) {
 		return nil // the common case, every evaluation: no copy to compare
 	}
-	if hasLabels(have.GetLabels(), strategyLabels(s)) {
+	if labelled {
 		// A new compliance (most writes): the spec alone, with no copy of
 		// the cache's object and no marshalling of it whole (target is only
 		// its name, to address the patch).

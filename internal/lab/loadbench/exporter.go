@@ -3,6 +3,7 @@ package loadbench
 import (
 	"bufio"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"net/http"
@@ -73,12 +74,9 @@ func churns(ns string, share float64) bool {
 	if share <= 0 {
 		return false
 	}
-	h := uint32(2166136261)
-	for i := 0; i < len(ns); i++ {
-		h ^= uint32(ns[i])
-		h *= 16777619
-	}
-	return float64(h%10000) < share*10000
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(ns))
+	return float64(h.Sum32()%10000) < share*10000
 }
 
 // loadIntegral is the integral over [0, t] s of a churning namespace's load
