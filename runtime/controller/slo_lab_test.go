@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -331,6 +332,96 @@ func TestSLOStatusHeartbeatLab(t *testing.T) {
 		g := getSLO(t, l.c, ns, s.Name)
 		return g.Status.CompliancePercent != nil && *g.Status.CompliancePercent == 75, describeSLO(g)
 	})
+}
+
+// TestStrategyEventsLab: the horizontal strategy's Events say what it did
+// and what a window held back, not every hold. A target at its decision
+// (compliance within tolerance, or outperformed at what it runs) is no Event
+// however its compliance moves; a scale-in held by the 5 min window is one
+// Event however often it is retried or re-proposed; a scale-out is one.
+func TestStrategyEventsLab(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	l := newSLOLab(t, ctx)
+	prom, err := metrics.NewPrometheus(l.prom, metrics.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := l.namespace(t, ctx, "slo-events")
+	l.startManager(t, ctx, ns, prom)
+	l.deployment(t, ctx, ns, "web", 1)
+	s := latencySLO(ns, "web", "web", time.Second, 1, 5)
+	s.Spec.SLO = hcav1.SLOSpec{Type: hcav1.SLOCustom, Custom: &hcav1.CustomSLO{Query: `vector(84)`, TargetValue: resource.MustParse("84")}}
+	if err := l.c.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	events := func() (held, scaled int, notes []string) {
+		var evs eventsv1.EventList
+		if err := l.c.List(ctx, &evs, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs.Items {
+			if e.Regarding.Kind != controller.KindHorizontalStrategy || e.Regarding.Name != s.Name {
+				continue
+			}
+			n := 1
+			if e.Series != nil {
+				n = int(e.Series.Count)
+			}
+			switch e.Reason {
+			case "Held":
+				held += n
+			case "Scaled":
+				scaled += n
+			}
+			notes = append(notes, fmt.Sprintf("%s x%d: %s", e.Reason, n, e.Note))
+		}
+		return held, scaled, notes
+	}
+	// step sets the SLO's value and waits for the strategy to decide on it.
+	step := func(value string, compliance int32, wantReplicas int32) {
+		t.Helper()
+		g := getSLO(t, l.c, ns, s.Name)
+		g.Spec.SLO.Custom.Query = "vector(" + value + ")"
+		if err := l.c.Update(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		sloEventually(t, 30*time.Second, fmt.Sprintf("compliance %d decided: %d replicas", compliance, wantReplicas), func() (bool, string) {
+			var hs hcav1.HorizontalElasticityStrategy
+			if err := l.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: s.Name}, &hs); err != nil {
+				return false, err.Error()
+			}
+			n, _ := sloReplicas(t, l.c, ns, "web")
+			return hs.Spec.SLOOutput.CompliancePercent == compliance && hs.Status.ObservedGeneration == hs.Generation && n == wantReplicas,
+				fmt.Sprintf("strategy compliance %d, observed %d of %d, replicas %d", hs.Spec.SLOOutput.CompliancePercent, hs.Status.ObservedGeneration, hs.Generation, n)
+		})
+	}
+	// At minReplicas: within tolerance, then outperformed by far, then
+	// within tolerance again; nothing is proposed, so nothing is an Event
+	// (the reason changes at each step).
+	step("84", 100, 1)
+	step("17", 20, 1)
+	step("80", 95, 1)
+	step("42", 50, 1)
+	// Scale-out (no up window): one Event.
+	step("252", 300, 3)
+	// Scale-in proposals held by the 5 min down window: one Event for
+	// the proposal of 2 however often it is made (ceil(3 x 0.50) and
+	// ceil(3 x 0.45) are both 2), and one for the next proposal (1).
+	step("42", 50, 3)
+	step("38", 45, 3)
+	step("17", 20, 3)
+	var held, scaled int
+	var notes []string
+	sloEventually(t, 20*time.Second, "the Events recorded", func() (bool, string) {
+		held, scaled, notes = events()
+		return held >= 2 && scaled >= 1, strings.Join(notes, "; ")
+	})
+	time.Sleep(3 * time.Second) // a late Event would show now
+	held, scaled, notes = events()
+	if held != 2 || scaled != 1 {
+		t.Errorf("Events: %d Held, %d Scaled, want 2 Held (proposals 2 and 1 held by the window) and 1 Scaled: %s", held, scaled, strings.Join(notes, "; "))
+	}
 }
 
 // TestSLOLab runs the SLO and strategy controllers in-process against the lab:

@@ -163,3 +163,29 @@ func TestNewStrategy(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldEvent: a change is always an Event, a hold only when a window held
+// a proposal back, and the same proposal held again has the same key.
+func TestHoldEvent(t *testing.T) {
+	cases := []struct {
+		name                string
+		changed, held       bool
+		proposed            any
+		wantReason, wantKey string
+	}{
+		{"scaled", true, false, int32(3), "Scaled", ""},
+		{"scaled part of the way (a window held the rest)", true, true, int32(3), "Scaled", ""},
+		{"held by a window", false, true, int32(2), "Held", "held 2"},
+		{"held by a window, another proposal", false, true, int32(1), "Held", "held 1"},
+		{"nothing proposed (within tolerance, or at minReplicas)", false, false, int32(1), "", ""},
+		{"vertical: held by a window", false, true, nil, "Held", "held <nil>"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			reason, key := holdEvent(c.changed, c.held, c.proposed)
+			if reason != c.wantReason || key != c.wantKey {
+				t.Errorf("holdEvent(%v, %v, %v) = %q, %q; want %q, %q", c.changed, c.held, c.proposed, reason, key, c.wantReason, c.wantKey)
+			}
+		})
+	}
+}

@@ -151,6 +151,33 @@ func TestWriteStatusLab(t *testing.T) {
 		})
 	}
 
+	// A patch that changes nothing is not sent, unless it carries a lock
+	// for the API server to check.
+	t.Run("unchanged status", func(t *testing.T) {
+		for _, locked := range []bool{false, true} {
+			var got hcav1.ServiceLevelObjective
+			if err := c.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
+				t.Fatal(err)
+			}
+			p := statusMergeFrom(got.Status, got.Status)
+			if locked {
+				p = statusMergeFromLocked(got.Status, got.Status, "1")
+			}
+			rv := got.ResourceVersion
+			rec.reset()
+			err := writeStatus(ctx, c, &got, p)
+			rec.mu.Lock()
+			sent := len(rec.ct)
+			rec.mu.Unlock()
+			switch {
+			case !locked && (err != nil || sent != 0 || got.ResourceVersion != rv):
+				t.Errorf("unchanged status: %v, %d PATCH requests, resourceVersion %q (was %q); want no request and nothing changed", err, sent, got.ResourceVersion, rv)
+			case locked && (sent != 1 || err == nil || !strings.Contains(err.Error(), "the object has been modified")):
+				t.Errorf("unchanged status locked on a stale version: %v after %d PATCH requests, want one request refused with a conflict", err, sent)
+			}
+		}
+	})
+
 	t.Run("object patch", func(t *testing.T) {
 		var got hcav1.ServiceLevelObjective
 		if err := c.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {

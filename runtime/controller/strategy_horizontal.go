@@ -70,10 +70,12 @@ type horizontalState struct {
 	generation int64 // the output the last decision was for
 	base       int32 // replicas when that output was first acted on
 	held       bool  // a window held that decision back
-	// event is the reason and decision reason of the last Event: a hold
-	// for the same reason as the last one is not an Event again (an SLO
-	// whose compliance jitters by a point held once a minute per
-	// strategy: 11 Events a second in make bench-load).
+	// event keys the last hold Event (the replicas a window held back):
+	// the same hold is not an Event again ("" after a decision with no
+	// hold). A hold with nothing proposed is no Event at all: an SLO whose
+	// compliance moves between outperformed and within tolerance at
+	// minReplicas decides "1 -> 1" each time (18 Events a second in
+	// make bench-load -churn 0.1; the HPA records no holds either).
 	event string
 }
 
@@ -205,14 +207,11 @@ func (r *HorizontalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.R
 	msg := fmt.Sprintf("compliance %d%%: %s; %d -> %d replicas (proposed %d)", hs.Spec.SLOOutput.CompliancePercent, d.Reason, current, d.Desired, d.Proposed)
 	meta.SetStatusCondition(&hs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Decided", Message: msg, ObservedGeneration: hs.Generation})
 	meta.SetStatusCondition(&hs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: "Decided", ObservedGeneration: hs.Generation})
-	reason := "Held"
-	if direction != "hold" {
-		reason = "Scaled"
-	}
-	if key := reason + ": " + d.Reason; r.Recorder != nil && (reason == "Scaled" || st.event != key) {
+	reason, key := holdEvent(direction != "hold", d.Stabilised, d.Proposed)
+	if r.Recorder != nil && reason != "" && (reason == "Scaled" || st.event != key) {
 		r.Recorder.Eventf(&hs, nil, corev1.EventTypeNormal, reason, "Scale", "%s", msg)
-		st.event = key
 	}
+	st.event = key
 	if err := writeStatus(ctx, r.Client, &hs, statusMergeFrom(before.Status, hs.Status)); err != nil {
 		r.count("status")
 		return ctrl.Result{}, fmt.Errorf("patch status of horizontal strategy %s: %w", req, err)
@@ -221,6 +220,20 @@ func (r *HorizontalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.R
 		return ctrl.Result{RequeueAfter: retryAfter(up, down)}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// holdEvent says which Event a strategy's decision is: "Scaled" when it
+// changed the target; "Held" when a stabilisation window held a proposed
+// change back, with the key that tells one such hold from the next (the
+// proposal held); none ("") when nothing was proposed. It is pure.
+func holdEvent(changed, stabilised bool, proposed any) (reason, key string) {
+	switch {
+	case changed:
+		return "Scaled", ""
+	case stabilised:
+		return "Held", fmt.Sprint("held ", proposed)
+	}
+	return "", ""
 }
 
 // retryAfter is how soon a held decision is tried again.

@@ -267,9 +267,10 @@ func (r *VerticalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	msg := fmt.Sprintf("compliance %d%%: %s; cpu %dm -> %s, memory %d -> %s", vs.Spec.SLOOutput.CompliancePercent, d.Reason, cur.CPUMilli, cpu.String(), cur.MemoryBytes, mem.String())
 	meta.SetStatusCondition(&vs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Decided", Message: msg, ObservedGeneration: vs.Generation})
 	meta.SetStatusCondition(&vs.Status.Conditions, metav1.Condition{Type: hcav1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: "Decided", ObservedGeneration: vs.Generation})
-	if r.Recorder != nil {
-		reason := "Held"
-		if direction != "hold" {
+	// Every resize is an Event; a hold only when a window held a proposed
+	// step back, and once per output, not at each retry (holdEvent).
+	if reason, _ := holdEvent(direction != "hold", d.Stabilised, nil); r.Recorder != nil && reason != "" && !(reason == "Held" && retry) {
+		if reason == "Scaled" {
 			reason = "Resized"
 		}
 		r.Recorder.Eventf(&vs, nil, corev1.EventTypeNormal, reason, "Resize", "%s", msg)
