@@ -18,6 +18,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	hcav1 "github.com/hca-project/terraform-provider-hca/internal/api/v1alpha1"
 	"github.com/hca-project/terraform-provider-hca/internal/slo"
@@ -60,6 +61,8 @@ type HorizontalStrategyReconciler struct {
 	// Class selects the strategy objects handled: those whose ClassLabel equals
 	// it ("" : those without the label).
 	Class string
+	// MaxConcurrentReconciles (default DefaultStrategyConcurrency).
+	MaxConcurrentReconciles int
 
 	mu    sync.Mutex
 	state map[types.NamespacedName]*horizontalState
@@ -84,7 +87,8 @@ func (r *HorizontalStrategyReconciler) SetupWithManager(mgr ctrl.Manager) error 
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.HorizontalElasticityStrategy{}, builder.WithPredicates(classPredicate(r.Class))).Named("horizontalelasticitystrategy").Complete(r)
+	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.HorizontalElasticityStrategy{}, builder.WithPredicates(classPredicate(r.Class))).
+		WithOptions(strategyOptions(r.MaxConcurrentReconciles)).Named("horizontalelasticitystrategy").Complete(r)
 }
 
 func (r *HorizontalStrategyReconciler) stateOf(key types.NamespacedName) *horizontalState {
@@ -220,6 +224,23 @@ func (r *HorizontalStrategyReconciler) Reconcile(ctx context.Context, req ctrl.R
 		return ctrl.Result{RequeueAfter: retryAfter(up, down)}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// DefaultStrategyConcurrency is how many objects of one strategy kind are
+// reconciled at once. A reconcile waits on the API server (the target's
+// scale, then the status): one at a time, make bench-load -churn 0.3 saw
+// 138 ms per reconcile on a busy lab, 7 a second against 40 new SLO outputs
+// a second, and 9,907 strategies waiting 5 minutes on average in the queue.
+// Each key is still reconciled by one worker at a time.
+const DefaultStrategyConcurrency = 16
+
+// strategyOptions are a strategy controller's options: n workers, or
+// DefaultStrategyConcurrency when n is not positive.
+func strategyOptions(n int) controller.Options {
+	if n <= 0 {
+		n = DefaultStrategyConcurrency
+	}
+	return controller.Options{MaxConcurrentReconciles: n}
 }
 
 // holdEvent says which Event a strategy's decision is: "Scaled" when it

@@ -81,6 +81,8 @@ type MultiObjectiveStrategyReconciler struct {
 	Telemetry *telemetry.Metrics
 	// Class selects the strategy objects handled (see ClassLabel).
 	Class string
+	// MaxConcurrentReconciles (default DefaultStrategyConcurrency).
+	MaxConcurrentReconciles int
 
 	mu     sync.Mutex
 	models map[string]cachedModel // by namespace/name/key of the ConfigMap
@@ -98,7 +100,7 @@ func (r *MultiObjectiveStrategyReconciler) SetupWithManager(mgr ctrl.Manager) er
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&hcav1.MultiObjectiveElasticityStrategy{}, builder.WithPredicates(classPredicate(r.Class))).
-		Named("multiobjectiveelasticitystrategy").Complete(r)
+		WithOptions(strategyOptions(r.MaxConcurrentReconciles)).Named("multiobjectiveelasticitystrategy").Complete(r)
 }
 
 // Reasons of the strategy's conditions besides moha.StepReason.

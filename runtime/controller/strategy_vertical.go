@@ -50,6 +50,8 @@ type VerticalStrategyReconciler struct {
 	// Class selects the strategy objects handled: those whose ClassLabel equals
 	// it ("" : those without the label).
 	Class string
+	// MaxConcurrentReconciles (default DefaultStrategyConcurrency).
+	MaxConcurrentReconciles int
 
 	mu   sync.Mutex
 	held map[types.NamespacedName]int64 // generation whose decision a window held
@@ -60,7 +62,8 @@ func (r *VerticalStrategyReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.VerticalElasticityStrategy{}, builder.WithPredicates(classPredicate(r.Class))).Named("verticalelasticitystrategy").Complete(r)
+	return ctrl.NewControllerManagedBy(mgr).For(&hcav1.VerticalElasticityStrategy{}, builder.WithPredicates(classPredicate(r.Class))).
+		WithOptions(strategyOptions(r.MaxConcurrentReconciles)).Named("verticalelasticitystrategy").Complete(r)
 }
 
 // verticalConfig converts the static configuration for slo.Vertical.

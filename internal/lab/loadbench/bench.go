@@ -168,6 +168,13 @@ type Result struct {
 	// reconcile_time and workqueue_queue_duration): where a late policy
 	// evaluation waited.
 	PolicyReconciles, PolicyReconcileMean, PolicyQueueWaitMean float64
+	// StrategyReconciles, StrategyReconcileMean and StrategyQueueWaitMean
+	// are the same for the HorizontalElasticityStrategy controller, which
+	// acts on each new SLO output; StrategyQueueWaitP99 bounds the wait of
+	// 99 % of them (a histogram bucket's upper bound, seconds) and
+	// StrategyQueueDepth is its queue at the window's end.
+	StrategyReconciles, StrategyReconcileMean, StrategyQueueWaitMean float64
+	StrategyQueueWaitP99, StrategyQueueDepth                         float64
 	// LoadAverage is the machine's 1-minute load average at the window's end.
 	LoadAverage float64
 
@@ -565,7 +572,15 @@ func (b *bench) waitReady(ctx context.Context, res *Result) error {
 			deadline, last = time.Now().Add(3*time.Minute), s+p
 		}
 		if s == res.SLOs && p == res.Policies {
-			return nil
+			// Every SLO has written its strategy object: ready once the
+			// strategy controller has decided on each (its queue empty).
+			m, serr := get(ctx, b.metrics)
+			if serr == nil && m.sum("workqueue_depth", map[string]string{"name": strategyController}) == 0 {
+				return nil
+			}
+			if serr == nil {
+				b.logf("%.0f strategy objects wait for a decision", m.sum("workqueue_depth", map[string]string{"name": strategyController}))
+			}
 		}
 		if b.runtime.ProcessState != nil || syscall.Kill(b.runtime.Process.Pid, 0) != nil {
 			return errors.New("hca-runtime exited: see its log")
@@ -584,6 +599,28 @@ func (b *bench) waitReady(ctx context.Context, res *Result) error {
 	}
 }
 
+// strategyController is the name of the runtime's controller of the
+// strategy objects the benchmark's SLOs write (all Horizontal).
+const strategyController = "horizontalelasticitystrategy"
+
+// reconciles are controller name's reconciles between the scrapes before
+// and after, their mean duration and mean wait in the work queue
+// (controller-runtime's reconcile_time and workqueue_queue_duration), and
+// the waits' histogram.
+func reconciles(before, after scrape, name string) (n, mean, waitMean float64, wait hist) {
+	rt := after.histogram("controller_runtime_reconcile_time_seconds", map[string]string{"controller": name}).
+		minus(before.histogram("controller_runtime_reconcile_time_seconds", map[string]string{"controller": name}))
+	if n = rt.count(); n > 0 {
+		mean = rt.sum / n
+	}
+	wait = after.histogram("workqueue_queue_duration_seconds", map[string]string{"name": name}).
+		minus(before.histogram("workqueue_queue_duration_seconds", map[string]string{"name": name}))
+	if c := wait.count(); c > 0 {
+		waitMean = wait.sum / c
+	}
+	return n, mean, waitMean, wait
+}
+
 // snapshot is what is read at each end of the window.
 type snapshot struct {
 	at                 time.Time
@@ -600,25 +637,10 @@ func (b *bench) snapshot(ctx context.Context) (snapshot, error) {
 	if s.cpu, err = cpuSeconds(string(stat)); err != nil {
 		return s, err
 	}
-	get := func(url string) (scrape, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, fmt.Errorf("scrape %s: %w", url, err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("scrape %s: %s", url, resp.Status)
-		}
-		return parseScrape(resp.Body)
-	}
-	if s.runtime, err = get(b.metrics); err != nil {
+	if s.runtime, err = get(ctx, b.metrics); err != nil {
 		return s, err
 	}
-	if s.prom, err = get(strings.TrimSuffix(b.cfg.PrometheusURL, "/") + "/metrics"); err != nil {
+	if s.prom, err = get(ctx, strings.TrimSuffix(b.cfg.PrometheusURL, "/")+"/metrics"); err != nil {
 		return s, err
 	}
 	raw, err := b.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
@@ -629,6 +651,23 @@ func (b *bench) snapshot(ctx context.Context) (snapshot, error) {
 		return s, err
 	}
 	return s, nil
+}
+
+// get scrapes the metrics at url.
+func get(ctx context.Context, url string) (scrape, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scrape %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("scrape %s: %s", url, resp.Status)
+	}
+	return parseScrape(resp.Body)
 }
 
 // windowStart is the first instant at or after now half-way between two
@@ -741,16 +780,11 @@ func (b *bench) measure(ctx context.Context, res *Result) error {
 	pl := late("burst")
 	res.PolicyEvaluations, res.PolicyExpected = pl.count(), float64(res.Policies)*secs/policyInterval.Seconds()
 	res.PolicyLateP99, res.PolicyLateMax = pl.upperBound(0.99), pl.upperBound(1)
-	rt := after.runtime.histogram("controller_runtime_reconcile_time_seconds", map[string]string{"controller": "burstpolicy"}).
-		minus(before.runtime.histogram("controller_runtime_reconcile_time_seconds", map[string]string{"controller": "burstpolicy"}))
-	if res.PolicyReconciles = rt.count(); res.PolicyReconciles > 0 {
-		res.PolicyReconcileMean = rt.sum / res.PolicyReconciles
-	}
-	qw := after.runtime.histogram("workqueue_queue_duration_seconds", map[string]string{"name": "burstpolicy"}).
-		minus(before.runtime.histogram("workqueue_queue_duration_seconds", map[string]string{"name": "burstpolicy"}))
-	if n := qw.count(); n > 0 {
-		res.PolicyQueueWaitMean = qw.sum / n
-	}
+	var qw hist
+	res.PolicyReconciles, res.PolicyReconcileMean, res.PolicyQueueWaitMean, _ = reconciles(before.runtime, after.runtime, "burstpolicy")
+	res.StrategyReconciles, res.StrategyReconcileMean, res.StrategyQueueWaitMean, qw = reconciles(before.runtime, after.runtime, strategyController)
+	res.StrategyQueueWaitP99 = qw.upperBound(0.99)
+	res.StrategyQueueDepth = after.runtime.sum("workqueue_depth", map[string]string{"name": strategyController})
 	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if f := strings.Fields(string(raw)); len(f) > 0 {
 			res.LoadAverage, _ = strconv.ParseFloat(f[0], 64)

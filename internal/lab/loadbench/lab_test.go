@@ -3,6 +3,7 @@ package loadbench
 import (
 	"bytes"
 	"context"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -41,6 +42,7 @@ func TestLoadBenchSmoke(t *testing.T) {
 		LabDir: env["HCA_LAB_DIR"], RepoDir: repo, Kubeconfig: env["HCA_LAB_PRIVATE_KUBECONFIG"],
 		PrometheusURL: env["HCA_LAB_PROMETHEUS_URL"], TargetsDir: env["HCA_LAB_PROMETHEUS_TARGETS_DIR"],
 		RuntimeBinary: bin, Namespaces: 50, Policies: 10, Cycles: 2, Warmup: time.Second, Log: &log,
+		Churn: 0.5, // half the SLOs change at every evaluation: their strategies decide
 	})
 	if err != nil {
 		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
@@ -64,6 +66,9 @@ func TestLoadBenchSmoke(t *testing.T) {
 	// two); merged across namespaces they are a few dozen requests.
 	if res.RuntimeQueriesPerCycle == 0 || res.PromQueriesPerCycle >= res.RuntimeQueriesPerCycle/2 {
 		t.Errorf("Prometheus got %.0f requests a cycle for the runtime's %.0f expressions: the SLO batches are not merged", res.PromQueriesPerCycle, res.RuntimeQueriesPerCycle)
+	}
+	if res.StrategyReconciles == 0 || math.IsNaN(res.StrategyQueueWaitP99) {
+		t.Errorf("in the window: %v strategy reconciles (queue wait p99 %v s), want the changing SLOs' strategies to decide", res.StrategyReconciles, res.StrategyQueueWaitP99)
 	}
 	if res.CPU <= 0 || res.HWMMiB <= 0 {
 		t.Errorf("runtime CPU %v vCPU and VmHWM %v MiB: the /proc readings are missing", res.CPU, res.HWMMiB)

@@ -62,6 +62,8 @@ func WriteTable(w io.Writer, r *Result) error {
 		{"Policy metric evaluations (expected policies x window / 15 s)", fmt.Sprintf("%.0f (%.0f)", r.PolicyEvaluations, r.PolicyExpected), verdict(r.PolicyEvaluations >= 0.95*r.PolicyExpected)},
 		{"Policy evaluation start after due: p99 / max", secs(r.PolicyLateP99) + " / " + secs(r.PolicyLateMax), ""},
 		{"BurstPolicy reconciles in the window: count / mean duration / mean wait in the queue", fmt.Sprintf("%.0f / %.0f ms / %.0f ms", r.PolicyReconciles, r.PolicyReconcileMean*1000, r.PolicyQueueWaitMean*1000), ""},
+		{"HorizontalElasticityStrategy reconciles in the window (each new SLO output decided): count / mean duration / mean wait in the queue; queue at the end", fmt.Sprintf("%.0f / %.0f ms / %.0f ms; %.0f", r.StrategyReconciles, r.StrategyReconcileMean*1000, r.StrategyQueueWaitMean*1000, r.StrategyQueueDepth), ""},
+		{"Strategy queue wait: p99", secs(r.StrategyQueueWaitP99), fmt.Sprintf("< 20 s (one SLO cycle): %s", verdict(r.StrategyReconciles > 0 && r.StrategyQueueWaitP99 < sloInterval.Seconds()))},
 		{"Prometheus queries per SLO cycle (Prometheus' count / the runtime's)", fmt.Sprintf("%.0f / %.0f", r.PromQueriesPerCycle, r.RuntimeQueriesPerCycle), ""},
 		{"Runtime writes to the control cluster per second", fmt.Sprintf("%.1f (%s)", total, strings.Join(writes, ", ")), ""},
 		{"All clients' writes to the private API server per second (kwok included), largest", fmt.Sprintf("%.1f (%s)", r.APIServerWritesPerSec, top(r.APIServerWrites, 5)), ""},
