@@ -437,7 +437,7 @@ func (b *bench) startExporter() error {
 func (b *bench) waitPods(ctx context.Context) error {
 	// Fail only when no pod started for 3 minutes: the rate is the lab's
 	// kube-controller-manager's and scheduler's, not a fixed time.
-	deadline, last := time.Now().Add(3*time.Minute), -1
+	deadline, last, lastDepth := time.Now().Add(3*time.Minute), -1, -1
 	for {
 		var pods corev1.PodList
 		if err := b.c.List(ctx, &pods, client.MatchingLabels{BenchLabel: b.class}); err != nil {
@@ -574,19 +574,23 @@ func (b *bench) waitReady(ctx context.Context, res *Result) error {
 		if s == res.SLOs && p == res.Policies {
 			// Every SLO has written its strategy object: ready once the
 			// strategy controller has decided on each (its queue empty).
-			m, serr := get(ctx, b.metrics)
-			if serr == nil && m.sum("workqueue_depth", map[string]string{"name": strategyController}) == 0 {
-				return nil
-			}
-			if serr == nil {
-				b.logf("%.0f strategy objects wait for a decision", m.sum("workqueue_depth", map[string]string{"name": strategyController}))
+			// A shorter queue is progress too.
+			if m, serr := get(ctx, b.metrics); serr == nil {
+				depth := int(m.sum("workqueue_depth", map[string]string{"name": strategyController}))
+				if depth == 0 {
+					return nil
+				}
+				if lastDepth < 0 || depth < lastDepth {
+					deadline, lastDepth = time.Now().Add(3*time.Minute), depth
+				}
+				b.logf("%d strategy objects wait for a decision", depth)
 			}
 		}
 		if b.runtime.ProcessState != nil || syscall.Kill(b.runtime.Process.Pid, 0) != nil {
 			return errors.New("hca-runtime exited: see its log")
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no progress for 3 minutes: %d of %d SLOs are Ready with metrics and %d of %d policies reconciled with metrics (runtime log in %s/logs)", s, res.SLOs, p, res.Policies, b.cfg.LabDir)
+			return fmt.Errorf("no progress for 3 minutes: %d of %d SLOs are Ready with metrics, %d of %d policies reconciled with metrics, %d strategy objects wait for a decision (runtime log in %s/logs)", s, res.SLOs, p, res.Policies, max(lastDepth, 0), b.cfg.LabDir)
 		}
 		if err == nil {
 			b.logf("%d/%d SLOs evaluated with data, %d/%d policies reconciled", s, res.SLOs, p, res.Policies)
