@@ -437,7 +437,7 @@ func (b *bench) startExporter() error {
 func (b *bench) waitPods(ctx context.Context) error {
 	// Fail only when no pod started for 3 minutes: the rate is the lab's
 	// kube-controller-manager's and scheduler's, not a fixed time.
-	deadline, last, lastDepth := time.Now().Add(3*time.Minute), -1, -1
+	deadline, last := time.Now().Add(3*time.Minute), -1
 	for {
 		var pods corev1.PodList
 		if err := b.c.List(ctx, &pods, client.MatchingLabels{BenchLabel: b.class}); err != nil {
@@ -559,7 +559,7 @@ func (b *bench) counts(ctx context.Context) (slos, policies int, err error) {
 // reconciled with data.
 func (b *bench) waitReady(ctx context.Context, res *Result) error {
 	// Fail only after 3 minutes without progress.
-	deadline, last := time.Now().Add(3*time.Minute), -1
+	deadline, last, lastDepth := time.Now().Add(3*time.Minute), -1, -1
 	for {
 		s, p, err := b.counts(ctx)
 		if err != nil {
