@@ -133,8 +133,9 @@ type Result struct {
 	// GoMemLimitMiB is the GOMEMLIMIT the runtime ran with (0: none).
 	GoMemLimitMiB int
 	// SetupTime: objects created and every pod Running; ReadyTime: from the
-	// runtime's start until every SLO was evaluated with data and every
-	// policy reconciled.
+	// runtime's start until every SLO was evaluated with data, every policy
+	// reconciled and every strategy object decided (the strategy
+	// controller's queue empty).
 	SetupTime, ReadyTime time.Duration
 	// Window is the measured time (Cycles x 20 s), Cycles its SLO cycles.
 	Window time.Duration

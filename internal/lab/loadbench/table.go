@@ -51,7 +51,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		{"Runtime GOMEMLIMIT (as hca_runtime sets it for the container memory limit it stands for)", memLimit(r.GoMemLimitMiB), ""},
 		{"Load churn: share of namespaces whose load alternates +-30 % every SLO cycle", fmt.Sprintf("%.0f %%", 100*r.Churn), ""},
 		{"Setup (objects created, every pod Running)", r.SetupTime.Round(time.Second).String(), ""},
-		{"Runtime start to every SLO evaluated and every policy reconciled", r.ReadyTime.Round(time.Second).String(), ""},
+		{"Runtime start to every SLO evaluated, every policy reconciled and every strategy decided", r.ReadyTime.Round(time.Second).String(), ""},
 		{"Measured window", fmt.Sprintf("%s (%d SLO cycles of 20 s)", r.Window, r.Cycles), ""},
 		{"Runtime CPU (utime+stime over the window)", fmt.Sprintf("%.3f vCPU", r.CPU), fmt.Sprintf("<= %.2f: %s", MaxCPU, verdict(r.CPU <= MaxCPU))},
 		{"Runtime RSS (max VmRSS sampled each second / VmHWM)", fmt.Sprintf("%.0f MiB / %.0f MiB", r.RSSMaxMiB, r.HWMMiB), fmt.Sprintf("<= %d MiB: %s", MaxRSSMiB, verdict(r.HWMMiB <= MaxRSSMiB))},
