@@ -556,8 +556,8 @@ func (b *bench) counts(ctx context.Context) (slos, policies int, err error) {
 	return slos, policies, nil
 }
 
-// waitReady waits until every SLO was evaluated with data and every policy
-// reconciled with data.
+// waitReady waits until every SLO was evaluated with data, every policy
+// reconciled with data and the strategy controller's queue is empty.
 func (b *bench) waitReady(ctx context.Context, res *Result) error {
 	// Fail only after 3 minutes without progress.
 	deadline, last, lastDepth := time.Now().Add(3*time.Minute), -1, -1
@@ -576,7 +576,7 @@ func (b *bench) waitReady(ctx context.Context, res *Result) error {
 			// Every SLO has written its strategy object: ready once the
 			// strategy controller has decided on each (its queue empty).
 			// A shorter queue is progress too.
-			if m, serr := get(ctx, b.metrics); serr == nil {
+			if m, serr := scrapeMetrics(ctx, b.metrics); serr == nil {
 				depth := int(m.sum("workqueue_depth", map[string]string{"name": strategyController}))
 				if depth == 0 {
 					return nil
@@ -642,10 +642,10 @@ func (b *bench) snapshot(ctx context.Context) (snapshot, error) {
 	if s.cpu, err = cpuSeconds(string(stat)); err != nil {
 		return s, err
 	}
-	if s.runtime, err = get(ctx, b.metrics); err != nil {
+	if s.runtime, err = scrapeMetrics(ctx, b.metrics); err != nil {
 		return s, err
 	}
-	if s.prom, err = get(ctx, strings.TrimSuffix(b.cfg.PrometheusURL, "/")+"/metrics"); err != nil {
+	if s.prom, err = scrapeMetrics(ctx, strings.TrimSuffix(b.cfg.PrometheusURL, "/")+"/metrics"); err != nil {
 		return s, err
 	}
 	raw, err := b.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
@@ -658,8 +658,8 @@ func (b *bench) snapshot(ctx context.Context) (snapshot, error) {
 	return s, nil
 }
 
-// get scrapes the metrics at url.
-func get(ctx context.Context, url string) (scrape, error) {
+// scrapeMetrics reads the Prometheus metrics served at url.
+func scrapeMetrics(ctx context.Context, url string) (scrape, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
